@@ -1,0 +1,101 @@
+"""Change alerts: a file a session read was changed by someone else.
+
+One change (a coalesced burst of writes, or one commit) makes at most one alert per
+reader, listing every path of that reader's that changed. A reader who has not yet
+seen an earlier alert for a path is not alerted again for it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable
+
+from board import events, notes, reads
+from board.db import write
+from board.models import Alert
+
+MAIN_CHECKOUT = "main"  # changed_by for edits made in the repository's main checkout
+
+
+def _row_to_alert(row: sqlite3.Row) -> Alert:
+    return Alert(id=row["id"], session=row["session"], path=row["path"],
+                 changed_by=row["changed_by"], commit=row["commit_sha"],
+                 created_at=row["created_at"], paths=tuple(json.loads(row["paths"])),
+                 note=row["note"], message=row["message"])
+
+
+def describe(alert_paths: list[str], changed_by: str, commit: str | None,
+             message: str | None) -> str:
+    """The text the reader sees: which files, by whom, which commit, how to look."""
+    shown = ", ".join(alert_paths[:5]) + (f" and {len(alert_paths) - 5} more"
+                                          if len(alert_paths) > 5 else "")
+    where = "the main checkout" if changed_by == MAIN_CHECKOUT else f"session {changed_by}"
+    state = f"in commit {commit[:12]}" + (f" ({message})" if message else "") if commit \
+        else "uncommitted"
+    if changed_by == MAIN_CHECKOUT:
+        look = f"git show {commit[:12]}" if commit else f"git diff -- {alert_paths[0]}"
+    else:
+        look = f"bullpen diff {changed_by} -- {alert_paths[0]}"
+    return (f"[change alert] {shown} changed by {where}, {state}, after you read it."
+            f" See: {look} — continue on the new version?")
+
+
+def record_change(conn: sqlite3.Connection, changed_by: str, paths: Iterable[str],
+                  commit: str | None = None, message: str | None = None) -> list[Alert]:
+    """Store one change and alert every other session that read a changed path before it."""
+    changed = sorted(set(paths))
+    if not changed:
+        return []
+    now = time.time()
+    alerts: list[Alert] = []
+    with write(conn):
+        change_id = conn.execute(
+            "INSERT INTO changes (changed_by, paths, commit_sha, message, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (changed_by, json.dumps(changed), commit, message, now)).lastrowid
+        events.emit(conn, "change_recorded", changed_by, change_id, paths=changed[:20],
+                    commit=commit)
+        by_reader: dict[str, list[str]] = {}
+        for path in changed:
+            for reader in reads.readers(conn, path, before=now):
+                if reader != changed_by and path not in _unseen_alert_paths(conn, reader):
+                    by_reader.setdefault(reader, []).append(path)
+        for reader, reader_paths in sorted(by_reader.items()):
+            body = describe(reader_paths, changed_by, commit, message)
+            note = notes.send(conn, notes.SYSTEM_SENDER, reader, body, kind="alert")
+            alert_id = conn.execute(
+                "INSERT INTO alerts (session, change, path, paths, changed_by, commit_sha,"
+                " note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (reader, change_id, reader_paths[0], json.dumps(reader_paths), changed_by,
+                 commit, note.id, now)).lastrowid
+            events.emit(conn, "alert_raised", reader, alert_id, path=reader_paths[0],
+                        changed_by=changed_by, commit=commit)
+            alerts.append(Alert(alert_id, reader, reader_paths[0], changed_by, commit, now,
+                                tuple(reader_paths), note.id, message))
+    return alerts
+
+
+def _unseen_alert_paths(conn: sqlite3.Connection, reader: str) -> set[str]:
+    """Paths in alerts the reader has not seen yet (their note is still pending)."""
+    rows = conn.execute(
+        "SELECT a.paths FROM alerts a JOIN deliveries d ON d.note = a.note"
+        " AND d.recipient = a.session WHERE a.session = ? AND d.state = 'pending'", (reader,))
+    return {path for (paths,) in rows for path in json.loads(paths)}
+
+
+def for_session(conn: sqlite3.Connection, session: str, limit: int = 200) -> list[Alert]:
+    """A session's alerts, newest first."""
+    rows = conn.execute(
+        "SELECT a.*, c.message FROM alerts a JOIN changes c ON c.id = a.change"
+        " WHERE a.session = ? ORDER BY a.id DESC LIMIT ?", (session, limit)).fetchall()
+    return [_row_to_alert(row) for row in rows]
+
+
+def recent(conn: sqlite3.Connection, limit: int = 200) -> list[Alert]:
+    """Every session's alerts, newest first (the operator's watcher panel)."""
+    rows = conn.execute(
+        "SELECT a.*, c.message FROM alerts a JOIN changes c ON c.id = a.change"
+        " ORDER BY a.id DESC LIMIT ?", (limit,)).fetchall()
+    return [_row_to_alert(row) for row in rows]

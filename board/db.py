@@ -1,0 +1,100 @@
+"""Opening the store: WAL, busy timeout, numbered migrations, short write transactions."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from board.errors import BadInput
+from board.schema import APPLICATION_ID, MIGRATIONS
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+def connect(path: Path | str) -> sqlite3.Connection:
+    """Open (creating if needed) the room database at `path`, migrated to the latest schema.
+
+    Refuses a file that belongs to another program or to a newer bullpen.
+    """
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                           check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        _check_ownership(conn, path)
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        _migrate(conn)
+    except sqlite3.DatabaseError as error:
+        conn.close()
+        raise BadInput(f"{path} is not a bullpen database ({error})") from error
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _check_ownership(conn: sqlite3.Connection, path: Path | str) -> None:
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if app_id == 0:
+        has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if has_tables:
+            raise BadInput(f"{path} is not a bullpen database; move it aside or set BULLPEN_HOME")
+        return
+    if app_id != APPLICATION_ID:
+        raise BadInput(f"{path} is not a bullpen database; move it aside or set BULLPEN_HOME")
+    if version > len(MIGRATIONS):
+        raise BadInput(
+            f"{path} uses schema {version}, newer than this bullpen knows ({len(MIGRATIONS)});"
+            " upgrade bullpen"
+        )
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    if schema_version(conn) == len(MIGRATIONS):
+        return
+    with write(conn):
+        # Re-read inside the write lock: another process may have migrated meanwhile.
+        current = schema_version(conn)
+        for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
+            for statement in _statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration into statements (executescript would commit our transaction)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            if pending.strip():
+                yield pending
+            pending = ""
+    if pending.strip():
+        yield pending
+
+
+@contextmanager
+def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One short write transaction that takes the write lock up front (no upgrade deadlocks)."""
+    if conn.in_transaction:  # nested: the outer transaction commits
+        yield conn
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,21 @@
+"""Typed errors a user can meet; the CLI turns each into one line on stderr."""
+
+
+class BullpenError(Exception):
+    """A failure that is not the caller's fault (exit status 1)."""
+
+    exit_status = 1
+
+
+class BadInput(BullpenError):
+    """The caller asked for something invalid (exit status 2); nothing was changed."""
+
+    exit_status = 2
+
+
+class NotFound(BadInput):
+    """An unknown session, task, note or file."""
+
+
+class Refused(BadInput):
+    """A valid request that the rules forbid (a cycle, a lost claim, a wrong token)."""

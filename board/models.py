@@ -1,0 +1,141 @@
+"""Frozen records that cross package boundaries, each with its documented JSON shape."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+
+OPERATOR = "operator"  # the human: the caller when no session variables are set
+EVERYONE = "all"  # the broadcast recipient on the command line
+BROADCAST = "*"  # how a broadcast is stored
+
+
+def iso(timestamp: float | None) -> str | None:
+    """A stored unix time as an ISO 8601 UTC string with milliseconds."""
+    if timestamp is None:
+        return None
+    moment = datetime.fromtimestamp(timestamp, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Json:
+    def to_json(self) -> dict:
+        data = asdict(self)  # type: ignore[call-overload]
+        for key, value in data.items():
+            if key.endswith("_at") and isinstance(value, float):
+                data[key] = iso(value)
+        return data
+
+
+@dataclass(frozen=True)
+class Note(_Json):
+    id: int
+    sender: str
+    recipient: str
+    body: str
+    reply_to: int | None
+    created_at: float
+    kind: str = "note"
+    task: int | None = None
+
+
+@dataclass(frozen=True)
+class NotebookEntry(_Json):
+    id: int
+    author: str
+    body: str
+    private: bool
+    created_at: float
+    tag: str | None = None
+
+
+@dataclass(frozen=True)
+class Comment(_Json):
+    id: int
+    author: str
+    body: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class Task(_Json):
+    id: int
+    title: str
+    status: str
+    assignee: str | None
+    parents: tuple[int, ...]
+    summary: str | None
+    body: str = ""
+    children: tuple[int, ...] = ()
+    block_reason: str | None = None
+    created_by: str = OPERATOR
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    comments: tuple[Comment, ...] = field(default=())
+
+    @property
+    def waiting(self) -> bool:
+        """True while some parent is unfinished (the card shows a marker)."""
+        return self.status == "todo" and bool(self.parents)
+
+    def to_json(self) -> dict:
+        data = super().to_json()
+        data["parents"] = list(self.parents)
+        data["children"] = list(self.children)
+        data["comments"] = [comment.to_json() for comment in self.comments]
+        return data
+
+
+@dataclass(frozen=True)
+class Alert(_Json):
+    id: int
+    session: str
+    path: str
+    changed_by: str
+    commit: str | None
+    created_at: float
+    paths: tuple[str, ...] = ()
+    note: int | None = None
+    message: str | None = None
+
+    @property
+    def show_command(self) -> str:
+        """The command that shows the change that caused this alert."""
+        if self.changed_by == "main":
+            return f"git diff -- {self.path}" if not self.commit else f"git show {self.commit}"
+        return f"bullpen diff {self.changed_by} -- {self.path}"
+
+    def to_json(self) -> dict:
+        data = super().to_json()
+        data["paths"] = list(self.paths)
+        data["show"] = self.show_command
+        return data
+
+
+@dataclass(frozen=True)
+class Session(_Json):
+    name: str
+    agent: str | None
+    profile: str | None
+    branch: str | None
+    worktree: str | None
+    pane: str | None
+    desired: str
+    status: str
+    exit_code: int | None
+    task: str | None
+    base: str | None
+    hook_status: str | None
+    hook_status_at: float | None
+    last_activity: float | None
+    created_at: float
+
+
+@dataclass(frozen=True)
+class Event:
+    id: int
+    kind: str
+    session: str | None
+    ref: int | None
+    data: dict
+    created_at: float

@@ -1,0 +1,47 @@
+"""Which session read which file, and when: the watcher's raw material."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable
+
+from board import events
+from board.db import write
+
+SOURCES = ("explicit", "hook", "fs", "mcp")
+
+
+def record(conn: sqlite3.Connection, session: str, paths: Iterable[str],
+           source: str = "explicit") -> int:
+    """Record that `session` read each repo-relative path now; returns how many."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown read source {source!r}")
+    unique = sorted(set(paths))
+    if not unique:
+        return 0
+    now = time.time()
+    with write(conn):
+        conn.executemany(
+            "INSERT INTO reads (session, path, source, read_at) VALUES (?, ?, ?, ?)",
+            [(session, path, source, now) for path in unique],
+        )
+        events.emit(conn, "read_recorded", session, None, paths=unique[:20],
+                     count=len(unique), source=source)
+    return len(unique)
+
+
+def readers(conn: sqlite3.Connection, path: str, before: float) -> dict[str, float]:
+    """Sessions that read `path` before `before`, with their latest such read."""
+    rows = conn.execute(
+        "SELECT session, max(read_at) FROM reads WHERE path = ? AND read_at <= ?"
+        " GROUP BY session", (path, before))
+    return {session: read_at for session, read_at in rows}
+
+
+def of_session(conn: sqlite3.Connection, session: str) -> list[tuple[str, float]]:
+    """The paths a session read, with its latest read of each, newest first."""
+    rows = conn.execute(
+        "SELECT path, max(read_at) AS at FROM reads WHERE session = ? GROUP BY path"
+        " ORDER BY at DESC", (session,))
+    return [(path, at) for path, at in rows]

@@ -1,0 +1,68 @@
+"""The room: where the store lives, opened together with who is calling."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from board.db import connect
+from board.errors import BadInput
+from board.home import DB_NAME, room_home
+from board.identity import Caller, resolve_caller
+
+EXCLUDE_LINE = "/.bullpen/"
+
+
+@dataclass
+class Room:
+    home: Path
+    conn: sqlite3.Connection
+    caller: Caller
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / DB_NAME
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Room:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_room(env: Mapping[str, str] | None = None, start: Path | None = None,
+              create: bool = True) -> Room:
+    """Open the room for the repository at `start` (or BULLPEN_HOME) as the calling identity."""
+    env = os.environ if env is None else env
+    home = room_home(env, start)
+    if not home.exists():
+        if not create:
+            raise BadInput(f"no bullpen room at {home}; run bullpen init")
+        prepare_home(home)
+    conn = connect(home / DB_NAME)
+    try:
+        caller = resolve_caller(conn, env)
+    except BaseException:
+        conn.close()
+        raise
+    return Room(home, conn, caller)
+
+
+def prepare_home(home: Path) -> None:
+    """Create `.bullpen/` and keep it out of git (listed in the repository's info/exclude)."""
+    home.mkdir(parents=True, exist_ok=True)
+    git_dir = home.parent / ".git"
+    if git_dir.is_dir():
+        exclude = git_dir / "info" / "exclude"
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        existing = exclude.read_text() if exclude.exists() else ""
+        if EXCLUDE_LINE not in existing.splitlines():
+            prefix = "" if not existing or existing.endswith("\n") else "\n"
+            with exclude.open("a") as handle:
+                handle.write(f"{prefix}{EXCLUDE_LINE}\n")

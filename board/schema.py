@@ -1,0 +1,123 @@
+"""Numbered schema migrations. Append only: a released migration never changes."""
+
+APPLICATION_ID = 0x42554C4C  # "BULL": tells our database from any other SQLite file
+
+MIGRATIONS: list[str] = [
+    # 1: the room
+    """
+    CREATE TABLE sessions (
+        name TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL,
+        agent TEXT,
+        profile TEXT,
+        branch TEXT,
+        worktree TEXT,
+        base TEXT,
+        task TEXT,
+        pane_id TEXT,
+        desired TEXT NOT NULL DEFAULT 'registered',
+        status TEXT NOT NULL DEFAULT 'stopped',
+        exit_code INTEGER,
+        hook_status TEXT,
+        hook_status_at REAL,
+        last_activity REAL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE tasks (
+        id INTEGER PRIMARY KEY,
+        title TEXT NOT NULL,
+        body TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL,
+        assignee TEXT,
+        created_by TEXT NOT NULL,
+        summary TEXT,
+        block_reason TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX tasks_by_status ON tasks(status, id);
+    CREATE TABLE task_links (
+        parent INTEGER NOT NULL REFERENCES tasks(id),
+        child INTEGER NOT NULL REFERENCES tasks(id),
+        PRIMARY KEY (parent, child)
+    );
+    CREATE INDEX task_links_by_child ON task_links(child);
+    CREATE TABLE task_comments (
+        id INTEGER PRIMARY KEY,
+        task INTEGER NOT NULL REFERENCES tasks(id),
+        author TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE notes (
+        id INTEGER PRIMARY KEY,
+        sender TEXT NOT NULL,
+        recipient TEXT NOT NULL,
+        body TEXT NOT NULL,
+        reply_to INTEGER REFERENCES notes(id),
+        task INTEGER,
+        kind TEXT NOT NULL DEFAULT 'note',
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE deliveries (
+        note INTEGER NOT NULL REFERENCES notes(id),
+        recipient TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending',
+        via TEXT,
+        delivered_at REAL,
+        read_at REAL,
+        PRIMARY KEY (note, recipient)
+    );
+    CREATE INDEX deliveries_by_recipient ON deliveries(recipient, state, note);
+    CREATE TABLE notebook (
+        id INTEGER PRIMARY KEY,
+        author TEXT NOT NULL,
+        body TEXT NOT NULL,
+        private INTEGER NOT NULL DEFAULT 0,
+        tag TEXT,
+        created_at REAL NOT NULL
+    );
+    CREATE VIRTUAL TABLE notebook_fts USING fts5(
+        body, tag, content='notebook', content_rowid='id'
+    );
+    CREATE TRIGGER notebook_fts_insert AFTER INSERT ON notebook BEGIN
+        INSERT INTO notebook_fts(rowid, body, tag) VALUES (new.id, new.body, new.tag);
+    END;
+    CREATE TABLE reads (
+        id INTEGER PRIMARY KEY,
+        session TEXT NOT NULL,
+        path TEXT NOT NULL,
+        source TEXT NOT NULL,
+        read_at REAL NOT NULL
+    );
+    CREATE INDEX reads_by_path ON reads(path, session);
+    CREATE TABLE changes (
+        id INTEGER PRIMARY KEY,
+        changed_by TEXT NOT NULL,
+        paths TEXT NOT NULL,
+        commit_sha TEXT,
+        message TEXT,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE alerts (
+        id INTEGER PRIMARY KEY,
+        session TEXT NOT NULL,
+        change INTEGER NOT NULL REFERENCES changes(id),
+        path TEXT NOT NULL,
+        paths TEXT NOT NULL,
+        changed_by TEXT NOT NULL,
+        commit_sha TEXT,
+        note INTEGER REFERENCES notes(id),
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX alerts_by_session ON alerts(session, id);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        session TEXT,
+        ref INTEGER,
+        data TEXT,
+        created_at REAL NOT NULL
+    );
+    """,
+]

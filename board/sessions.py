@@ -1,0 +1,137 @@
+"""The session registry: names, token hashes, where each one runs and how it is doing."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from board import events, validate
+from board.db import write
+from board.errors import NotFound, Refused
+from board.identity import hash_token, new_token
+from board.models import Session
+
+LIVE_STATUSES = ("working", "idle", "needs_input", "starting")
+
+
+def _row_to_session(row: sqlite3.Row) -> Session:
+    return Session(
+        name=row["name"], agent=row["agent"], profile=row["profile"], branch=row["branch"],
+        worktree=row["worktree"], pane=row["pane_id"], desired=row["desired"],
+        status=row["status"], exit_code=row["exit_code"], task=row["task"], base=row["base"],
+        hook_status=row["hook_status"], hook_status_at=row["hook_status_at"],
+        last_activity=row["last_activity"], created_at=row["created_at"],
+    )
+
+
+def register(conn: sqlite3.Connection, name: str, *, agent: str | None = None,
+             profile: str | None = None, branch: str | None = None,
+             worktree: str | None = None, base: str | None = None,
+             task: str | None = None) -> str:
+    """Add a session and return its token (only the token's hash is stored)."""
+    validate.session_name(name)
+    token = new_token()
+    with write(conn):
+        if conn.execute("SELECT 1 FROM sessions WHERE name = ?", (name,)).fetchone():
+            raise Refused(f"session {name!r} already exists; pick another name")
+        if profile:
+            ensure_profile_free(conn, profile, name)
+        conn.execute(
+            "INSERT INTO sessions (name, token_hash, agent, profile, branch, worktree, base, task,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (name, hash_token(token), agent, profile, branch, worktree, base, task, time.time()),
+        )
+        events.emit(conn, "session_registered", name)
+    return token
+
+
+def new_launch_token(conn: sqlite3.Connection, name: str) -> str:
+    """A fresh token for a new launch of `name`; the old one stops working."""
+    token = new_token()
+    with write(conn):
+        require(conn, name)
+        conn.execute("UPDATE sessions SET token_hash = ? WHERE name = ?",
+                     (hash_token(token), name))
+    return token
+
+
+def ensure_profile_free(conn: sqlite3.Connection, profile: str, for_session: str) -> None:
+    """Refuse a profile that another running session holds (two hermes on one profile
+    corrupt each other's memory)."""
+    row = conn.execute(
+        "SELECT name FROM sessions WHERE profile = ? AND name != ? AND desired = 'running'",
+        (profile, for_session),
+    ).fetchone()
+    if row:
+        raise Refused(f"profile {profile!r} is in use by session {row['name']!r}; stop it first"
+                      " or pick another profile")
+
+
+def get(conn: sqlite3.Connection, name: str) -> Session | None:
+    row = conn.execute("SELECT * FROM sessions WHERE name = ?", (name,)).fetchone()
+    return _row_to_session(row) if row else None
+
+
+def require(conn: sqlite3.Connection, name: str) -> Session:
+    session = get(conn, name)
+    if session is None:
+        raise NotFound(f"unknown session {name!r}; see bullpen ls")
+    return session
+
+
+def all_sessions(conn: sqlite3.Connection) -> list[Session]:
+    rows = conn.execute("SELECT * FROM sessions ORDER BY created_at, name").fetchall()
+    return [_row_to_session(row) for row in rows]
+
+
+def names(conn: sqlite3.Connection) -> list[str]:
+    return [row[0] for row in conn.execute("SELECT name FROM sessions ORDER BY name")]
+
+
+def update(conn: sqlite3.Connection, name: str, **fields: object) -> None:
+    """Set launch facts (pane, worktree, desired state...) and log one event."""
+    allowed = {"agent", "profile", "branch", "worktree", "base", "task", "pane_id", "desired"}
+    unknown = set(fields) - allowed
+    if unknown:
+        raise ValueError(f"not updatable: {sorted(unknown)}")
+    if not fields:
+        return
+    assignments = ", ".join(f"{key} = ?" for key in fields)
+    with write(conn):
+        require(conn, name)
+        conn.execute(f"UPDATE sessions SET {assignments} WHERE name = ?", (*fields.values(), name))
+        events.emit(conn, "session_updated", name, **{k: v for k, v in fields.items()})
+
+
+def set_status(conn: sqlite3.Connection, name: str, status: str,
+               exit_code: int | None = None, activity_at: float | None = None) -> bool:
+    """Record an observed status; returns True (and logs an event) only when it changed."""
+    with write(conn):
+        row = conn.execute("SELECT status, exit_code FROM sessions WHERE name = ?",
+                           (name,)).fetchone()
+        if row is None:
+            return False
+        if activity_at is not None:
+            conn.execute("UPDATE sessions SET last_activity = ? WHERE name = ?",
+                         (activity_at, name))
+        if row["status"] == status and row["exit_code"] == exit_code:
+            return False
+        conn.execute("UPDATE sessions SET status = ?, exit_code = ? WHERE name = ?",
+                     (status, exit_code, name))
+        events.emit(conn, "session_status", name, status=status, exit_code=exit_code)
+    return True
+
+
+def set_hook_status(conn: sqlite3.Connection, name: str, status: str | None) -> None:
+    """Status reported by the agent's own hooks; it wins over what the pane suggests."""
+    with write(conn):
+        conn.execute("UPDATE sessions SET hook_status = ?, hook_status_at = ? WHERE name = ?",
+                     (status, time.time(), name))
+        events.emit(conn, "session_hook_status", name, status=status)
+
+
+def remove(conn: sqlite3.Connection, name: str) -> None:
+    with write(conn):
+        require(conn, name)
+        conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
+        events.emit(conn, "session_removed", name)

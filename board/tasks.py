@@ -1,0 +1,283 @@
+"""The status board: tasks, dependencies and their rules.
+
+A task whose parents are not all done is `todo`; it becomes `ready` in the same
+transaction that finishes its last parent. Cycles are refused. A claim is one
+conditional UPDATE, so of two sessions racing exactly one wins.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable
+
+from board import events, sessions, validate
+from board.db import write
+from board.errors import BadInput, NotFound, Refused
+from board.identity import Caller
+from board.models import Comment, Task
+
+FINISHED = ("done", "archived")
+# Statuses a task may not take while a parent is unfinished.
+NEEDS_PARENTS_DONE = ("ready", "running", "review", "done")
+
+
+def _parents(conn: sqlite3.Connection, task_id: int) -> tuple[int, ...]:
+    return tuple(row[0] for row in conn.execute(
+        "SELECT parent FROM task_links WHERE child = ? ORDER BY parent", (task_id,)))
+
+
+def _children(conn: sqlite3.Connection, task_id: int) -> tuple[int, ...]:
+    return tuple(row[0] for row in conn.execute(
+        "SELECT child FROM task_links WHERE parent = ? ORDER BY child", (task_id,)))
+
+
+def _row_to_task(conn: sqlite3.Connection, row: sqlite3.Row, *, detail: bool = False,
+                 parents: tuple[int, ...] | None = None) -> Task:
+    comments: tuple[Comment, ...] = ()
+    children: tuple[int, ...] = ()
+    if detail:
+        children = _children(conn, row["id"])
+        comments = tuple(
+            Comment(c["id"], c["author"], c["body"], c["created_at"])
+            for c in conn.execute(
+                "SELECT * FROM task_comments WHERE task = ? ORDER BY id", (row["id"],))
+        )
+    return Task(
+        id=row["id"], title=row["title"], status=row["status"], assignee=row["assignee"],
+        parents=_parents(conn, row["id"]) if parents is None else parents,
+        summary=row["summary"], body=row["body"], children=children,
+        block_reason=row["block_reason"], created_by=row["created_by"],
+        created_at=row["created_at"], updated_at=row["updated_at"], comments=comments,
+    )
+
+
+def get(conn: sqlite3.Connection, task_id: int) -> Task:
+    row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"unknown task {task_id}; see bullpen task ls")
+    return _row_to_task(conn, row, detail=True)
+
+
+def list_tasks(conn: sqlite3.Connection, *, statuses: Iterable[str] | None = None,
+               assignee: str | None = None) -> list[Task]:
+    """Every task (optionally filtered), with parents, in id order — two queries in all."""
+    query, params = "SELECT * FROM tasks WHERE 1", []
+    if statuses is not None:
+        wanted = list(statuses)
+        query += f" AND status IN ({','.join('?' * len(wanted))})"
+        params += wanted
+    if assignee is not None:
+        query += " AND assignee = ?"
+        params.append(assignee)
+    rows = conn.execute(query + " ORDER BY id", params).fetchall()
+    parents: dict[int, list[int]] = {}
+    for parent, child in conn.execute("SELECT parent, child FROM task_links ORDER BY parent"):
+        parents.setdefault(child, []).append(parent)
+    return [_row_to_task(conn, row, parents=tuple(parents.get(row["id"], ()))) for row in rows]
+
+
+def _unfinished_parents(conn: sqlite3.Connection, task_id: int) -> list[int]:
+    return [row[0] for row in conn.execute(
+        "SELECT t.id FROM task_links l JOIN tasks t ON t.id = l.parent"
+        " WHERE l.child = ? AND t.status != 'done'", (task_id,))]
+
+
+def _check_assignee(conn: sqlite3.Connection, assignee: str | None) -> None:
+    if assignee is not None:
+        sessions.require(conn, assignee)
+
+
+def add(conn: sqlite3.Connection, caller: Caller, title: str, *, body: str = "",
+        assignee: str | None = None, after: Iterable[int] = (),
+        status: str | None = None) -> Task:
+    """Create a task; with unfinished parents it starts `todo`, otherwise `ready`."""
+    validate.text(title, "task title")
+    if body:
+        validate.text(body, "task body")
+    parents = sorted(set(after))
+    now = time.time()
+    with write(conn):
+        _check_assignee(conn, assignee)
+        for parent in parents:
+            get(conn, parent)
+        waiting = any(get(conn, parent).status != "done" for parent in parents)
+        initial = "todo" if waiting else "ready"
+        if status is not None:
+            validate.status(status)
+            if waiting and status in NEEDS_PARENTS_DONE:
+                raise Refused(f"a task waiting on unfinished parents cannot start as {status}")
+            initial = status
+        task_id = conn.execute(
+            "INSERT INTO tasks (title, body, status, assignee, created_by, created_at,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (title, body, initial, assignee, caller.name, now, now),
+        ).lastrowid
+        conn.executemany("INSERT INTO task_links (parent, child) VALUES (?, ?)",
+                         [(parent, task_id) for parent in parents])
+        events.emit(conn, "task_added", caller.name, task_id, status=initial, assignee=assignee)
+        if initial == "ready":
+            events.emit(conn, "task_ready", assignee, task_id)
+        return get(conn, task_id)
+
+
+def link(conn: sqlite3.Connection, caller: Caller, parent: int, child: int) -> Task:
+    """Make `child` wait for `parent`; refuses a link that would close a cycle."""
+    if parent == child:
+        raise Refused(f"task {child} cannot wait for itself")
+    with write(conn):
+        get(conn, parent)
+        child_task = get(conn, child)
+        if parent in _descendants(conn, child):
+            raise Refused(f"task {child} cannot wait for task {parent}: that makes a cycle")
+        conn.execute("INSERT OR IGNORE INTO task_links (parent, child) VALUES (?, ?)",
+                     (parent, child))
+        events.emit(conn, "task_linked", caller.name, child, parent=parent)
+        if child_task.status == "ready" and _unfinished_parents(conn, child):
+            _set_status(conn, caller, child, "todo")
+        return get(conn, child)
+
+
+def _descendants(conn: sqlite3.Connection, task_id: int) -> set[int]:
+    rows = conn.execute(
+        "WITH RECURSIVE below(id) AS (SELECT child FROM task_links WHERE parent = ?"
+        " UNION SELECT l.child FROM task_links l JOIN below b ON l.parent = b.id)"
+        " SELECT id FROM below", (task_id,))
+    return {row[0] for row in rows}
+
+
+def _set_status(conn: sqlite3.Connection, caller: Caller, task_id: int, status: str,
+                **extra: object) -> None:
+    old = conn.execute("SELECT status FROM tasks WHERE id = ?", (task_id,)).fetchone()[0]
+    columns = {"status": status, "updated_at": time.time(), **extra}
+    assignments = ", ".join(f"{key} = ?" for key in columns)
+    conn.execute(f"UPDATE tasks SET {assignments} WHERE id = ?", (*columns.values(), task_id))
+    events.emit(conn, "task_moved", caller.name, task_id, old=old, new=status)
+    if status == "done" and old != "done":
+        _release_children(conn, caller, task_id)
+    elif old == "done" and status != "done":
+        _hold_children(conn, caller, task_id)
+
+
+def _release_children(conn: sqlite3.Connection, caller: Caller, task_id: int) -> None:
+    """Children whose last unfinished parent this was become ready, in this transaction."""
+    for child in _children(conn, task_id):
+        row = conn.execute("SELECT status, assignee FROM tasks WHERE id = ?", (child,)).fetchone()
+        if row["status"] == "todo" and not _unfinished_parents(conn, child):
+            _set_status(conn, caller, child, "ready")
+            events.emit(conn, "task_ready", row["assignee"], child, after=task_id)
+
+
+def _hold_children(conn: sqlite3.Connection, caller: Caller, task_id: int) -> None:
+    """A parent reopened: its ready children wait again."""
+    for child in _children(conn, task_id):
+        status = conn.execute("SELECT status FROM tasks WHERE id = ?", (child,)).fetchone()[0]
+        if status == "ready":
+            _set_status(conn, caller, child, "todo")
+
+
+def move(conn: sqlite3.Connection, caller: Caller, task_id: int, status: str) -> Task:
+    """Move a task to any status the rules allow (moving to done releases dependents)."""
+    validate.status(status)
+    with write(conn):
+        task = get(conn, task_id)
+        if task.status == status:
+            return task
+        if status in NEEDS_PARENTS_DONE:
+            waiting_on = _unfinished_parents(conn, task_id)
+            if waiting_on:
+                listed = ", ".join(str(parent) for parent in waiting_on)
+                raise Refused(f"task {task_id} waits on unfinished task(s) {listed};"
+                              f" it cannot be {status} yet")
+        _set_status(conn, caller, task_id, status)
+        return get(conn, task_id)
+
+
+def claim(conn: sqlite3.Connection, caller: Caller, task_id: int | None = None) -> Task:
+    """Take a ready task (given, or the next one assigned to me or unassigned) and run it."""
+    if caller.is_operator:
+        raise BadInput("only a session can claim a task (set BULLPEN_SESSION and BULLPEN_TOKEN)")
+    with write(conn):
+        if task_id is None:
+            row = conn.execute(
+                "SELECT id FROM tasks WHERE status = 'ready' AND (assignee = ? OR assignee IS"
+                " NULL) ORDER BY assignee IS NULL, id LIMIT 1", (caller.name,)).fetchone()
+            if row is None:
+                raise NotFound("no ready task is assigned to you or unassigned")
+            task_id = row[0]
+        task = get(conn, task_id)
+        won = conn.execute(
+            "UPDATE tasks SET status = 'running', assignee = ?, updated_at = ?"
+            " WHERE id = ? AND status = 'ready' AND (assignee IS NULL OR assignee = ?)",
+            (caller.name, time.time(), task_id, caller.name),
+        ).rowcount
+        if not won:
+            holder = f" by {task.assignee}" if task.assignee else ""
+            raise Refused(f"task {task_id} is {task.status}{holder}; it cannot be claimed")
+        events.emit(conn, "task_moved", caller.name, task_id, old="ready", new="running")
+        events.emit(conn, "task_claimed", caller.name, task_id)
+        return get(conn, task_id)
+
+
+def done(conn: sqlite3.Connection, caller: Caller, task_id: int,
+         summary: str | None = None) -> tuple[Task, list[Task]]:
+    """Finish a task with an optional handoff summary; returns it and the tasks it released."""
+    if summary is not None:
+        validate.text(summary, "summary")
+    with write(conn):
+        task = get(conn, task_id)
+        if task.status == "done":
+            raise Refused(f"task {task_id} is already done")
+        waiting_on = _unfinished_parents(conn, task_id)
+        if waiting_on:
+            raise Refused(f"task {task_id} waits on unfinished task(s)"
+                          f" {', '.join(map(str, waiting_on))}; it cannot be done yet")
+        waiting_children = [child for child in task.children
+                            if get(conn, child).status == "todo"]
+        _set_status(conn, caller, task_id, "done", summary=summary)
+        events.emit(conn, "task_done", caller.name, task_id, summary=summary)
+        released = [get(conn, child) for child in waiting_children
+                    if get(conn, child).status == "ready"]
+        if task.assignee and not _open_tasks_of(conn, task.assignee):
+            events.emit(conn, "session_finished", task.assignee, task_id)
+        return get(conn, task_id), released
+
+
+def _open_tasks_of(conn: sqlite3.Connection, assignee: str) -> int:
+    return conn.execute(
+        "SELECT count(*) FROM tasks WHERE assignee = ? AND status NOT IN ('done', 'archived')",
+        (assignee,)).fetchone()[0]
+
+
+def block(conn: sqlite3.Connection, caller: Caller, task_id: int, reason: str) -> Task:
+    validate.text(reason, "reason")
+    with write(conn):
+        task = get(conn, task_id)
+        if task.status in FINISHED:
+            raise Refused(f"task {task_id} is {task.status}; it cannot be blocked")
+        _set_status(conn, caller, task_id, "blocked", block_reason=reason)
+        events.emit(conn, "task_blocked", caller.name, task_id, reason=reason)
+        return get(conn, task_id)
+
+
+def comment(conn: sqlite3.Connection, caller: Caller, task_id: int, body: str) -> Comment:
+    validate.text(body, "comment")
+    now = time.time()
+    with write(conn):
+        get(conn, task_id)
+        comment_id = conn.execute(
+            "INSERT INTO task_comments (task, author, body, created_at) VALUES (?, ?, ?, ?)",
+            (task_id, caller.name, body, now)).lastrowid
+        events.emit(conn, "task_commented", caller.name, task_id, comment=comment_id)
+    return Comment(comment_id, caller.name, body, now)
+
+
+def assign(conn: sqlite3.Connection, caller: Caller, task_id: int,
+           assignee: str | None) -> Task:
+    with write(conn):
+        get(conn, task_id)
+        _check_assignee(conn, assignee)
+        conn.execute("UPDATE tasks SET assignee = ?, updated_at = ? WHERE id = ?",
+                     (assignee, time.time(), task_id))
+        events.emit(conn, "task_assigned", caller.name, task_id, assignee=assignee)
+        return get(conn, task_id)

@@ -1,0 +1,59 @@
+"""Input rules shared by every entry point (CLI, MCP, hooks, dashboard)."""
+
+from __future__ import annotations
+
+import re
+
+from board.errors import BadInput
+from board.models import BROADCAST, EVERYONE, OPERATOR
+
+STATUSES = ("triage", "todo", "ready", "running", "blocked", "review", "done", "archived")
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+RESERVED_NAMES = {EVERYONE, BROADCAST, OPERATOR, "main", "bullpen", "dashboard", "coordinator"}
+# Characters allowed in stored text besides printable ones: newline and tab.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+
+LIMITS = {
+    "note": 8_000,
+    "notebook entry": 20_000,
+    "task title": 200,
+    "task body": 20_000,
+    "summary": 8_000,
+    "comment": 8_000,
+    "reason": 2_000,
+    "tag": 40,
+}
+
+
+def session_name(name: str) -> str:
+    """A session name: lower-case letters, digits, '-' or '_', starting with a letter, ≤ 40."""
+    if not NAME_PATTERN.match(name or ""):
+        raise BadInput(
+            f"invalid session name {name!r}: use 1-40 lower-case letters, digits, '-' or '_',"
+            " starting with a letter"
+        )
+    if name in RESERVED_NAMES:
+        raise BadInput(f"invalid session name {name!r}: it is reserved")
+    return name
+
+
+def text(value: str, what: str) -> str:
+    """Non-empty text within the limit for `what`, without control characters."""
+    if value is None or not value.strip():
+        raise BadInput(f"{what} is empty")
+    limit = LIMITS[what]
+    if len(value) > limit:
+        raise BadInput(f"{what} is {len(value)} characters; the limit is {limit}")
+    bad = _CONTROL.search(value)
+    if bad:
+        raise BadInput(
+            f"{what} contains the control character {bad.group()!r}; remove it"
+            " (newlines and tabs are fine)"
+        )
+    return value
+
+
+def status(value: str) -> str:
+    if value not in STATUSES:
+        raise BadInput(f"invalid status {value!r}: use one of {', '.join(STATUSES)}")
+    return value
