@@ -1,0 +1,73 @@
+"""The `bullpen` command line: thin commands over the library packages.
+
+Every module in this package named `*_commands` contributes commands through a
+`register(subparsers)` function, so parts of the CLI can grow independently. Heavy
+imports (Textual, GitPython, libtmux) happen inside the handlers that need them, which
+keeps `bullpen note send` close to the interpreter's own start-up time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from tui.cli.output import fail
+
+PROG = "bullpen"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        fail(f"{self.prog}: {message} (see {self.prog} --help)", 2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Several coding-agent sessions working as one team.",
+        epilog="Run 'bullpen COMMAND --help' for a command's options.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                       parser_class=_Parser)
+    for module_name in command_modules():
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def command_modules() -> list[str]:
+    """The `*_commands` modules of this package, in name order."""
+    return sorted(
+        f"{__name__}.{info.name}"
+        for info in pkgutil.iter_modules(__path__)
+        if info.name.endswith("_commands")
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        status = handler(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:  # typed errors from any layer carry their exit status
+        exit_status = getattr(error, "exit_status", None)
+        if exit_status is None:
+            raise
+        fail(f"bullpen: {error}", exit_status)
+    return int(status or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

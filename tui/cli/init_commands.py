@@ -1,0 +1,80 @@
+"""`bullpen init` and `bullpen register`: set up a room, let an outside agent join it."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+
+from board import sessions
+from board.home import main_worktree
+from board.room import prepare_home
+from tui.cli.context import room
+from tui.cli.output import print_json
+
+CONFIG_NAME = "bullpen.yaml"
+
+CONFIG_TEMPLATE = """\
+# bullpen.yaml — the sessions `bullpen up` starts in this repository.
+# Every key is optional; `bullpen up` with no sessions just opens the room.
+
+# agent: the default command each session runs in its pane (its cwd is the
+# session's own worktree, .bullpen/worktrees/<name>, on branch bullpen/<name>).
+agent: hermes
+
+# layout: side-by-side (dashboard beside the session panes) or windows (one per session).
+layout: side-by-side
+
+sessions: {}
+# An example plan: research -> code -> review, started at once.
+#  research:
+#    task: Gather the usage data into data/usage.md, then mark your task done.
+#  coder:
+#    profile: coder            # hermes profile; one running session per profile
+#    after: [research]         # waits; pinged with research's summary when it is done
+#    task: Implement the endpoint described in data/usage.md.
+#    setup: pip install -e .   # runs in the new worktree before the agent starts
+#  reviewer:
+#    on_commit: coder          # pinged with each commit on coder's branch
+#    task: Review each commit from coder.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    init = subparsers.add_parser("init", help="create .bullpen/ and a commented bullpen.yaml")
+    init.set_defaults(handler=init_room)
+
+    join = subparsers.add_parser(
+        "register", help="add a session run outside bullpen (prints its identity variables)")
+    join.add_argument("name", metavar="NAME", help="the session's name")
+    join.add_argument("--agent", metavar="CMD", help="what runs in it (for display)")
+    join.add_argument("--json", action="store_true", help="print {name, token, home} as JSON")
+    join.set_defaults(handler=register_session)
+
+
+def init_room(args: argparse.Namespace) -> int:
+    root = main_worktree()
+    with room() as current:  # creates .bullpen/, the exclude line and the database
+        home = current.home
+    prepare_home(home)
+    config = root / CONFIG_NAME
+    if config.exists():
+        print(f"room ready in {home}; kept the existing {config.name}")
+    else:
+        config.write_text(CONFIG_TEMPLATE)
+        print(f"room ready in {home}; wrote {config.name} (edit it, then run bullpen up)")
+    return 0
+
+
+def register_session(args: argparse.Namespace) -> int:
+    with room() as current:
+        if not current.caller.is_operator:
+            from board.errors import Refused
+            raise Refused("only the operator can register sessions")
+        token = sessions.register(current.conn, args.name, agent=args.agent)
+        home = str(current.home)
+    if args.json:
+        print_json({"name": args.name, "token": token, "home": home})
+    else:
+        print(f"export BULLPEN_HOME={shlex.quote(home)} BULLPEN_SESSION={args.name}"
+              f" BULLPEN_TOKEN={token}")
+    return 0

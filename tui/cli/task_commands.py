@@ -1,0 +1,178 @@
+"""`bullpen task …`: the status board from the command line."""
+
+from __future__ import annotations
+
+import argparse
+
+from board import tasks
+from board.models import Task
+from board.validate import STATUSES
+from tui.cli.context import room
+from tui.cli.output import one_line, print_json, print_table
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    task = subparsers.add_parser("task", help="the status board: add, move, claim, finish tasks")
+    verbs = task.add_subparsers(dest="verb", metavar="VERB", required=True)
+
+    add = verbs.add_parser("add", help="add a task")
+    add.add_argument("title", metavar="TITLE")
+    add.add_argument("--body", metavar="B", default="", help="details")
+    add.add_argument("--assign", metavar="S", help="the session that should do it")
+    add.add_argument("--after", metavar="ID", type=int, action="append", default=[],
+                     help="wait for this task to be done (repeatable)")
+    add.add_argument("--json", action="store_true")
+    add.set_defaults(handler=add_task)
+
+    ls = verbs.add_parser("ls", help="list tasks")
+    ls.add_argument("--status", choices=STATUSES, action="append", help="only these statuses")
+    ls.add_argument("--mine", action="store_true", help="only tasks assigned to me")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(handler=list_tasks)
+
+    show = verbs.add_parser("show", help="one task with body, links, comments and summary")
+    show.add_argument("id", metavar="ID", type=int)
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(handler=show_task)
+
+    move = verbs.add_parser("move", help="move a task to another status")
+    move.add_argument("id", metavar="ID", type=int)
+    move.add_argument("status", metavar="STATUS", help=", ".join(STATUSES))
+    move.set_defaults(handler=move_task)
+
+    claim = verbs.add_parser("claim", help="take a ready task (default: the next one for me)")
+    claim.add_argument("id", metavar="ID", type=int, nargs="?")
+    claim.add_argument("--json", action="store_true")
+    claim.set_defaults(handler=claim_task)
+
+    done = verbs.add_parser("done", help="finish a task, with a handoff summary")
+    done.add_argument("id", metavar="ID", type=int)
+    done.add_argument("--summary", metavar="TEXT", help="what the next session needs to know")
+    done.set_defaults(handler=finish_task)
+
+    block = verbs.add_parser("block", help="mark a task blocked, saying why")
+    block.add_argument("id", metavar="ID", type=int)
+    block.add_argument("reason", metavar="REASON", nargs="+")
+    block.set_defaults(handler=block_task)
+
+    comment = verbs.add_parser("comment", help="comment on a task")
+    comment.add_argument("id", metavar="ID", type=int)
+    comment.add_argument("text", metavar="TEXT", nargs="+")
+    comment.set_defaults(handler=comment_task)
+
+    assign = verbs.add_parser("assign", help="assign a task to a session ('-' to unassign)")
+    assign.add_argument("id", metavar="ID", type=int)
+    assign.add_argument("session", metavar="SESSION")
+    assign.set_defaults(handler=assign_task)
+
+    link = verbs.add_parser("link", help="make CHILD wait for PARENT (cycles are refused)")
+    link.add_argument("parent", metavar="PARENT", type=int)
+    link.add_argument("child", metavar="CHILD", type=int)
+    link.set_defaults(handler=link_tasks)
+
+
+def _print_task(task: Task, as_json: bool) -> None:
+    if as_json:
+        print_json(task.to_json())
+        return
+    print(f"task {task.id}: {task.title}")
+    print(f"  status {task.status}, assignee {task.assignee or '-'}")
+    if task.parents:
+        print(f"  after {', '.join(map(str, task.parents))}")
+    if task.children:
+        print(f"  before {', '.join(map(str, task.children))}")
+    if task.block_reason and task.status == "blocked":
+        print(f"  blocked: {task.block_reason}")
+    if task.body:
+        print(f"  {task.body}")
+    if task.summary:
+        print(f"  summary: {task.summary}")
+    for comment in task.comments:
+        print(f"  [{comment.author}] {comment.body}")
+
+
+def add_task(args: argparse.Namespace) -> int:
+    with room() as current:
+        task = tasks.add(current.conn, current.caller, args.title, body=args.body,
+                         assignee=args.assign, after=args.after)
+    if args.json:
+        print_json(task.to_json())
+    else:
+        print(f"task {task.id} {task.status}")
+    return 0
+
+
+def list_tasks(args: argparse.Namespace) -> int:
+    with room() as current:
+        found = tasks.list_tasks(current.conn, statuses=args.status,
+                                 assignee=current.caller.name if args.mine else None)
+    if args.json:
+        print_json([task.to_json() for task in found])
+    elif not found:
+        print("no tasks")
+    else:
+        print_table(["id", "status", "assignee", "after", "title"],
+                    [(t.id, t.status, t.assignee, ",".join(map(str, t.parents)) or None,
+                      one_line(t.title, 70)) for t in found])
+    return 0
+
+
+def show_task(args: argparse.Namespace) -> int:
+    with room() as current:
+        _print_task(tasks.get(current.conn, args.id), args.json)
+    return 0
+
+
+def move_task(args: argparse.Namespace) -> int:
+    with room() as current:
+        task = tasks.move(current.conn, current.caller, args.id, args.status)
+    print(f"task {task.id} {task.status}")
+    return 0
+
+
+def claim_task(args: argparse.Namespace) -> int:
+    with room() as current:
+        task = tasks.claim(current.conn, current.caller, args.id)
+    if args.json:
+        print_json(task.to_json())
+    else:
+        print(f"task {task.id} running: {task.title}")
+    return 0
+
+
+def finish_task(args: argparse.Namespace) -> int:
+    with room() as current:
+        task, released = tasks.done(current.conn, current.caller, args.id, args.summary)
+    print(f"task {task.id} done")
+    for child in released:
+        print(f"task {child.id} ready{' for ' + child.assignee if child.assignee else ''}")
+    return 0
+
+
+def block_task(args: argparse.Namespace) -> int:
+    with room() as current:
+        task = tasks.block(current.conn, current.caller, args.id, " ".join(args.reason))
+    print(f"task {task.id} blocked")
+    return 0
+
+
+def comment_task(args: argparse.Namespace) -> int:
+    with room() as current:
+        comment = tasks.comment(current.conn, current.caller, args.id, " ".join(args.text))
+    print(f"comment {comment.id} on task {args.id}")
+    return 0
+
+
+def assign_task(args: argparse.Namespace) -> int:
+    assignee = None if args.session == "-" else args.session
+    with room() as current:
+        task = tasks.assign(current.conn, current.caller, args.id, assignee)
+    print(f"task {task.id} assigned to {task.assignee or 'nobody'}")
+    return 0
+
+
+def link_tasks(args: argparse.Namespace) -> int:
+    with room() as current:
+        task = tasks.link(current.conn, current.caller, args.parent, args.child)
+    print(f"task {task.id} waits for {args.parent} ({task.status})")
+    return 0
