@@ -1,0 +1,126 @@
+"""Snapshots of every pane on a room's server, taken with one tmux process per tick.
+
+One invocation chains `list-panes -a -F …` with, for each pane the previous tick saw,
+`display-message -p MARKER` and `capture-pane -p -t %id`; the markers (a fresh random
+nonce per call, which pane output cannot guess) split the combined stdout into panes.
+
+A second call happens only when the pane set changed since the last tick (the first
+tick, a pane started or closed outside `RoomServer.launch`/`kill_pane`): tmux stops a
+command chain at the first error, and a new pane has no capture yet, so the chain is
+re-run with the fresh list. Steady state is exactly one call (`RoomServer.calls`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, replace
+
+from workers.tmux import SESSION_OPTION, RoomServer
+
+TAIL_LINES = 8  # last non-blank lines kept per pane for prompt detection
+
+_FIELDS = ("pane_id", "pane_pid", "pane_dead", "pane_dead_status", "pane_width",
+           "pane_height", SESSION_OPTION, "pane_current_command", "pane_title")
+
+
+@dataclass(frozen=True)
+class PaneSnapshot:
+    """What one tick saw of one pane. `content_hash` is None when not captured."""
+
+    pane_id: str
+    pid: int | None
+    dead: bool
+    dead_status: int | None
+    current_command: str
+    title: str
+    width: int
+    height: int
+    content_hash: str | None
+    session: str = ""  # the `@bullpen_session` pane option ("" for panes bullpen didn't start)
+    last_lines: tuple[str, ...] = ()  # last non-blank visible lines, right-stripped
+
+
+def _int_or_none(text: str) -> int | None:
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
+def _parse_row(line: str) -> PaneSnapshot | None:
+    parts = line.split("\t", len(_FIELDS) - 1)
+    if len(parts) != len(_FIELDS) or not parts[0].startswith("%"):
+        return None
+    pane_id, pid, dead, status, width, height, session, command, title = parts
+    is_dead = dead == "1"
+    return PaneSnapshot(
+        pane_id=pane_id, pid=_int_or_none(pid), dead=is_dead,
+        dead_status=_int_or_none(status) if is_dead else None,
+        current_command=command, title=title, width=_int_or_none(width) or 0,
+        height=_int_or_none(height) or 0, content_hash=None, session=session,
+    )
+
+
+def content_digest(text: str) -> str:
+    """A short stable hash of a pane's visible text."""
+    return hashlib.blake2b(text.encode(errors="replace"), digest_size=12).hexdigest()
+
+
+def tail_of(text: str, count: int = TAIL_LINES) -> tuple[str, ...]:
+    """The last `count` non-blank lines of `text`, right-stripped."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return tuple(lines[-count:])
+
+
+def _chain(nonce: str, pane_ids: list[str], with_content: bool) -> list[str]:
+    fmt = nonce + "P\t" + "\t".join(f"#{{{name}}}" for name in _FIELDS)
+    args = ["list-panes", "-a", "-F", fmt]
+    if with_content:
+        for pane_id in pane_ids:
+            # No '%' in the message: display-message runs it through strftime.
+            args += [";", "display-message", "-p", f"{nonce}C {pane_id[1:]}",
+                     ";", "capture-pane", "-p", "-t", pane_id]
+    return args
+
+
+def _parse(nonce: str, out: str) -> tuple[dict[str, PaneSnapshot], dict[str, str]]:
+    rows: dict[str, PaneSnapshot] = {}
+    captures: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in out.split("\n"):
+        if line.startswith(nonce + "P\t"):
+            row = _parse_row(line[len(nonce) + 2:])
+            if row is not None:
+                rows[row.pane_id] = row
+            current = None
+        elif line.startswith(nonce + "C "):
+            current = captures.setdefault("%" + line[len(nonce) + 2:].strip(), [])
+        elif current is not None:
+            current.append(line)
+    return rows, {pane_id: "\n".join(lines) for pane_id, lines in captures.items()}
+
+
+def _one_call(server: RoomServer, pane_ids: list[str],
+              with_content: bool) -> tuple[dict[str, PaneSnapshot], dict[str, str]]:
+    nonce = "~bp" + secrets.token_hex(8)
+    proc = server.run(*_chain(nonce, pane_ids, with_content))
+    return _parse(nonce, proc.stdout.decode(errors="replace"))
+
+
+def snapshot_all(server: RoomServer, with_content: bool = True) -> dict[str, PaneSnapshot]:
+    """Every pane on `server` by id; one tmux process when the pane set is unchanged.
+
+    Returns {} when the server is not running. With `with_content=False` only the
+    pane list is read (always one call) and `content_hash` is None.
+    """
+    rows, captures = _one_call(server, list(server.pane_ids_hint), with_content)
+    if with_content and set(rows) != set(captures):
+        rows, captures = _one_call(server, list(rows), with_content)
+    server.pane_ids_hint = list(rows)
+    snapshots: dict[str, PaneSnapshot] = {}
+    for pane_id, row in rows.items():
+        text = captures.get(pane_id)
+        if text is None:
+            snapshots[pane_id] = row
+            continue
+        snapshots[pane_id] = replace(row, content_hash=content_digest(text),
+                                     last_lines=tail_of(text))
+    return snapshots
