@@ -1,0 +1,57 @@
+"""Running one git command through GitPython's command wrapper.
+
+A `git.Git` is a thin subprocess wrapper: unlike `git.Repo` it opens no object database and
+starts no long-lived `cat-file` processes, which keeps `bullpen ls` cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from worktrees.errors import WorktreeError
+
+
+@dataclass(frozen=True)
+class GitResult:
+    """Exit status and output of one git command."""
+
+    status: int
+    stdout: str
+    stderr: str
+
+
+def run_git(cwd: Path | str, *args: str, ok: tuple[int, ...] = (0,)) -> GitResult:
+    """Run `git ARGS` in `cwd`; raise WorktreeError unless its exit status is in `ok`."""
+    status, stdout, stderr = git.Git(str(cwd)).execute(
+        ["git", *args],
+        with_extended_output=True,
+        with_exceptions=False,
+        strip_newline_in_stdout=False,
+    )
+    if status not in ok:
+        raise WorktreeError(f"git {args[0]} failed in {cwd}: {first_line(stderr or stdout)}")
+    return GitResult(status, stdout, stderr)
+
+
+def git_out(cwd: Path | str, *args: str) -> str:
+    """Stdout of a git command that must succeed, without its trailing newline."""
+    return run_git(cwd, *args).stdout.rstrip("\n")
+
+
+def first_line(text: str) -> str:
+    """The first meaningful line of git's message, without its `fatal:`/`error:` prefix."""
+    for line in text.splitlines():
+        line = line.strip()
+        for prefix in ("fatal: ", "error: "):
+            line = line.removeprefix(prefix)
+        if line and not line.startswith("hint:"):
+            return line
+    return "no message from git"
+
+
+def split_z(output: str) -> list[str]:
+    """Split NUL-separated (`-z`) output into its non-empty fields."""
+    return [field for field in output.split("\0") if field]

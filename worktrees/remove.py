@@ -1,0 +1,91 @@
+"""Removing a session's worktree and branch, refusing whenever work would be lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from worktrees.changes import branch_head
+from worktrees.errors import BadWorktreeInput, UnsafeRemoval, WorktreeError
+from worktrees.gitcmd import first_line, run_git
+from worktrees.models import RegisteredWorktree, RemovedWorktree
+from worktrees.naming import BRANCH_PREFIX, branch_for, check_branch_allowed, worktree_path
+from worktrees.repo import MAIN_HEAD, list_worktrees
+from worktrees.status import worktree_status
+
+_SHOWN_FILES = 5  # enough to recognise the work without flooding the one-line error
+
+
+def remove_worktree(repo_root: Path | str, name: str, force: bool = False,
+                    delete_branch: bool = True) -> RemovedWorktree:
+    """Remove session `name`'s worktree and (unless `delete_branch=False`) its branch.
+
+    Without `force`, refuses with UnsafeRemoval when the worktree has uncommitted changes
+    (untracked files included) or the branch holds commits the main checkout's HEAD lacks.
+    Only `bullpen/` branches are ever deleted; a directory git does not know is left alone.
+    """
+    worktrees = list_worktrees(repo_root)
+    root = worktrees[0].path
+    branch = check_branch_allowed(branch_for(name))
+    path = worktree_path(root, name)
+    registered = next((wt for wt in worktrees if wt.path == path.resolve()), None)
+    live = registered is not None and not registered.prunable and path.exists()
+    tip = branch_head(root, branch) if delete_branch else None
+    if registered is None and branch_head(root, branch) is None:
+        raise BadWorktreeInput(f"no worktree or branch for session {name!r}; "
+                               "see git worktree list")
+
+    if not force:
+        if live:
+            _refuse_if_dirty(path)
+        _refuse_if_unmerged(root, branch, tip, registered)
+
+    removed = False
+    if live:
+        flags = ("--force", "--force") if force else ()  # twice: also when locked
+        result = run_git(root, "worktree", "remove", *flags, str(path), ok=(0, 128))
+        if result.status != 0:
+            # git re-checks cleanliness itself, so work appearing since our check is safe too.
+            raise UnsafeRemoval(f"git refused to remove {path}: {first_line(result.stderr)}; "
+                                "commit or discard the changes, or remove with --force")
+        removed = True
+    elif registered is not None:
+        run_git(root, "worktree", "prune")  # directory already gone: forget it
+
+    deleted = tip is not None and _delete_branch(root, branch, tip)
+    return RemovedWorktree(name, path, branch, worktree_removed=removed, branch_deleted=deleted)
+
+
+def _refuse_if_dirty(path: Path) -> None:
+    changed = worktree_status(path).changed_files
+    if changed:
+        shown = ", ".join(changed[:_SHOWN_FILES])
+        more = f" and {len(changed) - _SHOWN_FILES} more" if len(changed) > _SHOWN_FILES else ""
+        raise UnsafeRemoval(f"{path} has uncommitted changes ({shown}{more}); "
+                            "commit or discard them, or remove with --force")
+
+
+def _refuse_if_unmerged(root: Path, branch: str, tip: str | None,
+                        registered: RegisteredWorktree | None) -> None:
+    """Refuse if removal would make commits unreachable from the main checkout's HEAD."""
+    at_risk = [tip] if tip else []
+    if registered is not None and registered.branch is None and registered.head:
+        at_risk.append(registered.head)  # a detached HEAD's commits live only in the worktree
+    if not at_risk:
+        return
+    count = int(run_git(root, "rev-list", "--count", *at_risk, "--not", MAIN_HEAD).stdout)
+    if count:
+        raise UnsafeRemoval(f"{branch} has {count} commit(s) not in the main checkout's HEAD; "
+                            "merge them into it first, or remove with --force")
+
+
+def _delete_branch(root: Path, branch: str, tip: str) -> bool:
+    if not branch.startswith(BRANCH_PREFIX):
+        return False  # never delete a branch bullpen did not create
+    holder = next((wt for wt in list_worktrees(root) if wt.branch == branch), None)
+    if holder is not None:
+        raise WorktreeError(f"{branch} is checked out at {holder.path}; "
+                            "switch that checkout to another branch first")
+    # Compare-and-delete: if a commit landed since we checked, git refuses.
+    run_git(root, "update-ref", "-d", f"refs/heads/{branch}", tip)
+    run_git(root, "config", "--local", "--remove-section", f"branch.{branch}", ok=(0, 1, 128))
+    return True

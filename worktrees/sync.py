@@ -1,0 +1,87 @@
+"""Merging another session's committed work into a worktree without losing uncommitted work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from worktrees.errors import WorktreeError
+from worktrees.gitcmd import first_line, run_git, split_z
+from worktrees.models import SyncReport
+from worktrees.naming import check_branch_allowed
+from worktrees.repo import resolve_commit
+
+_OVERWRITE = "would be overwritten by merge"
+
+
+def sync(worktree_path: Path | str, from_branch: str, keep_conflicts: bool = False) -> SyncReport:
+    """Merge `from_branch` (any ref) into the branch checked out at `worktree_path`.
+
+    Uncommitted work is never lost: git refuses a merge that would touch a file with local
+    changes, and that refusal comes back as a report naming the files (`blocked_by`). On
+    conflicts the merge is aborted (the tree is as before) and the conflicting files are
+    reported; with `keep_conflicts=True` they are left in place for the user to resolve.
+    """
+    cwd = Path(worktree_path)
+    if _merging(cwd):
+        raise WorktreeError(f"a merge is already in progress in {cwd}; "
+                            "resolve and commit it, or run git merge --abort")
+    current = run_git(cwd, "symbolic-ref", "--quiet", "--short", "HEAD", ok=(0, 1)).stdout.strip()
+    if current:
+        check_branch_allowed(current)
+    source = resolve_commit(cwd, from_branch)
+    if _is_ancestor(cwd, source, "HEAD"):
+        return SyncReport(False, False, (), f"already up to date with {from_branch}")
+    fast_forward = _is_ancestor(cwd, "HEAD", source)
+
+    result = run_git(cwd, "merge", "--no-edit", "--no-stat", from_branch, ok=(0, 1, 128))
+    if result.status == 0:
+        how = "fast-forward" if fast_forward else "merge commit"
+        return SyncReport(True, fast_forward, (), f"merged {from_branch} ({how})")
+    if _merging(cwd):
+        return _conflicted(cwd, from_branch, keep_conflicts)
+    output = result.stdout + result.stderr
+    if _OVERWRITE in output:
+        blocked = _blocked_files(output)
+        return SyncReport(False, False, (), (
+            f"did not merge {from_branch}: uncommitted changes to {', '.join(blocked)} would be "
+            "overwritten; commit or stash them, then sync again"), blocked_by=blocked)
+    raise WorktreeError(f"could not merge {from_branch} in {cwd}: {first_line(result.stderr)}")
+
+
+def _conflicted(cwd: Path, from_branch: str, keep: bool) -> SyncReport:
+    conflicts = tuple(split_z(run_git(cwd, "diff", "--name-only", "--diff-filter=U", "-z").stdout))
+    listed = ", ".join(conflicts) or "the index"
+    if keep:
+        return SyncReport(False, False, conflicts, (
+            f"merging {from_branch} conflicts in {listed}; resolve them and commit, "
+            "or run git merge --abort"))
+    # Git refused to start if a touched file had local changes, so abort restores exactly
+    # the pre-merge tree and leaves the untouched uncommitted work as it was.
+    run_git(cwd, "merge", "--abort")
+    return SyncReport(False, False, conflicts, (
+        f"did not merge {from_branch}: conflicts in {listed}; nothing changed, "
+        "resolve by hand or sync with keep_conflicts"))
+
+
+def _merging(cwd: Path) -> bool:
+    return run_git(cwd, "rev-parse", "--quiet", "--verify", "MERGE_HEAD",
+                   ok=(0, 1, 128)).status == 0
+
+
+def _is_ancestor(cwd: Path, ancestor: str, descendant: str) -> bool:
+    return run_git(cwd, "merge-base", "--is-ancestor", ancestor, descendant,
+                   ok=(0, 1)).status == 0
+
+
+def _blocked_files(output: str) -> tuple[str, ...]:
+    """The tab-indented file names git lists after '... would be overwritten by merge:'."""
+    files: list[str] = []
+    listing = False
+    for line in output.splitlines():
+        if _OVERWRITE in line:
+            listing = True
+        elif listing and line.startswith("\t"):
+            files.append(line.strip())
+        else:
+            listing = False
+    return tuple(files)
