@@ -1,0 +1,61 @@
+"""Make untrusted text safe to type into a pane: one printable line, bounded length.
+
+Note text comes from other agents. Typed raw, an escape sequence could retitle the pane
+or drive the terminal, a `\\r` or newline would submit early, `\\x03` would interrupt the
+agent, and a plain shell would run it. `clean` leaves only printable text on one line.
+"""
+
+from __future__ import annotations
+
+import re
+
+LIMIT = 2000
+TRUNCATED = "… (full text: bullpen note inbox)"
+NEWLINE_MARK = "⏎"
+
+# String sequences (OSC, DCS, SOS, PM, APC; 7-bit and C1 forms) run to BEL or ST; a
+# newline or the end of text also ends one, so an unterminated sequence eats one line.
+_STRING_SEQ = re.compile(r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])"
+                         r"[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?", re.DOTALL)
+_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?")
+_SS23 = re.compile(r"\x1b[NO][^\n]?|[\x8e\x8f][^\n]?")  # single shifts take one char
+_OTHER_ESC = re.compile(r"\x1b[ -/]*[0-~]?")  # ESC c, ESC 7, ESC ( B, lone ESC …
+_LINE_BREAKS = re.compile(r"\r\n|[\n\r\x0b\x0c\x85\u2028\u2029]")
+# C0 and C1 controls and DEL (tabs and line breaks are handled before), plus the
+# bidirectional overrides that make text display differently from what it is.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_SPACES = re.compile(r"\s+")
+_BREAK_RUNS = re.compile(rf"(?:\s*{NEWLINE_MARK}\s*)+")
+
+
+def strip_escapes(text: str) -> str:
+    """Remove terminal escape sequences (CSI, OSC, DCS, SS2/SS3, other ESC forms)."""
+    for pattern in (_STRING_SEQ, _CSI, _SS23, _OTHER_ESC):
+        text = pattern.sub("", text)
+    return text
+
+
+def clean(text: str, limit: int = LIMIT) -> str:
+    """One printable line: no escapes or control characters, line breaks shown as ⏎.
+
+    Runs of whitespace collapse to one space; text longer than `limit` characters is cut
+    and ends with `… (full text: bullpen note inbox)`. Unicode text is kept.
+    """
+    text = strip_escapes(text)
+    text = _LINE_BREAKS.sub(f" {NEWLINE_MARK} ", text).replace("\t", " ")
+    text = _CONTROLS.sub("", text)
+    text = _SPACES.sub(" ", text)
+    text = _BREAK_RUNS.sub(f" {NEWLINE_MARK} ", text).strip(f" {NEWLINE_MARK}")
+    if len(text) > limit:
+        text = text[: max(0, limit - len(TRUNCATED))].rstrip() + TRUNCATED
+    return text
+
+
+def as_shell_comment(line: str, limit: int = LIMIT) -> str:
+    """`# ` + the cleaned line: for a pane whose agent is a plain shell.
+
+    The result never holds a newline or control character, so the shell sees one
+    comment line. zsh ignores comments typed interactively only with the
+    `interactivecomments` option; deliver to zsh only if that is known to be set.
+    """
+    return "# " + clean(line, limit=limit - 2)
