@@ -6,6 +6,8 @@ starts no long-lived `cat-file` processes, which keeps `bullpen ls` cheap.
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,14 +25,24 @@ class GitResult:
     stderr: str
 
 
-def run_git(cwd: Path | str, *args: str, ok: tuple[int, ...] = (0,)) -> GitResult:
-    """Run `git ARGS` in `cwd`; raise WorktreeError unless its exit status is in `ok`."""
-    status, stdout, stderr = git.Git(str(cwd)).execute(
-        ["git", *args],
-        with_extended_output=True,
-        with_exceptions=False,
-        strip_newline_in_stdout=False,
-    )
+def run_git(cwd: Path | str, *args: str, ok: tuple[int, ...] = (0,),
+            stdin: str | None = None) -> GitResult:
+    """Run `git ARGS` in `cwd` (feeding it `stdin`); raise WorktreeError unless its exit
+    status is in `ok`."""
+    with contextlib.ExitStack() as stack:
+        source = None
+        if stdin is not None:
+            # GitPython takes standard input only as a file, so spool it through one.
+            source = stack.enter_context(tempfile.TemporaryFile())
+            source.write(stdin.encode("utf-8", "surrogateescape"))
+            source.seek(0)
+        status, stdout, stderr = git.Git(str(cwd)).execute(
+            ["git", *args],
+            istream=source,
+            with_extended_output=True,
+            with_exceptions=False,
+            strip_newline_in_stdout=False,
+        )
     if status not in ok:
         raise WorktreeError(f"git {args[0]} failed in {cwd}: {first_line(stderr or stdout)}")
     return GitResult(status, stdout, stderr)

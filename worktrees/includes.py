@@ -8,7 +8,6 @@ from pathlib import Path
 from worktrees.gitcmd import run_git, split_z
 
 INCLUDE_FILE = ".worktreeinclude"
-_BATCH = 200  # paths per check-ignore call, well under any argv limit
 
 
 def included_files(root: Path) -> list[str]:
@@ -27,12 +26,9 @@ def included_files(root: Path) -> list[str]:
     if not candidates:
         return []
     # ...kept only if the repository's own ignore rules ignore them too.
-    ignored: set[str] = set()
-    for start in range(0, len(candidates), _BATCH):
-        batch = candidates[start:start + _BATCH]
-        result = run_git(root, "check-ignore", "-z", "--", *batch, ok=(0, 1))
-        ignored.update(split_z(result.stdout))
-    return sorted(ignored & set(candidates))
+    result = run_git(root, "check-ignore", "-z", "--stdin", ok=(0, 1),
+                     stdin="\0".join(candidates) + "\0")
+    return sorted(set(split_z(result.stdout)) & set(candidates))
 
 
 def copy_included(root: Path, dest: Path) -> tuple[str, ...]:
