@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
+import os
 import sys
 from collections.abc import Sequence
 
@@ -41,10 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def command_modules() -> list[str]:
     """The `*_commands` modules of this package, in name order."""
+    # A directory listing, not pkgutil: pkgutil's imports cost more than the listing.
     return sorted(
-        f"{__name__}.{info.name}"
-        for info in pkgutil.iter_modules(__path__)
-        if info.name.endswith("_commands")
+        f"{__name__}.{entry.removesuffix('.py')}"
+        for entry in os.listdir(__path__[0])
+        if entry.endswith("_commands.py")
     )
 
 

@@ -1,0 +1,34 @@
+"""`python -m bench [NAME...]`: run every `bench/*_bench.py` (or the named ones)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+import time
+
+import bench
+
+
+def available() -> list[str]:
+    return sorted(info.name.removesuffix("_bench") for info in pkgutil.iter_modules(bench.__path__)
+                  if info.name.endswith("_bench"))
+
+
+def main(argv: list[str]) -> int:
+    names = argv or available()
+    unknown = sorted(set(names) - set(available()))
+    if unknown:
+        print(f"bench: unknown benchmark(s) {', '.join(unknown)}; have {', '.join(available())}",
+              file=sys.stderr)
+        return 2
+    for name in names:
+        print(f"\n== {name} ==", flush=True)
+        started = time.perf_counter()
+        importlib.import_module(f"bench.{name}_bench").main()
+        print(f"({name}: {time.perf_counter() - started:.1f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,49 @@
+"""Shared measuring tools: percentiles, a throwaway repository, timing a command."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def describe(values: list[float], unit: str = "ms", scale: float = 1000.0) -> str:
+    return (f"p50 {percentile(values, 0.5) * scale:.2f} {unit}, "
+            f"p99 {percentile(values, 0.99) * scale:.2f} {unit} (n={len(values)})")
+
+
+def scratch_repo() -> Path:
+    """A throwaway git repository with one commit, for benches."""
+    root = Path(tempfile.mkdtemp(prefix="bullpen-bench-")) / "repo"
+    root.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@b",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@b"}
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    (root / "README.md").write_text("bench\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "init"], cwd=root, check=True, env=env)
+    return root
+
+
+def time_command(argv: list[str], runs: int, env: dict[str, str] | None = None,
+                 cwd: Path | None = None) -> list[float]:
+    """Wall times of whole-process runs of `argv`."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(argv, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)

@@ -1,0 +1,118 @@
+"""Notes: CLI cost against the interpreter, and send -> inbox latency with 10 senders."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.common import describe, median, percentile, scratch_repo, time_command
+from board import notes, sessions
+from board.db import connect
+from board.identity import Caller
+from board.room import open_room
+
+SENDERS = 10
+NOTES_PER_SENDER = 30
+
+# One sender process: sends notes carrying nothing but their own index.
+SENDER = """
+import sys
+from board.db import connect
+from board import notes
+conn = connect(sys.argv[1])
+sys.stdin.readline()  # start together
+for i in range(int(sys.argv[3])):
+    notes.send(conn, sys.argv[2], "inbox", f"{sys.argv[2]}-{i}")
+"""
+
+# The same load with the bare primitive: an INSERT and COMMIT into a WAL table.
+RAW_SENDER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+conn.execute("PRAGMA journal_mode=WAL"); conn.execute("PRAGMA synchronous=NORMAL")
+sys.stdin.readline()
+for i in range(int(sys.argv[3])):
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("INSERT INTO raw (body, created_at) VALUES (?, ?)", (f"x{i}", time.time()))
+    conn.execute("COMMIT")
+"""
+
+
+def cli_cost(repo: Path) -> None:
+    room = open_room(env={}, start=repo)
+    token = sessions.register(room.conn, "sender")
+    sessions.register(room.conn, "receiver")
+    room.close()
+    env = {**os.environ, "BULLPEN_SESSION": "sender", "BULLPEN_TOKEN": token}
+    bullpen = str(Path(sys.executable).parent / "bullpen")
+    runs = 20
+    time_command([sys.executable, "-c", "import sqlite3"], 3)  # warm the page cache
+    time_command([bullpen, "note", "send", "receiver", "warm"], 3, env=env, cwd=repo)
+    baseline = median(time_command([sys.executable, "-c", "import sqlite3"], runs))
+    send = median(time_command([bullpen, "note", "send", "receiver", "hello"], runs,
+                               env=env, cwd=repo))
+    print(f"CLI note send, whole process: {send * 1000:.1f} ms vs python -c 'import sqlite3'"
+          f" {baseline * 1000:.1f} ms -> {send / baseline:.2f}x (target <= 3x)")
+
+
+def _run_senders(script: str, db: Path, names: list[str]) -> None:
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(db), name,
+                               str(NOTES_PER_SENDER)], stdin=subprocess.PIPE, text=True)
+             for name in names]
+    for proc in procs:  # release them together
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    return procs
+
+
+def inbox_latency(repo: Path) -> list[float]:
+    room = open_room(env={}, start=repo)
+    names = [f"s{i}" for i in range(SENDERS)]
+    for name in [*names, "inbox"]:
+        sessions.register(room.conn, name)
+    reader = Caller("inbox")
+    seen: list[float] = []
+    procs = _run_senders(SENDER, room.db_path, names)
+    total = SENDERS * NOTES_PER_SENDER
+    while len(seen) < total:
+        arrived = notes.inbox(room.conn, reader)
+        now = time.time()
+        seen.extend(now - note.created_at for note in arrived)
+    for proc in procs:
+        proc.wait()
+    room.close()
+    return seen
+
+
+def raw_latency(repo: Path) -> list[float]:
+    db = repo / "raw.db"
+    conn = connect(db)  # any WAL database will do; add the raw table beside bullpen's
+    conn.execute("CREATE TABLE raw (id INTEGER PRIMARY KEY, body TEXT, created_at REAL)")
+    procs = _run_senders(RAW_SENDER, db, [f"r{i}" for i in range(SENDERS)])
+    seen: list[float] = []
+    last = 0
+    while len(seen) < SENDERS * NOTES_PER_SENDER:
+        rows = conn.execute("SELECT id, created_at FROM raw WHERE id > ? ORDER BY id",
+                            (last,)).fetchall()
+        now = time.time()
+        for row_id, created in rows:
+            seen.append(now - created)
+            last = row_id
+    for proc in procs:
+        proc.wait()
+    return seen
+
+
+def main() -> None:
+    repo = scratch_repo()
+    cli_cost(repo)
+    latency = inbox_latency(scratch_repo())
+    raw = raw_latency(scratch_repo())
+    print(f"send -> in recipient's inbox, {SENDERS} senders at once: {describe(latency)}"
+          " (target p99 <= 50 ms)")
+    print(f"bare SQLite commit -> visible to a polling reader, same load: {describe(raw)}")
+    print(f"ratio p99: {percentile(latency, 0.99) / max(percentile(raw, 0.99), 1e-6):.1f}x"
+          " the bare primitive")

@@ -1,0 +1,128 @@
+"""Notes on a real SQLite file: concurrency, replies, inbox, durability."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from board import notes, sessions
+from board.db import connect
+from board.identity import Caller
+from board.room import Room, open_room
+from tests.cli_runner import BULLPEN, identity, run_cli
+
+SENDER_SCRIPT = """
+import sys
+from board.db import connect
+from board import notes
+conn = connect(sys.argv[1])
+for i in range(int(sys.argv[3])):
+    notes.send(conn, sys.argv[2], "inbox", f"{sys.argv[2]} note {i}")
+"""
+
+
+def test_ten_processes_sending_at_once_store_every_note_once(room: Room) -> None:
+    names = [f"s{i}" for i in range(10)]
+    for name in [*names, "inbox"]:
+        sessions.register(room.conn, name)
+    senders = [subprocess.Popen([sys.executable, "-c", SENDER_SCRIPT, str(room.db_path), n,
+                                 "100"], stderr=subprocess.PIPE, text=True) for n in names]
+    errors = [(sender.wait(timeout=120), sender.stderr.read()) for sender in senders]
+    assert errors == [(0, "")] * 10  # nobody refused with "database is locked"
+    received = notes.inbox(room.conn, Caller("inbox"))
+    bodies = [note.body for note in received]
+    assert len(bodies) == 1000 and len(set(bodies)) == 1000
+    assert len({note.id for note in received}) == 1000
+
+
+def test_reply_quotes_a_stable_id_and_inbox_marks_read(room: Room) -> None:
+    envs = {n: identity(room.home, n, sessions.register(room.conn, n)) for n in ("a", "b")}
+    sent = run_cli("note", "send", "b", "schema", "is", "ready", "--json",
+                   cwd=room.home.parent, env=envs["a"])
+    note_id = json.loads(sent.stdout)["id"]
+    inbox = run_cli("note", "inbox", "--json", cwd=room.home.parent, env=envs["b"])
+    [note] = json.loads(inbox.stdout)
+    assert note == {**note, "id": note_id, "sender": "a", "recipient": "b",
+                    "body": "schema is ready", "reply_to": None}
+    assert json.loads(run_cli("note", "inbox", "--json", cwd=room.home.parent,
+                              env=envs["b"]).stdout) == []
+    reply = run_cli("note", "send", "a", "thanks", "--reply-to", str(note_id), "--json",
+                    cwd=room.home.parent, env=envs["b"])
+    assert json.loads(reply.stdout)["reply_to"] == note_id
+    [answer] = json.loads(run_cli("note", "inbox", "--json", cwd=room.home.parent,
+                                  env=envs["a"]).stdout)
+    assert answer["reply_to"] == note_id and answer["sender"] == "b"
+
+
+def test_broadcast_reaches_everyone_but_the_sender(room: Room) -> None:
+    for name in ("a", "b", "c"):
+        sessions.register(room.conn, name)
+    notes.send(room.conn, Caller("a"), "all", "standup in 5")
+    assert [n.body for n in notes.inbox(room.conn, Caller("b"))] == ["standup in 5"]
+    assert [n.body for n in notes.inbox(room.conn, Caller("c"))] == ["standup in 5"]
+    assert notes.inbox(room.conn, Caller("a")) == []
+
+
+def test_identical_repeat_is_not_queued_twice(room: Room) -> None:
+    sessions.register(room.conn, "b")
+    first = notes.send(room.conn, Caller("operator"), "b", "rebase please")
+    again = notes.send(room.conn, Caller("operator"), "b", "rebase please")
+    assert again.id == first.id and len(notes.pending(room.conn, "b")) == 1
+
+
+def test_inbox_wait_returns_when_a_note_arrives(room: Room) -> None:
+    env = identity(room.home, "b", sessions.register(room.conn, "b"))
+    waiter = subprocess.Popen([BULLPEN, "note", "inbox", "--json", "--wait", "30"],
+                              cwd=room.home.parent, env={**os.environ, **env},
+                              stdout=subprocess.PIPE, text=True)
+    threading.Timer(0.3, lambda: notes.send(connect(room.db_path), "operator", "b",
+                                            "wake up")).start()
+    out, _ = waiter.communicate(timeout=20)
+    assert [n["body"] for n in json.loads(out)] == ["wake up"]
+
+
+def test_inbox_wait_times_out_empty(room: Room) -> None:
+    env = identity(room.home, "b", sessions.register(room.conn, "b"))
+    result = run_cli("note", "inbox", "--wait", "0.2", cwd=room.home.parent, env=env)
+    assert result.returncode == 0 and "no new notes" in result.stdout
+
+
+KILLED_WRITER = """
+import os, sys
+from board.db import connect
+from board import notes
+conn = connect(sys.argv[1])
+for i in range(100000):
+    notes.send(conn, "operator", "b", f"note {i}")
+    if i == 50:
+        print("ready", flush=True)
+"""
+
+
+def test_kill_nine_mid_write_loses_nothing_committed(room: Room) -> None:
+    sessions.register(room.conn, "b")
+    writer = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(room.db_path)],
+                              stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline().strip() == "ready"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(timeout=10)
+    reopened = open_room(env={"BULLPEN_HOME": str(room.home)})
+    bodies = [n.body for n in notes.pending(reopened.conn, "b")]
+    count = len(bodies)
+    assert count > 50 and bodies == [f"note {i}" for i in range(count)]
+    assert reopened.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    reopened.close()
+
+
+def test_room_found_from_a_linked_worktree(room: Room, git_repo: Path) -> None:
+    linked = git_repo / ".bullpen" / "worktrees" / "x"
+    subprocess.run(["git", "worktree", "add", "-q", "-b", "bullpen/x", str(linked)],
+                   cwd=git_repo, check=True)
+    from_worktree = open_room(env={}, start=linked / "src")
+    assert from_worktree.db_path == room.db_path
+    from_worktree.close()

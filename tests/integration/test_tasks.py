@@ -1,0 +1,103 @@
+"""The board's rules on a real SQLite file: promotion, cycles, the claim race."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from board import events, sessions, tasks
+from board.errors import NotFound, Refused
+from board.identity import Caller
+from board.room import Room
+from tests.cli_runner import BULLPEN, identity
+
+OPERATOR = Caller("operator")
+
+
+def test_child_waits_then_becomes_ready_with_its_last_parent(room: Room) -> None:
+    first = tasks.add(room.conn, OPERATOR, "research")
+    second = tasks.add(room.conn, OPERATOR, "gather more")
+    child = tasks.add(room.conn, OPERATOR, "code", after=[first.id, second.id])
+    assert child.status == "todo" and child.waiting
+    tasks.done(room.conn, OPERATOR, first.id, summary="half")
+    assert tasks.get(room.conn, child.id).status == "todo"
+    before = events.last_id(room.conn)
+    _, released = tasks.done(room.conn, OPERATOR, second.id, summary="all of it")
+    assert [task.id for task in released] == [child.id]
+    assert tasks.get(room.conn, child.id).status == "ready"
+    kinds = [(e.kind, e.ref) for e in events.since(room.conn, before)]
+    # Promotion is logged in the same transaction as the parent's completion.
+    assert ("task_done", second.id) in kinds and ("task_ready", child.id) in kinds
+
+
+def test_waiting_task_cannot_be_started_or_finished(room: Room) -> None:
+    parent = tasks.add(room.conn, OPERATOR, "research")
+    child = tasks.add(room.conn, OPERATOR, "code", after=[parent.id])
+    for status in ("ready", "running", "done"):
+        with pytest.raises(Refused, match=f"waits on unfinished task"):
+            tasks.move(room.conn, OPERATOR, child.id, status)
+    assert tasks.get(room.conn, child.id).status == "todo"
+
+
+def test_moving_parent_to_done_releases_and_reopening_holds(room: Room) -> None:
+    parent = tasks.add(room.conn, OPERATOR, "research")
+    child = tasks.add(room.conn, OPERATOR, "code", after=[parent.id])
+    tasks.move(room.conn, OPERATOR, parent.id, "done")
+    assert tasks.get(room.conn, child.id).status == "ready"
+    tasks.move(room.conn, OPERATOR, parent.id, "running")
+    assert tasks.get(room.conn, child.id).status == "todo"
+
+
+def test_cycles_are_refused_and_nothing_is_written(room: Room) -> None:
+    a = tasks.add(room.conn, OPERATOR, "a")
+    b = tasks.add(room.conn, OPERATOR, "b", after=[a.id])
+    c = tasks.add(room.conn, OPERATOR, "c", after=[b.id])
+    before = events.last_id(room.conn)
+    with pytest.raises(Refused, match="cycle"):
+        tasks.link(room.conn, OPERATOR, c.id, a.id)
+    with pytest.raises(Refused, match="itself"):
+        tasks.link(room.conn, OPERATOR, a.id, a.id)
+    assert tasks.get(room.conn, a.id).parents == ()
+    assert events.last_id(room.conn) == before
+
+
+def test_claim_takes_my_task_before_an_unassigned_one(room: Room) -> None:
+    sessions.register(room.conn, "coder")
+    tasks.add(room.conn, OPERATOR, "anyone's")
+    mine = tasks.add(room.conn, OPERATOR, "mine", assignee="coder")
+    claimed = tasks.claim(room.conn, Caller("coder"))
+    assert claimed.id == mine.id and claimed.status == "running"
+    with pytest.raises(NotFound):
+        tasks.get(room.conn, 999)
+
+
+def test_two_sessions_claiming_one_task_exactly_one_wins(room: Room) -> None:
+    names = [f"s{i}" for i in range(8)]
+    tokens = {name: sessions.register(room.conn, name) for name in names}
+    task = tasks.add(room.conn, OPERATOR, "contested")
+    racers = [
+        subprocess.Popen([BULLPEN, "task", "claim", str(task.id)], cwd=room.home.parent,
+                         env={"PATH": "/usr/bin:/bin", **identity(room.home, n, tokens[n])},
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for n in names
+    ]
+    results = [(racer.wait(timeout=60), racer.stderr.read()) for racer in racers]
+    winners = [code for code, _ in results if code == 0]
+    losers = [err for code, err in results if code == 2]
+    assert len(winners) == 1 and len(losers) == len(names) - 1
+    assert all("cannot be claimed" in err for err in losers)
+    claimed = tasks.get(room.conn, task.id)
+    assert claimed.status == "running" and claimed.assignee in names
+
+
+def test_operator_cannot_claim(room: Room) -> None:
+    task = tasks.add(room.conn, OPERATOR, "x")
+    with pytest.raises(Exception, match="only a session can claim"):
+        tasks.claim(room.conn, OPERATOR, task.id)
+
+
+def test_db_file_is_inside_main_checkout(room: Room, git_repo: Path) -> None:
+    assert room.db_path == git_repo / ".bullpen" / "bullpen.db"
+    assert "/.bullpen/" in (git_repo / ".git" / "info" / "exclude").read_text()

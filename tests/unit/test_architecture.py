@@ -1,0 +1,57 @@
+"""Imports point one way (tui -> workers -> board, worktrees) and stay cheap."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def modules_of(package: str) -> list[str]:
+    base = ROOT / package
+    return sorted(
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for path in base.rglob("*.py")
+    )
+
+
+def imported_after(module: str) -> set[str]:
+    code = f"import sys, {module}; print('\\n'.join(sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, check=True)
+    return set(result.stdout.split())
+
+
+@pytest.mark.parametrize("module", modules_of("board") + modules_of("worktrees"))
+def test_core_packages_import_neither_each_other_nor_the_ui(module: str) -> None:
+    loaded = imported_after(module)
+    own = module.split(".")[0]
+    other = "worktrees" if own == "board" else "board"
+    assert not {name for name in loaded if name.split(".")[0] in (other, "workers", "tui",
+                                                                  "textual")}
+
+
+@pytest.mark.parametrize("module", modules_of("workers"))
+def test_workers_never_import_textual_or_tui(module: str) -> None:
+    loaded = imported_after(module)
+    assert not {name for name in loaded if name.split(".")[0] in ("tui", "textual")}
+
+
+def test_fast_commands_import_no_heavy_library() -> None:
+    code = ("import sys; from tui.cli import build_parser; build_parser();"
+            "import tui.cli.note_commands, tui.cli.task_commands;"
+            "print('\\n'.join(sys.modules))")
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                cwd=ROOT, check=True).stdout.split())
+    heavy = {"textual", "git", "libtmux", "watchfiles", "mcp", "yaml", "aiosqlite"}
+    assert not {name for name in loaded if name.split(".")[0] in heavy}
+
+
+def test_import_linter_contracts_hold() -> None:
+    linter = Path(sys.executable).parent / "lint-imports"
+    result = subprocess.run([str(linter)], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr

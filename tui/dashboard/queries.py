@@ -1,0 +1,94 @@
+"""Read-only bulk queries the dashboard needs that board/ does not offer (yet).
+
+Candidates to move into `board` once another surface needs them: unread counts for
+every session in one query, alerts joined with their note's delivery state, and a
+batch of tasks by id.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from board.models import Alert, Note, Task
+
+
+@dataclass(frozen=True)
+class AlertRow:
+    """An alert with the delivery state of its note to the reader."""
+
+    alert: Alert
+    state: str  # pending | delivered | read
+
+
+def last_event_id(conn: sqlite3.Connection) -> int:
+    """The newest event id (0 for an empty log): one rowid lookup, cheap enough to poll."""
+    return conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
+
+
+def unread_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Unread notes per recipient, every session in one query."""
+    rows = conn.execute(
+        "SELECT recipient, count(*) FROM deliveries WHERE read_at IS NULL GROUP BY recipient")
+    return {recipient: count for recipient, count in rows}
+
+
+def alerts_with_state(conn: sqlite3.Connection, limit: int = 100) -> list[AlertRow]:
+    """The newest alerts (newest first), each with its note's delivery state."""
+    rows = conn.execute(
+        "SELECT a.*, c.message, d.state AS d_state, d.read_at AS d_read FROM alerts a"
+        " JOIN changes c ON c.id = a.change"
+        " LEFT JOIN deliveries d ON d.note = a.note AND d.recipient = a.session"
+        " ORDER BY a.id DESC LIMIT ?", (limit,)).fetchall()
+    found = []
+    for row in rows:
+        alert = Alert(id=row["id"], session=row["session"], path=row["path"],
+                      changed_by=row["changed_by"], commit=row["commit_sha"],
+                      created_at=row["created_at"], paths=tuple(json.loads(row["paths"])),
+                      note=row["note"], message=row["message"])
+        state = "read" if row["d_read"] else (row["d_state"] or "pending")
+        found.append(AlertRow(alert, state))
+    return found
+
+
+def tasks_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> tuple[list[Task], set[int]]:
+    """The given tasks with their parents (card fields only), and the ids that no longer exist."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return [], set()
+    marks = ",".join("?" * len(wanted))
+    rows = conn.execute(f"SELECT * FROM tasks WHERE id IN ({marks})", wanted).fetchall()
+    parents: dict[int, list[int]] = {}
+    for parent, child in conn.execute(
+            f"SELECT parent, child FROM task_links WHERE child IN ({marks})", wanted):
+        parents.setdefault(child, []).append(parent)
+    found = [_card(row, tuple(sorted(parents.get(row["id"], ())))) for row in rows]
+    return found, set(wanted) - {task.id for task in found}
+
+
+def all_cards(conn: sqlite3.Connection) -> list[Task]:
+    """Every task as a card (no comments or children): two queries, whatever the count."""
+    parents: dict[int, list[int]] = {}
+    for parent, child in conn.execute("SELECT parent, child FROM task_links ORDER BY parent"):
+        parents.setdefault(child, []).append(parent)
+    rows = conn.execute("SELECT * FROM tasks ORDER BY id").fetchall()
+    return [_card(row, tuple(parents.get(row["id"], ()))) for row in rows]
+
+
+def _card(row: sqlite3.Row, parents: tuple[int, ...]) -> Task:
+    return Task(id=row["id"], title=row["title"], status=row["status"],
+                assignee=row["assignee"], parents=parents, summary=row["summary"],
+                body=row["body"], block_reason=row["block_reason"],
+                created_by=row["created_by"], created_at=row["created_at"],
+                updated_at=row["updated_at"])
+
+
+def notes_after(conn: sqlite3.Connection, after_id: int, limit: int = 500) -> list[Note]:
+    """Notes newer than `after_id`, oldest first."""
+    rows = conn.execute("SELECT * FROM notes WHERE id > ? ORDER BY id LIMIT ?",
+                        (after_id, limit)).fetchall()
+    return [Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
+                 body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
+                 kind=row["kind"], task=row["task"]) for row in rows]
