@@ -51,6 +51,11 @@ def clean(text: str, limit: int = LIMIT) -> str:
     return text
 
 
+def is_one_line(text: str) -> bool:
+    """True when `text` holds no escape, control character or line break at all."""
+    return _CONTROLS.search(text) is None and _LINE_BREAKS.search(text) is None
+
+
 def as_shell_comment(line: str, limit: int = LIMIT) -> str:
     """`# ` + the cleaned line: for a pane whose agent is a plain shell.
 

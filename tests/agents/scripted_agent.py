@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -37,6 +38,11 @@ from typing import Any
 PASTE_START = "\x1b[200~"
 PASTE_END = "\x1b[201~"
 START = "<start>"
+
+
+def command_line(log: Path, *extra: str, python: str = sys.executable) -> str:
+    """The shell command that runs this agent (for a tmux pane) logging to `log`."""
+    return shlex.join([python, str(Path(__file__).resolve()), "--log", str(log), *extra])
 
 
 def load_script(path: Path | None) -> list[dict[str, Any]]:
