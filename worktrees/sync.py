@@ -33,7 +33,8 @@ def sync(worktree_path: Path | str, from_branch: str, keep_conflicts: bool = Fal
         return SyncReport(False, False, (), f"already up to date with {from_branch}")
     fast_forward = _is_ancestor(cwd, "HEAD", source)
 
-    result = run_git(cwd, "merge", "--no-edit", "--no-stat", from_branch, ok=(0, 1, 128))
+    result = run_git(cwd, "merge", "--no-edit", "--no-stat", from_branch,
+                     ok=(0, 1, 2, 128))
     if result.status == 0:
         how = "fast-forward" if fast_forward else "merge commit"
         return SyncReport(True, fast_forward, (), f"merged {from_branch} ({how})")
@@ -74,13 +75,16 @@ def _is_ancestor(cwd: Path, ancestor: str, descendant: str) -> bool:
 
 
 def _blocked_files(output: str) -> tuple[str, ...]:
-    """The tab-indented file names git lists after '... would be overwritten by merge:'."""
+    """The indented file names git lists after '... would be overwritten by merge:'.
+
+    Git indents them with a tab or with two spaces depending on the merge path it took.
+    """
     files: list[str] = []
     listing = False
     for line in output.splitlines():
         if _OVERWRITE in line:
             listing = True
-        elif listing and line.startswith("\t"):
+        elif listing and line[:1].isspace() and line.strip():
             files.append(line.strip())
         else:
             listing = False
