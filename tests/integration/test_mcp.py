@@ -1,0 +1,92 @@
+"""`bullpen mcp` spoken to with the official MCP client, as a real agent would."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from board import reads, sessions
+from board.room import Room
+from tests.cli_runner import BULLPEN, identity, run_cli
+from workers.mcp_server import TOOL_NAMES
+
+
+@asynccontextmanager
+async def mcp_client(env: Mapping[str, str], cwd: Path) -> AsyncIterator[ClientSession]:
+    """A client session with a freshly started `bullpen mcp` subprocess."""
+    params = StdioServerParameters(command=BULLPEN, args=["mcp"],
+                                   env={**os.environ, **env}, cwd=str(cwd))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        yield client
+
+
+async def call(client: ClientSession, tool: str, **arguments: object) -> object:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    return json.loads(result.content[0].text)
+
+
+async def test_tools_notes_and_privacy_across_two_sessions(room: Room, git_repo: Path) -> None:
+    alice = identity(room.home, "alice", sessions.register(room.conn, "alice"))
+    bob = identity(room.home, "bob", sessions.register(room.conn, "bob"))
+
+    async with mcp_client(alice, git_repo) as client:
+        listed = await client.list_tools()
+        assert sorted(tool.name for tool in listed.tools) == sorted(TOOL_NAMES)
+        note = await call(client, "send_note", to="bob", text="schema is in db/schema.sql")
+        await call(client, "notebook_write", text="shared: the cache is warm")
+        await call(client, "notebook_write", text="secret hunch: cache bug", private=True)
+        recorded = await call(client, "record_read", paths=["src/app.py"])
+        assert recorded == {"recorded": 1, "paths": ["src/app.py"]}
+
+    async with mcp_client(bob, git_repo) as client:
+        inbox = await call(client, "inbox")
+        assert [(n["id"], n["sender"], n["body"]) for n in inbox] == [
+            (note["id"], "alice", "schema is in db/schema.sql")]
+        entries = await call(client, "notebook_read", session="alice")
+        assert [e["body"] for e in entries] == ["shared: the cache is warm"]
+        assert await call(client, "notebook_search", query="hunch") == []
+        assert [e["body"] for e in await call(client, "notebook_search", query="cache")] == [
+            "shared: the cache is warm"]
+        reply = await call(client, "send_note", to="alice", text="thanks",
+                           reply_to=note["id"])
+        assert reply["reply_to"] == note["id"]
+
+    assert [path for path, _ in reads.of_session(room.conn, "alice")] == ["src/app.py"]
+    assert sessions.get(room.conn, "alice") is not None
+
+
+async def test_board_errors_are_tool_errors_and_the_server_lives_on(
+        room: Room, git_repo: Path) -> None:
+    alice = identity(room.home, "alice", sessions.register(room.conn, "alice"))
+    async with mcp_client(alice, git_repo) as client:
+        result = await client.call_tool("send_note", {"to": "nobody", "text": "hi"})
+        assert result.is_error
+        assert result.content[0].text.endswith("unknown session 'nobody'; see bullpen ls")
+        outside = await client.call_tool("record_read", {"paths": ["/etc/hostname"]})
+        assert outside.is_error and "outside the repository" in outside.content[0].text
+        task = await call(client, "task_add", title="write the parser")
+        claimed = await call(client, "task_claim")
+        assert claimed["id"] == task["id"] and claimed["status"] == "running"
+        blocked = await call(client, "task_block", id=task["id"], reason="need the grammar")
+        assert blocked["status"] == "blocked"
+        again = await client.call_tool("task_done", {"id": 999})
+        assert again.is_error and "unknown task 999" in again.content[0].text
+        await call(client, "task_comment", id=task["id"], text="grammar found")
+        assert [t["id"] for t in await call(client, "task_list")] == [task["id"]]
+        assert await call(client, "alerts") == []
+
+
+def test_wrong_token_refuses_to_start_with_one_line(room: Room, git_repo: Path) -> None:
+    sessions.register(room.conn, "alice")
+    result = run_cli("mcp", cwd=git_repo, env=identity(room.home, "alice", "forged"),
+                     input="")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "bullpen: BULLPEN_TOKEN does not match session 'alice'; refused"]

@@ -1,0 +1,208 @@
+"""Agent hooks: Hermes and Claude Code tell bullpen what they read, pull pending notes into
+their next turn, and report their own status.
+
+Each `handle_*` function is pure over an open room: it takes the decoded hook payload and
+returns what the hook prints (a dict) or None. `run_hook` is the process entry point: it
+never disturbs the agent — a bad payload or a missing identity is logged to
+`<room>/logs/hooks.log` and the hook exits 0 with nothing printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from board import notes, reads, sessions
+from board.errors import BadInput, BullpenError
+from board.home import find_git_dir, room_home
+from board.models import Note
+from board.room import Room, open_room
+
+HERMES_READ_TOOLS = ("read_file", "search_files", "patch", "write_file")
+CLAUDE_READ_TOOLS = ("Read", "Grep", "Glob", "Edit", "MultiEdit", "Write", "NotebookEdit")
+LOG_NAME = "hooks.log"
+
+
+class HookInputError(BadInput):
+    """A payload the hook cannot use (not JSON, no event, an event it does not know)."""
+
+
+def repo_paths(paths: Iterable[str], cwd: Path, *, strict: bool) -> list[str]:
+    """Paths made relative to the checkout holding `cwd` (like `bullpen read`).
+
+    With `strict`, a path outside the checkout (or in `.git`/`.bullpen`) is refused;
+    without it (hooks), such paths and directories are skipped silently.
+    """
+    cwd = cwd.resolve()
+    git_entry = find_git_dir(cwd)
+    if git_entry is None:
+        if strict:
+            raise BadInput(f"{cwd} is not inside a git repository")
+        return []
+    top = git_entry.parent
+    relative: list[str] = []
+    for raw in paths:
+        absolute = (cwd / os.path.expanduser(raw)).resolve()
+        try:
+            inside = absolute.relative_to(top)
+        except ValueError:
+            if strict:
+                raise BadInput(f"{raw} is outside the repository ({top})") from None
+            continue
+        if not inside.parts or inside.parts[0] in (".git", ".bullpen") or absolute.is_dir():
+            if strict:
+                raise BadInput(f"{raw} is not a file of the repository")
+            continue
+        relative.append(inside.as_posix())
+    return relative
+
+
+def format_notes(pending: list[Note]) -> str:
+    """Pending notes as text for the agent's next turn: sender, id, how to reply."""
+    lines = []
+    for note in pending:
+        if note.kind == "alert":
+            lines.append(f"[bullpen alert, note {note.id}] {note.body}")
+        else:
+            lines.append(f"[bullpen note {note.id} from {note.sender}] {note.body}"
+                         f" (answer with send_note to={note.sender} reply_to={note.id})")
+    return "\n".join(lines)
+
+
+def _session(room: Room) -> str:
+    if room.caller.is_operator:
+        raise HookInputError("no BULLPEN_SESSION in the hook's environment")
+    return room.caller.name
+
+
+def _event(payload: Mapping[str, object], key: str) -> str:
+    event = payload.get(key)
+    if not isinstance(event, str) or not event:
+        raise HookInputError(f"payload has no {key}")
+    return event
+
+
+def _cwd(payload: Mapping[str, object]) -> Path:
+    cwd = payload.get("cwd")
+    return Path(cwd) if isinstance(cwd, str) and cwd else Path.cwd()
+
+
+def _tool_paths(tool_input: object, keys: tuple[str, ...]) -> list[str]:
+    if not isinstance(tool_input, dict):
+        return []
+    return [value for key in keys if isinstance(value := tool_input.get(key), str) and value]
+
+
+def _pull_notes(room: Room, session: str) -> str:
+    sessions.set_hook_status(room.conn, session, "working")
+    return format_notes(notes.take_pending(room.conn, session, via="hook"))
+
+
+def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
+    """One Hermes shell-hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`)."""
+    session = _session(room)
+    event = _event(payload, "hook_event_name")
+    if event == "post_tool_call":
+        extra = payload.get("extra")
+        failed = isinstance(extra, dict) and extra.get("status") in ("error", "blocked")
+        if payload.get("tool_name") in HERMES_READ_TOOLS and not failed:
+            paths = repo_paths(_tool_paths(payload.get("tool_input"), ("path",)),
+                               _cwd(payload), strict=False)
+            reads.record(room.conn, session, paths, source="hook")
+        return None
+    if event == "pre_llm_call":
+        context = _pull_notes(room, session)
+        return {"context": context} if context else None
+    if event == "on_session_end":
+        sessions.set_hook_status(room.conn, session, "idle")
+        return None
+    raise HookInputError(f"unknown hermes hook event {event!r}")
+
+
+def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
+    """One Claude Code hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`)."""
+    session = _session(room)
+    event = _event(payload, "hook_event_name")
+    if event == "PostToolUse":
+        if payload.get("tool_name") in CLAUDE_READ_TOOLS:
+            raw = _tool_paths(payload.get("tool_input"), ("file_path", "notebook_path", "path"))
+            reads.record(room.conn, session, repo_paths(raw, _cwd(payload), strict=False),
+                         source="hook")
+        return None
+    if event == "UserPromptSubmit":
+        context = _pull_notes(room, session)
+        if not context:
+            return None
+        return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                       "additionalContext": context}}
+    if event == "Stop":
+        sessions.set_hook_status(room.conn, session, "idle")
+        return None
+    raise HookInputError(f"unknown claude hook event {event!r}")
+
+
+HANDLERS: dict[str, Callable[[Mapping[str, object], Room], dict | None]] = {
+    "hermes": handle_hermes,
+    "claude": handle_claude,
+}
+
+
+def log_line(env: Mapping[str, str], kind: str, message: str) -> None:
+    """Append one line to `<room>/logs/hooks.log`; silent when there is no room to log in."""
+    try:
+        home = room_home(env)
+        if not home.is_dir():
+            return
+        logs = home / "logs"
+        logs.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        who = env.get("BULLPEN_SESSION") or "-"
+        flat = " ".join(message.split())
+        with (logs / LOG_NAME).open("a") as handle:
+            handle.write(f"{stamp} {kind} {who} {flat}\n")
+    except (OSError, BullpenError):
+        pass
+
+
+def run_hook(kind: str, stdin_text: str, env: Mapping[str, str] | None = None) -> str:
+    """Handle one hook call; returns what to print (maybe ""). Never raises."""
+    env = os.environ if env is None else env
+    handler = HANDLERS.get(kind)
+    if handler is None:
+        log_line(env, kind, f"unknown agent kind {kind!r}; use one of {', '.join(HANDLERS)}")
+        return ""
+    try:
+        payload = json.loads(stdin_text)
+        if not isinstance(payload, dict):
+            raise HookInputError("payload is not a JSON object")
+        if not env.get("BULLPEN_SESSION"):
+            raise HookInputError("no BULLPEN_SESSION in the hook's environment")
+        with open_room(env, create=False) as room:
+            output = handler(payload, room)
+    except json.JSONDecodeError as error:
+        log_line(env, kind, f"payload is not JSON ({error})")
+        return ""
+    except BullpenError as error:
+        log_line(env, kind, str(error))
+        return ""
+    except Exception as error:  # an agent must never be disturbed by its hook
+        log_line(env, kind, f"unexpected {type(error).__name__}: {error}")
+        return ""
+    return json.dumps(output, ensure_ascii=False) if output else ""
+
+
+def bullpen_executable() -> str:
+    """The absolute path of the `bullpen` command that agents' hooks and MCP entries run:
+    the one installed beside this interpreter, else the one on PATH."""
+    beside = Path(sys.executable).parent / "bullpen"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside.absolute())
+    found = shutil.which("bullpen")
+    if found:
+        return str(Path(found).absolute())
+    raise BullpenError("cannot find the bullpen command; install bullpen so it is on PATH")

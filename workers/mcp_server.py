@@ -1,0 +1,166 @@
+"""`bullpen mcp`: the room's verbs as MCP tools, over stdio, acting as one session.
+
+The identity is resolved once, at start, from BULLPEN_SESSION and BULLPEN_TOKEN; every
+tool then calls the same board functions as the command line, so validation and privacy
+are the same on both surfaces. A board error becomes an MCP tool error carrying its
+one-line message; it never ends the server.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from board import alerts, notebook, notes, reads, sessions, tasks
+from board.errors import BadInput, BullpenError
+from board.room import Room
+from workers.hooks import repo_paths
+
+SERVER_NAME = "bullpen"
+INSTRUCTIONS = (
+    "bullpen connects you with the other coding-agent sessions working on this repository."
+    " Send them notes, read your inbox, keep a notebook (entries marked private are seen by"
+    " you alone), take and finish tasks on the shared board, record the files you read so"
+    " you are told when someone else changes them, and check your change alerts."
+)
+
+
+def _dump(document: object) -> str:
+    return json.dumps(document, ensure_ascii=False)
+
+
+class BullpenTools:
+    """The tools, bound to one open room and its caller. One call at a time touches the
+    connection (the SDK runs synchronous tools in worker threads)."""
+
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self._lock = threading.Lock()
+
+    def _call(self, action: Callable[[], object]) -> str:
+        with self._lock:
+            try:
+                return _dump(action())
+            except BullpenError as error:
+                raise ToolError(str(error).splitlines()[0]) from None
+
+    def _session(self, action: str) -> str:
+        caller = self.room.caller
+        if caller.is_operator:
+            raise BadInput(f"only a session can {action}; set BULLPEN_SESSION and BULLPEN_TOKEN")
+        return caller.name
+
+    def send_note(self, to: str, text: str, reply_to: int | None = None) -> str:
+        """Send a note to a session, to 'operator' (the human) or to 'all'. Quote a note
+        you answer by giving its id as reply_to."""
+        return self._call(lambda: notes.send(self.room.conn, self.room.caller, to, text,
+                                             reply_to=reply_to).to_json())
+
+    def inbox(self) -> str:
+        """Your unread notes, oldest first (reading marks them read)."""
+        return self._call(lambda: [note.to_json()
+                                   for note in notes.inbox(self.room.conn, self.room.caller)])
+
+    def notebook_write(self, text: str, private: bool = False, tag: str | None = None) -> str:
+        """Add an entry to your notebook. A private entry is returned to you alone."""
+        return self._call(lambda: notebook.write_entry(
+            self.room.conn, self.room.caller, text, private=private, tag=tag).to_json())
+
+    def notebook_read(self, session: str | None = None) -> str:
+        """Read notebook entries: one session's, or everyone's when session is omitted."""
+        def read() -> list[dict]:
+            if session and session != self.room.caller.name:
+                sessions.require(self.room.conn, session)
+            entries = notebook.read(self.room.conn, self.room.caller, session)
+            return [entry.to_json() for entry in entries]
+        return self._call(read)
+
+    def notebook_search(self, query: str) -> str:
+        """Full-text search over the notebook entries you may see, best match first."""
+        return self._call(lambda: [entry.to_json() for entry in notebook.search(
+            self.room.conn, self.room.caller, query)])
+
+    def task_add(self, title: str, body: str = "", assign: str | None = None,
+                 after: list[int] | None = None) -> str:
+        """Add a task to the board, optionally assigned to a session and waiting for other
+        tasks (after: their ids) to be done."""
+        return self._call(lambda: tasks.add(self.room.conn, self.room.caller, title, body=body,
+                                            assignee=assign, after=after or ()).to_json())
+
+    def task_list(self) -> str:
+        """Every task on the board with status, assignee and the tasks it waits for."""
+        return self._call(lambda: [task.to_json() for task in tasks.list_tasks(self.room.conn)])
+
+    def task_claim(self, id: int | None = None) -> str:
+        """Take a ready task (the given one, or the next one assigned to you or unassigned)."""
+        return self._call(lambda: tasks.claim(self.room.conn, self.room.caller, id).to_json())
+
+    def task_done(self, id: int, summary: str | None = None) -> str:
+        """Finish a task; the summary is handed to the sessions whose tasks it releases."""
+        def finish() -> dict:
+            task, released = tasks.done(self.room.conn, self.room.caller, id, summary)
+            return {"task": task.to_json(), "released": [t.to_json() for t in released]}
+        return self._call(finish)
+
+    def task_block(self, id: int, reason: str) -> str:
+        """Mark a task blocked, saying why."""
+        return self._call(lambda: tasks.block(self.room.conn, self.room.caller, id,
+                                              reason).to_json())
+
+    def task_comment(self, id: int, text: str) -> str:
+        """Comment on a task."""
+        return self._call(lambda: tasks.comment(self.room.conn, self.room.caller, id,
+                                                text).to_json())
+
+    def record_read(self, paths: list[str]) -> str:
+        """Record that you read these files (relative to your checkout), so you are alerted
+        when another session changes them."""
+        def record() -> dict:
+            session = self._session("record reads")
+            relative = repo_paths(paths, self._checkout(session), strict=True)
+            return {"recorded": reads.record(self.room.conn, session, relative, source="mcp"),
+                    "paths": relative}
+        return self._call(record)
+
+    def alerts(self) -> str:
+        """Files you read that another session changed since, newest first, each with the
+        command that shows the change."""
+        def listing() -> list[dict]:
+            caller = self.room.caller
+            found = (alerts.recent(self.room.conn) if caller.is_operator
+                     else alerts.for_session(self.room.conn, caller.name))
+            return [alert.to_json() for alert in found]
+        return self._call(listing)
+
+    def _checkout(self, session: str) -> Path:
+        """Where relative paths start: the session's worktree, else the server's cwd."""
+        known = sessions.get(self.room.conn, session)
+        if known and known.worktree and Path(known.worktree).is_dir():
+            return Path(known.worktree)
+        return Path.cwd()
+
+
+TOOL_NAMES = ("send_note", "inbox", "notebook_write", "notebook_read", "notebook_search",
+              "task_add", "task_list", "task_claim", "task_done", "task_block",
+              "task_comment", "record_read", "alerts")
+
+
+def build_server(room: Room) -> MCPServer[Any]:
+    """An MCP server offering bullpen's verbs as tools, acting as the room's caller."""
+    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS,
+                                       log_level="WARNING")
+    tools = BullpenTools(room)
+    for name in TOOL_NAMES:
+        server.add_tool(getattr(tools, name), name=name, structured_output=False)
+    return server
+
+
+def serve(room: Room) -> None:
+    """Serve the tools on stdin/stdout until the client closes the connection."""
+    build_server(room).run("stdio")
