@@ -1,0 +1,126 @@
+"""Claude Code integration: the worktree-local hook settings and the MCP server entry.
+
+`write_settings` merges into `.claude/settings.local.json` and `.mcp.json`, keeping every
+key it does not own; running it again replaces bullpen's own entries instead of adding
+copies.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from board.errors import BadInput
+from workers.hooks import bullpen_executable
+
+SETTINGS_PATH = Path(".claude") / "settings.local.json"
+MCP_PATH = Path(".mcp.json")
+SERVER_NAME = "bullpen"
+READ_MATCHER = "Read|Grep|Edit|Write"
+IDENTITY_VARIABLES = ("BULLPEN_HOME", "BULLPEN_SESSION", "BULLPEN_TOKEN")
+
+
+@dataclass(frozen=True)
+class ClaudeFiles:
+    """The two files written for one worktree."""
+
+    settings: Path
+    mcp: Path
+
+
+def hook_command(executable: str) -> str:
+    """The shell command Claude Code runs for every bullpen hook."""
+    return f"{shlex.quote(executable)} hook claude"
+
+
+def _is_ours(entry: object) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    hooks = entry.get("hooks")
+    return isinstance(hooks, list) and any(
+        isinstance(hook, dict) and str(hook.get("command", "")).endswith(" hook claude")
+        for hook in hooks)
+
+
+def merge_settings(settings: dict, executable: str) -> dict:
+    """`settings` with bullpen's PostToolUse, UserPromptSubmit and Stop hooks (replacing
+    earlier bullpen entries) and the bullpen MCP server enabled; other keys untouched."""
+    merged = dict(settings)
+    hooks = merged.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise BadInput("the 'hooks' key of the Claude settings is not an object; fix it first")
+    hooks = dict(hooks)
+    command = {"type": "command", "command": hook_command(executable)}
+    wanted = {
+        "PostToolUse": {"matcher": READ_MATCHER, "hooks": [command]},
+        "UserPromptSubmit": {"hooks": [command]},
+        "Stop": {"hooks": [command]},
+    }
+    for event, entry in wanted.items():
+        existing = hooks.get(event, [])
+        if not isinstance(existing, list):
+            raise BadInput(f"hooks.{event} in the Claude settings is not a list; fix it first")
+        hooks[event] = [item for item in existing if not _is_ours(item)] + [entry]
+    merged["hooks"] = hooks
+    enabled = merged.get("enabledMcpjsonServers", [])
+    if isinstance(enabled, list) and SERVER_NAME not in enabled:
+        merged["enabledMcpjsonServers"] = [*enabled, SERVER_NAME]
+    return merged
+
+
+def merge_mcp(config: dict, executable: str) -> dict:
+    """`.mcp.json` content with the bullpen server entry; other servers untouched.
+
+    Identity is passed with `${VAR:-}` expansion, so a Claude started outside bullpen
+    still loads the file (and acts as the operator)."""
+    merged = dict(config)
+    servers = merged.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise BadInput("the 'mcpServers' key of .mcp.json is not an object; fix it first")
+    servers = dict(servers)
+    servers[SERVER_NAME] = {
+        "type": "stdio",
+        "command": executable,
+        "args": ["mcp"],
+        "env": {name: f"${{{name}:-}}" for name in IDENTITY_VARIABLES},
+    }
+    merged["mcpServers"] = servers
+    return merged
+
+
+def _load(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    try:
+        document = json.loads(path.read_text() or "{}")
+    except json.JSONDecodeError as error:
+        raise BadInput(f"{path} is not valid JSON (line {error.lineno}); fix it first,"
+                       " nothing was written") from None
+    if not isinstance(document, dict):
+        raise BadInput(f"{path} does not hold a JSON object; fix it first, nothing was written")
+    return document
+
+
+def _write(path: Path, document: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staged = path.with_name(path.name + ".bullpen-tmp")
+    staged.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    staged.replace(path)
+
+
+def write_settings(worktree: Path, executable: str | None = None) -> ClaudeFiles:
+    """Write (merging) the Claude Code hook settings and MCP entry for `worktree`.
+
+    Both files are read and checked before either is written, so a broken file leaves
+    both untouched."""
+    if not worktree.is_dir():
+        raise BadInput(f"{worktree} is not a directory")
+    executable = executable or bullpen_executable()
+    settings_path, mcp_path = worktree / SETTINGS_PATH, worktree / MCP_PATH
+    settings = merge_settings(_load(settings_path), executable)
+    mcp = merge_mcp(_load(mcp_path), executable)
+    _write(settings_path, settings)
+    _write(mcp_path, mcp)
+    return ClaudeFiles(settings_path, mcp_path)
