@@ -1,0 +1,135 @@
+"""Preparing Hermes profiles: shown, backed up, reversible; bad input refused untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from board import sessions
+from board.errors import BadInput, Refused
+from board.room import Room
+from tests.cli_runner import BULLPEN, run_cli
+from workers import hermes
+
+USER_CONFIG = """\
+# my hermes settings
+model:
+  default: gpt-x   # the good one
+display:
+  busy_input_mode: interrupt
+"""
+
+
+@pytest.fixture
+def hermes_home(tmp_path: Path) -> Path:
+    """A Hermes root with a default profile (config + secrets) and a `coder` profile."""
+    root = tmp_path / ".hermes"
+    (root / "profiles" / "coder").mkdir(parents=True)
+    (root / "config.yaml").write_text(USER_CONFIG)
+    (root / ".env").write_text("OPENAI_API_KEY=sk-secret\n")
+    (root / "profiles" / "coder" / "config.yaml").write_text(USER_CONFIG)
+    return root
+
+
+def test_setup_appends_our_keys_and_unsetup_restores_the_exact_bytes(
+        hermes_home: Path) -> None:
+    plan = hermes.prepare_profile("coder", "research", hermes_home, executable=BULLPEN)
+    assert plan.config_path.read_text() == USER_CONFIG  # nothing written yet
+    assert "+mcp_servers:" in plan.diff() and "-" not in plan.diff().split("@@")[-1][:2]
+    backup = hermes.apply_plan(plan)
+    assert backup is not None and backup.read_text() == USER_CONFIG
+    text = plan.config_path.read_text()
+    assert text.startswith(USER_CONFIG)  # comments and layout kept
+    config = yaml.safe_load(text)
+    assert config["mcp_servers"]["bullpen"] == {
+        "command": BULLPEN, "args": ["mcp"],
+        "env": {"BULLPEN_HOME": "${BULLPEN_HOME}", "BULLPEN_SESSION": "${BULLPEN_SESSION}",
+                "BULLPEN_TOKEN": "${BULLPEN_TOKEN}"}}
+    for event in ("pre_llm_call", "post_tool_call", "on_session_end"):
+        assert config["hooks"][event] == [{"command": f"{BULLPEN} hook hermes", "timeout": 10}]
+    again = hermes.prepare_profile("coder", "research", hermes_home, executable=BULLPEN)
+    assert not again.changed
+
+    assert hermes.unsetup("coder", hermes_home) is not None
+    assert plan.config_path.read_text() == USER_CONFIG
+    assert hermes.unsetup("coder", hermes_home) is None
+
+
+def test_existing_sections_are_merged_and_kept_on_unsetup(hermes_home: Path) -> None:
+    path = hermes_home / "profiles" / "coder" / "config.yaml"
+    path.write_text("mcp_servers:\n  github: {command: gh-mcp}\nhooks:\n"
+                    "  on_session_end:\n  - {command: notify-send done}\n")
+    hermes.apply_plan(hermes.prepare_profile("coder", "x", hermes_home, executable=BULLPEN))
+    config = yaml.safe_load(path.read_text())
+    assert sorted(config["mcp_servers"]) == ["bullpen", "github"]
+    assert [h["command"] for h in config["hooks"]["on_session_end"]] == [
+        "notify-send done", f"{BULLPEN} hook hermes"]
+    hermes.unsetup("coder", hermes_home)
+    assert yaml.safe_load(path.read_text()) == {
+        "mcp_servers": {"github": {"command": "gh-mcp"}},
+        "hooks": {"on_session_end": [{"command": "notify-send done"}]}}
+
+
+def test_auto_profile_is_cloned_without_copying_secrets(hermes_home: Path) -> None:
+    plan = hermes.prepare_profile("auto", "research", hermes_home, executable=BULLPEN)
+    assert plan.profile == "bullpen-research" and plan.create
+    assert not plan.directory.exists()
+    hermes.apply_plan(plan)
+    directory = hermes_home / "profiles" / "bullpen-research"
+    config = yaml.safe_load((directory / "config.yaml").read_text())
+    assert config["model"] == {"default": "gpt-x"} and "bullpen" in config["mcp_servers"]
+    assert (directory / ".env").is_symlink()
+    assert (directory / ".env").resolve() == (hermes_home / ".env").resolve()
+    secret_copies = [p for p in hermes_home.rglob("*")
+                     if p.is_file() and not p.is_symlink() and "sk-secret" in p.read_text()]
+    assert secret_copies == [hermes_home / ".env"]
+    # A second launch of the same session reuses the profile as it is.
+    assert not hermes.prepare_profile("auto", "research", hermes_home,
+                                      executable=BULLPEN).changed
+
+
+def test_missing_profile_is_a_clear_error(hermes_home: Path) -> None:
+    with pytest.raises(BadInput, match="hermes profile 'ghost' does not exist"):
+        hermes.prepare_profile("ghost", "x", hermes_home, executable=BULLPEN)
+
+
+def test_unparsable_config_is_refused_and_untouched(hermes_home: Path) -> None:
+    path = hermes_home / "profiles" / "coder" / "config.yaml"
+    broken = b"model:\n  default: [unclosed\n\xc3\xa9: x\n"
+    path.write_bytes(broken)
+    result = run_cli("hermes", "setup", "coder", "--yes", cwd=hermes_home,
+                     env={"HERMES_HOME": str(hermes_home)})
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"bullpen: {path} does not parse as YAML at line 3; fix it first, nothing was changed"]
+    assert path.read_bytes() == broken
+    assert list(path.parent.glob("config.yaml.bullpen-backup-*")) == []
+
+
+def test_cli_setup_shows_the_diff_then_unsetup(hermes_home: Path) -> None:
+    env = {"HERMES_HOME": str(hermes_home)}
+    shown = run_cli("hermes", "setup", "coder", cwd=hermes_home, env=env, input="")
+    assert shown.returncode == 2 and "needs confirmation" in shown.stderr
+    assert "+  bullpen:" in shown.stdout
+    done = run_cli("hermes", "setup", "coder", "--yes", cwd=hermes_home, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "backup:" in done.stdout
+    undone = run_cli("hermes", "unsetup", "coder", "--yes", cwd=hermes_home, env=env)
+    assert undone.returncode == 0, undone.stderr
+    assert (hermes_home / "profiles" / "coder" / "config.yaml").read_text() == USER_CONFIG
+
+
+def test_a_second_session_on_a_profile_in_use_is_refused(room: Room) -> None:
+    sessions.register(room.conn, "coder", profile="work")
+    sessions.update(room.conn, "coder", desired="running")
+    with pytest.raises(Refused, match="profile 'work' is in use by session 'coder'"):
+        sessions.register(room.conn, "reviewer", profile="work")
+
+
+def test_launch_command_env_and_typed_form() -> None:
+    assert hermes.hermes_command("bullpen-research") == "hermes -p bullpen-research --cli"
+    assert hermes.hermes_env() == {"HERMES_ACCEPT_HOOKS": "1"}
+    assert hermes.hermes_typed_form("hello", busy=False) == "hello"
+    assert hermes.hermes_typed_form("look at\nthis", busy=True) == "/queue look at this"
