@@ -1,0 +1,228 @@
+"""The change watcher end to end: real worktrees, real writes, real SQLite, real alerts."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from board import alerts, notes, reads, sessions
+from board.db import connect
+from board.room import Room
+from tests.conftest import git
+from workers.change_filter import ChangeBatch
+from workers.watch_alerts import record_batch
+from workers.watcher import Watcher
+
+DEADLINE = 5.0
+
+
+def wait_until(predicate: Callable[[], object], what: str, timeout: float = DEADLINE) -> None:
+    """Poll `predicate` until it is truthy; fail naming `what` after the deadline."""
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        pause.wait(0.01)
+
+
+@dataclass
+class Team:
+    repo: Path
+    room: Room
+    watcher: Watcher
+    batches: list[ChangeBatch] = field(default_factory=list)
+
+    def tree(self, name: str) -> Path:
+        return self.repo / ".bullpen" / "worktrees" / name
+
+    def add_session(self, name: str) -> Path:
+        path = self.tree(name)
+        git(self.repo, "worktree", "add", "-q", "-b", f"bullpen/{name}", str(path))
+        sessions.register(self.room.conn, name, branch=f"bullpen/{name}", worktree=str(path),
+                          base=git(self.repo, "rev-parse", "HEAD").strip())
+        return path
+
+    def alerts_of(self, name: str) -> list[alerts.Alert]:
+        return alerts.for_session(self.room.conn, name)
+
+    def sentinel(self, where: Path) -> None:
+        """Write a file nobody read and wait for its batch: everything before is handled."""
+        marker = where / f"sentinel-{len(self.batches)}-{time.monotonic_ns()}.txt"
+        marker.write_text("x")
+        name = marker.name
+        wait_until(lambda: any(name in p for b in self.batches for p in b.paths),
+                   f"the batch for {name}")
+
+    def seen_paths(self) -> set[str]:
+        return {path for batch in self.batches for path in batch.paths}
+
+
+@pytest.fixture
+def team(room: Room, git_repo: Path) -> Iterator[Team]:
+    """Sessions a and b in their own worktrees, watched with the main checkout."""
+    watcher_conn = connect(room.db_path)
+    found = Team(git_repo, room, None)  # type: ignore[arg-type]
+
+    def on_change(batch: ChangeBatch) -> None:
+        record_batch(watcher_conn, batch)
+        found.batches.append(batch)
+
+    found.watcher = Watcher(git_repo, on_change)
+    for name in ("a", "b"):
+        found.add_session(name)
+    found.watcher.set_targets({"main": git_repo, "a": found.tree("a"), "b": found.tree("b")})
+    found.watcher.start()
+    assert found.watcher.wait_ready()
+    yield found
+    found.watcher.stop()
+    watcher_conn.close()
+
+
+def edit(path: Path, text: str) -> None:
+    path.write_text(text)
+
+
+def test_edit_alerts_the_reader_once_then_again_after_it_was_seen(team: Team) -> None:
+    reads.record(team.room.conn, "b", ["src/app.py"])
+    edit(team.tree("a") / "src" / "app.py", "def handler():\n    return 'v2'\n")
+    wait_until(lambda: team.alerts_of("b"), "b's alert")
+    [alert] = team.alerts_of("b")
+    assert (alert.path, alert.changed_by, alert.commit) == ("src/app.py", "a", None)
+    [note] = notes.pending(team.room.conn, "b")
+    assert note.kind == "alert" and "src/app.py" in note.body and "bullpen diff a" in note.body
+
+    edit(team.tree("a") / "src" / "app.py", "v3\n")  # b has not seen the first one yet
+    team.sentinel(team.tree("a"))
+    assert len(team.alerts_of("b")) == 1
+    assert team.alerts_of("a") == []  # the writer is never alerted
+
+    notes.mark_delivered(team.room.conn, "b", [note.id], via="test")
+    edit(team.tree("a") / "src" / "app.py", "v4\n")
+    wait_until(lambda: len(team.alerts_of("b")) == 2, "b's second alert")
+    assert team.alerts_of("a") == []
+
+
+def test_a_commit_names_the_commit(team: Team) -> None:
+    reads.record(team.room.conn, "b", ["src/app.py"])
+    tree = team.tree("a")
+    edit(tree / "src" / "app.py", "v2\n")
+    wait_until(lambda: team.alerts_of("b"), "the uncommitted alert")
+    notes.mark_delivered(team.room.conn, "b", [a.note for a in team.alerts_of("b")], "test")
+    git(tree, "commit", "-qam", "handler returns v2")
+    sha = git(tree, "rev-parse", "HEAD").strip()
+    wait_until(lambda: len(team.alerts_of("b")) == 2, "the commit's alert")
+    newest = team.alerts_of("b")[0]
+    assert (newest.commit, newest.message, newest.paths) == (sha, "handler returns v2",
+                                                             ("src/app.py",))
+    assert sha[:12] in notes.pending(team.room.conn, "b")[0].body
+
+
+def test_edit_and_commit_in_one_burst_is_one_change(room: Room, git_repo: Path) -> None:
+    tree = git_repo / ".bullpen" / "worktrees" / "a"
+    git(git_repo, "worktree", "add", "-q", "-b", "bullpen/a", str(tree))
+    batches: list[ChangeBatch] = []
+    watcher = Watcher(git_repo, batches.append, debounce_ms=3000, step_ms=1000)
+    watcher.set_targets({"a": tree})
+    watcher.start()
+    try:
+        assert watcher.wait_ready()
+        edit(tree / "src" / "app.py", "v2\n")
+        git(tree, "commit", "-qam", "v2")
+        wait_until(lambda: batches, "the batch", timeout=10)
+        sha = git(tree, "rev-parse", "HEAD").strip()
+        assert batches == [ChangeBatch("a", ("src/app.py",), sha, "v2")]
+    finally:
+        watcher.stop()
+
+
+def test_files_nobody_read_and_the_writers_own_reads_never_alert(team: Team) -> None:
+    reads.record(team.room.conn, "a", ["src/app.py"])
+    edit(team.tree("a") / "README.md", "changed\n")
+    edit(team.tree("a") / "src" / "app.py", "mine\n")
+    team.sentinel(team.tree("a"))
+    assert {"README.md", "src/app.py"} <= team.seen_paths()
+    assert alerts.recent(team.room.conn) == []
+
+
+def test_a_change_in_the_main_checkout_alerts_readers(team: Team) -> None:
+    reads.record(team.room.conn, "b", ["src/app.py"])
+    edit(team.repo / "src" / "app.py", "main's version\n")
+    wait_until(lambda: team.alerts_of("b"), "b's alert")
+    [alert] = team.alerts_of("b")
+    assert (alert.changed_by, alert.commit) == ("main", None)
+    # the main checkout's watch does not see the worktrees under .bullpen/ as its own
+    assert all(b.source != "main" or not p.startswith(".bullpen/")
+               for b in team.batches for p in b.paths)
+
+
+def test_an_editor_style_save_is_one_change(team: Team) -> None:
+    reads.record(team.room.conn, "b", ["src/app.py"])
+    src = team.tree("a") / "src"
+    (src / ".app.py.swp").write_text("swap")
+    temp = src / ".app.py.tmp-83f2a"
+    temp.write_text("saved\n")
+    os.replace(temp, src / "app.py")
+    (src / ".app.py.swp").unlink()
+    wait_until(lambda: team.alerts_of("b"), "b's alert")
+    team.sentinel(team.tree("a"))
+    assert [b.paths for b in team.batches if "src/app.py" in b.paths] == [("src/app.py",)]
+    assert all(p == "src/app.py" or p.startswith("sentinel") for p in team.seen_paths())
+    assert len(team.alerts_of("b")) == 1
+
+
+def test_internals_and_ignored_output_never_alert(team: Team) -> None:
+    (team.repo / ".gitignore").write_text("build/\n")
+    git(team.repo, "add", ".gitignore")
+    git(team.repo, "commit", "-qm", "ignore build output")
+    team.sentinel(team.repo)
+    notes.mark_delivered(team.room.conn, "b", [n.id for n in notes.pending(team.room.conn, "b")],
+                         "test")
+    watched = ["build/out.js", ".bullpen/notes.txt", ".git/description", "src/app.py.swp"]
+    reads.record(team.room.conn, "b", watched)
+    before = len(team.alerts_of("b"))
+    (team.repo / "build").mkdir()
+    (team.repo / "build" / "out.js").write_text("compiled")
+    (team.repo / ".bullpen" / "notes.txt").write_text("room file")
+    (team.repo / ".git" / "description").write_text("internal")
+    (team.repo / "src" / "app.py.swp").write_text("swap")
+    git(team.tree("a"), "status", "--porcelain")  # touches the worktree's index
+    team.sentinel(team.repo)
+    assert not set(watched) & team.seen_paths()
+    assert len(team.alerts_of("b")) == before
+
+
+def test_several_files_changed_together_make_one_alert(team: Team) -> None:
+    reads.record(team.room.conn, "b", ["src/app.py", "README.md"])
+    edit(team.tree("a") / "src" / "app.py", "v2\n")
+    edit(team.tree("a") / "README.md", "v2\n")
+    wait_until(lambda: team.alerts_of("b"), "b's alert")
+    team.sentinel(team.tree("a"))
+    [alert] = team.alerts_of("b")
+    assert alert.paths == ("README.md", "src/app.py")
+
+
+def test_worktrees_coming_and_going(team: Team) -> None:
+    reads.record(team.room.conn, "b", ["src/app.py"])
+    tree_c = team.add_session("c")
+    team.watcher.set_targets({"main": team.repo, "a": team.tree("a"), "b": team.tree("b"),
+                              "c": tree_c})
+    assert team.watcher.wait_ready()
+    edit(tree_c / "src" / "app.py", "c's version\n")
+    wait_until(lambda: team.alerts_of("b"), "the alert from c")
+    assert team.alerts_of("b")[0].changed_by == "c"
+    notes.mark_delivered(team.room.conn, "b", [team.alerts_of("b")[0].note], "test")
+
+    git(team.repo, "worktree", "remove", "--force", str(team.tree("a")))  # still a target
+    team.sentinel(team.tree("b"))
+    team.watcher.set_targets({"main": team.repo, "b": team.tree("b"), "c": tree_c})
+    assert team.watcher.wait_ready()
+    team.sentinel(team.tree("b"))
+    assert len(team.alerts_of("b")) == 1
+    assert all(batch.source != "a" for batch in team.batches)

@@ -1,0 +1,129 @@
+"""Which raw filesystem events are changes a reader should hear about, and whose they are.
+
+The watcher hands over a debounced burst of `(kind, absolute path)` events. This module
+routes each event to the watched directory that holds it (the deepest one, so an edit in
+a session's worktree under `.bullpen/worktrees/` belongs to that session, not to the main
+checkout), drops git internals (keeping only what reveals a commit: HEAD files, branch
+refs, packed-refs), editor temp files and transient files, and asks git which of the rest
+are ignored. Only `ignored()` runs git; everything else is pure.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles.Change values
+
+MAIN = "main"  # the source name of the repository's main checkout
+ALWAYS_SKIPPED_DIRS = (".git", ".bullpen", "__pycache__")
+# Swap, backup and write-then-rename temp names of common editors and tools.
+EDITOR_TEMP_PATTERNS = (
+    "*.swp", "*.swo", "*.swx", "*.swpx", "*~", ".#*", "#*#", "4913", "*.tmp", "*.temp",
+    "*.kate-swp", ".goutputstream-*", "*___jb_tmp___", "*___jb_old___", ".~lock.*#",
+    "*.orig", "*.rej", "*.pyc", ".DS_Store", "*.crdownload", "*.part",
+)
+
+
+@dataclass(frozen=True)
+class ChangeBatch:
+    """One coalesced change by one source: uncommitted edits, or a commit and its files."""
+
+    source: str
+    paths: tuple[str, ...]
+    commit: str | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """A watched checkout: a session's worktree or the main checkout (`source == "main"`)."""
+
+    source: str
+    root: Path
+
+
+@dataclass
+class Routed:
+    """A burst of raw events sorted by source; `refs_moved` if any ref or HEAD file changed."""
+
+    files: dict[str, dict[str, set[int]]] = field(default_factory=dict)
+    refs_moved: bool = False
+
+    def add(self, source: str, relative: str, kind: int) -> None:
+        self.files.setdefault(source, {}).setdefault(relative, set()).add(kind)
+
+
+def is_editor_temp(relative: str) -> bool:
+    """True for swap files, backups and temp files editors write before renaming."""
+    name = PurePosixPath(relative).name
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in EDITOR_TEMP_PATTERNS)
+
+
+def is_ref_event(git_relative: str) -> bool:
+    """Whether a path inside the common git dir can mean a branch moved (a commit)."""
+    if git_relative.endswith(".lock"):
+        return False
+    parts = PurePosixPath(git_relative).parts
+    if git_relative in ("HEAD", "packed-refs") or git_relative.startswith("refs/heads/"):
+        return True
+    # a linked worktree's own HEAD: <common>/worktrees/<id>/HEAD
+    return len(parts) == 3 and parts[0] == "worktrees" and parts[2] == "HEAD"
+
+
+def route(raw: Iterable[tuple[int, str]], targets: Iterable[Target],
+          git_common_dir: Path) -> Routed:
+    """Sort raw events into per-source repo-relative paths, dropping what never alerts."""
+    ordered = sorted(targets, key=lambda t: len(t.root.parts), reverse=True)
+    routed = Routed()
+    for kind, raw_path in raw:
+        path = Path(raw_path)
+        if path.is_relative_to(git_common_dir):
+            routed.refs_moved |= is_ref_event(path.relative_to(git_common_dir).as_posix())
+            continue
+        target = next((t for t in ordered if path.is_relative_to(t.root)), None)
+        if target is None or path == target.root:
+            continue
+        relative = path.relative_to(target.root)
+        if relative.parts[0] in ALWAYS_SKIPPED_DIRS or "__pycache__" in relative.parts:
+            continue
+        if is_editor_temp(relative.as_posix()):
+            continue
+        routed.add(target.source, relative.as_posix(), kind)
+    return routed
+
+
+def settled(changes: dict[str, set[int]], root: Path) -> list[str]:
+    """The paths that really changed, once the burst is over.
+
+    A file created and gone again within one burst (an editor's temp file before it was
+    renamed over the real one) is no change; nor is a directory. A deletion is a change.
+    """
+    result = []
+    for relative, kinds in changes.items():
+        absolute = root / relative
+        exists = absolute.exists()
+        if not exists and ADDED in kinds:
+            continue
+        if exists and absolute.is_dir():
+            continue
+        result.append(relative)
+    return sorted(result)
+
+
+def ignored(root: Path, relatives: list[str]) -> set[str]:
+    """The paths git ignores in the checkout at `root` (tracked files never count as ignored).
+
+    One `git check-ignore --stdin` call per burst; if git fails, nothing is ignored.
+    """
+    if not relatives:
+        return set()
+    result = subprocess.run(
+        ["git", "check-ignore", "--stdin", "-z"], cwd=root, capture_output=True,
+        input="\0".join(relatives).encode() + b"\0", check=False)
+    if result.returncode not in (0, 1):
+        return set()
+    return {item for item in result.stdout.decode(errors="replace").split("\0") if item}

@@ -1,0 +1,226 @@
+"""The file-change watcher: a plain class with its own thread and a callback.
+
+It watches each session's worktree and the main checkout through watchfiles (inotify on
+Linux, debounced and coalesced in Rust) and reports `ChangeBatch`es: per source, either
+uncommitted edits or a commit with the files it touched. The coordinator turns each batch
+into alerts (`workers.watch_alerts.record_batch`).
+
+Commits are found by watching the common git dir for branch refs, packed-refs and HEAD
+files; when one moves, every watched checkout's HEAD is re-read and the commits that are
+new to it (and on no other watched HEAD, so a merge of another session's work is not
+reported as this one's) make one batch. Edits seen in the same burst that the new HEAD
+explains are folded into that batch, so "edit then commit" is one change.
+
+Not covered: a commit made while the watch restarts is reported at the next start
+(HEADs are compared then); a checkout, merge or reset whose file writes straddle two
+bursts may also report those files as uncommitted edits.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from watchfiles._rust_notify import RustNotify
+
+from workers.change_filter import ChangeBatch, Target, ignored, route, settled
+
+__all__ = ["ChangeBatch", "Watcher"]
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_MS = 200  # most time spent grouping one burst
+STEP_MS = 50  # a burst ends after this long without new events
+
+
+@dataclass(frozen=True)
+class _Generation:
+    """What one watch (between restarts) was started with."""
+
+    targets: tuple[Target, ...]
+    roots: tuple[Path, ...]
+    git_common_dir: Path
+
+
+class _Either:
+    """A stop flag for RustNotify.watch: set when either event is set."""
+
+    def __init__(self, *events: threading.Event) -> None:
+        self._events = events
+
+    def is_set(self) -> bool:
+        return any(event.is_set() for event in self._events)
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                            check=False)
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+class Watcher:
+    """Watch checkouts for changes; call `on_change` (on the watcher's thread) per batch.
+
+    `set_targets({"main": repo_root, "a": worktree_of_a, ...})` says what to watch; the
+    watch restarts cleanly whenever the set changes (a worktree added or removed).
+    """
+
+    def __init__(self, repo_root: Path, on_change: Callable[[ChangeBatch], None], *,
+                 debounce_ms: int = DEBOUNCE_MS, step_ms: int = STEP_MS) -> None:
+        self.repo_root = Path(repo_root).resolve()
+        self.on_change = on_change
+        self.debounce_ms = debounce_ms
+        self.step_ms = step_ms
+        self._targets: dict[str, Path] = {}
+        self._heads: dict[str, str] = {}  # source -> HEAD sha last reported
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._restart = threading.Event()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        common = _git(self.repo_root, "rev-parse", "--path-format=absolute",
+                      "--git-common-dir")
+        self.git_common_dir = Path(common).resolve() if common else self.repo_root / ".git"
+
+    # -- control -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the watcher thread (once)."""
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="bullpen-watcher", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop watching and wait for the thread to finish."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def set_targets(self, targets: Mapping[str, Path]) -> None:
+        """Watch exactly these checkouts (source name -> directory); restart if they changed."""
+        resolved = {name: Path(path).resolve() for name, path in targets.items()}
+        with self._lock:
+            if resolved == self._targets:
+                return
+            self._targets = resolved
+            self._ready.clear()
+        self._restart.set()
+
+    def wait_ready(self, timeout: float = 10.0) -> bool:
+        """Block until the current targets are being watched (tests and benchmarks)."""
+        return self._ready.wait(timeout)
+
+    # -- the thread ----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._restart.clear()
+            generation = self._begin()
+            if not generation.roots:
+                self._ready.set()
+                while not (self._stop.wait(0.05) or self._restart.is_set()):
+                    pass  # nothing to watch until set_targets names something
+                continue
+            try:
+                self._watch(generation)
+            except Exception:  # a vanished root, a full inotify table: log, retry shortly
+                log.exception("watcher failed; restarting")
+                self._stop.wait(0.5)
+
+    def _begin(self) -> _Generation:
+        with self._lock:
+            current = dict(self._targets)
+        targets = tuple(Target(name, root) for name, root in sorted(current.items())
+                        if root.is_dir())
+        wanted = sorted({t.root for t in targets} | ({self.git_common_dir} if targets
+                                                         else set()),
+                        key=lambda p: len(p.parts))
+        roots: list[Path] = []
+        for root in wanted:  # inotify watches are per directory: never nest two roots
+            if not any(root.is_relative_to(kept) for kept in roots):
+                roots.append(root)
+        generation = _Generation(targets, tuple(roots), self.git_common_dir)
+        for name in list(self._heads):
+            if name not in current:
+                del self._heads[name]
+        self._report_commits(generation, {})  # catch up on commits made while restarting
+        return generation
+
+    def _watch(self, generation: _Generation) -> None:
+        with RustNotify([str(root) for root in generation.roots], False, False, 300, True,
+                        True) as notify:
+            self._ready.set()
+            stop = _Either(self._stop, self._restart)
+            while True:
+                raw = notify.watch(self.debounce_ms, self.step_ms, 1000, stop)
+                if raw == "stop":
+                    return
+                if isinstance(raw, set) and raw:
+                    self._handle(generation, raw)
+
+    def _handle(self, generation: _Generation, raw: set[tuple[int, str]]) -> None:
+        routed = route(raw, generation.targets, generation.git_common_dir)
+        edits: dict[str, list[str]] = {}
+        for target in generation.targets:
+            changes = routed.files.get(target.source)
+            if not changes or not self._alive(target):
+                continue
+            paths = settled(changes, target.root)
+            skip = ignored(target.root, paths)
+            edits[target.source] = [path for path in paths if path not in skip]
+        if routed.refs_moved:
+            self._report_commits(generation, edits)
+        for source, paths in sorted(edits.items()):
+            if paths:
+                self._emit(ChangeBatch(source, tuple(paths)))
+
+    def _alive(self, target: Target) -> bool:
+        """A worktree being removed is no change by its session."""
+        return target.root.is_dir() and (target.root / ".git").exists()
+
+    def _report_commits(self, generation: _Generation, edits: dict[str, list[str]]) -> None:
+        """Report each target's HEAD move; drop from `edits` the files the move explains."""
+        heads = {t.source: _git(t.root, "rev-parse", "HEAD") for t in generation.targets
+                 if self._alive(t)}
+        for target in generation.targets:
+            new, old = heads.get(target.source), self._heads.get(target.source)
+            if new is None:
+                continue
+            self._heads[target.source] = new
+            if old is None or old == new:
+                continue
+            others = [sha for name, sha in heads.items() if sha and name != target.source]
+            batch, explained = self._commit_batch(target, old, new, others)
+            if target.source in edits:
+                edits[target.source] = [p for p in edits[target.source] if p not in explained]
+            if batch is not None:
+                self._emit(batch)
+
+    def _commit_batch(self, target: Target, old: str, new: str,
+                      others: list[str]) -> tuple[ChangeBatch | None, set[str]]:
+        """The batch for HEAD moving old -> new, and every path that differs between them."""
+        root = target.root
+        net = set((_git(root, "diff", "--name-only", old, new) or "").splitlines())
+        own = (_git(root, "rev-list", new, "--not", old, *others) or "").split()
+        if not own:  # a fast-forward onto others' commits, or a reset: nothing of its own
+            return None, net
+        files = set((_git(root, "log", "--name-only", "--format=", new, "--not", old,
+                          *others) or "").splitlines())
+        files.discard("")
+        if not files:
+            return None, net
+        message = _git(root, "log", "-1", "--format=%s", own[0])
+        return ChangeBatch(target.source, tuple(sorted(files)), own[0], message), net
+
+    def _emit(self, batch: ChangeBatch) -> None:
+        try:
+            self.on_change(batch)
+        except Exception:  # the callback's failure must not stop the watch
+            log.exception("on_change failed for %s", batch)
