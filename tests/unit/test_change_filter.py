@@ -1,0 +1,64 @@
+"""Routing raw watcher events to sources, without touching the filesystem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workers.change_filter import (
+    ADDED,
+    DELETED,
+    MODIFIED,
+    Target,
+    is_editor_temp,
+    is_ref_event,
+    route,
+)
+
+REPO = Path("/r")
+TARGETS = [Target("main", REPO), Target("a", REPO / ".bullpen" / "worktrees" / "a")]
+
+
+@pytest.mark.parametrize("name", [".app.py.swp", "app.py~", ".#app.py", "#app.py#", "4913",
+                                  "app.py.tmp", "x.pyc", "app.py___jb_tmp___"])
+def test_editor_temp_files(name: str) -> None:
+    assert is_editor_temp(f"src/{name}")
+
+
+@pytest.mark.parametrize("name", ["app.py", "swp.py", "tmp/notes.md", "Makefile"])
+def test_real_files_are_not_temp(name: str) -> None:
+    assert not is_editor_temp(name)
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("HEAD", True), ("packed-refs", True), ("refs/heads/main", True),
+    ("refs/heads/bullpen/a", True), ("refs/heads/bullpen/a.lock", False),
+    ("worktrees/a/HEAD", True), ("worktrees/a/index", False), ("objects/ab/cdef", False),
+    ("logs/refs/heads/main", False), ("refs/tags/v1", False), ("index", False),
+])
+def test_ref_events(path: str, expected: bool) -> None:
+    assert is_ref_event(path) is expected
+
+
+def test_events_go_to_the_deepest_checkout_and_internals_are_dropped() -> None:
+    raw = [
+        (MODIFIED, "/r/src/app.py"),
+        (MODIFIED, "/r/.bullpen/worktrees/a/src/app.py"),
+        (ADDED, "/r/.bullpen/bullpen.db-wal"),
+        (MODIFIED, "/r/.bullpen/worktrees/a/.git"),
+        (ADDED, "/r/src/__pycache__/app.cpython-311.pyc"),
+        (ADDED, "/r/src/.app.py.swp"),
+        (DELETED, "/r/README.md"),
+        (MODIFIED, "/elsewhere/file"),
+        (ADDED, "/r/.git/objects/ab/cdef"),
+    ]
+    routed = route(raw, TARGETS, REPO / ".git")
+    assert routed.files == {"main": {"src/app.py": {MODIFIED}, "README.md": {DELETED}},
+                            "a": {"src/app.py": {MODIFIED}}}
+    assert not routed.refs_moved
+
+
+def test_a_branch_ref_marks_refs_moved() -> None:
+    routed = route([(ADDED, "/r/.git/refs/heads/bullpen/a")], TARGETS, REPO / ".git")
+    assert routed.refs_moved and routed.files == {}
