@@ -1,0 +1,57 @@
+"""MCP: a tool call round trip on a live `bullpen mcp` against the same CLI command run as a
+whole process, and the server's start-up, measured in the same run."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from bench.common import describe, median, scratch_repo, time_command
+from board import sessions
+from board.room import open_room
+
+RUNS = 40
+BULLPEN = str(Path(sys.executable).parent / "bullpen")
+
+
+async def _mcp_times(env: dict[str, str], cwd: Path, runs: int) -> tuple[float, list[float]]:
+    """(start-up + initialize seconds, per-call seconds) for `send_note` over MCP."""
+    params = StdioServerParameters(command=BULLPEN, args=["mcp"], env=env, cwd=str(cwd))
+    started = time.perf_counter()
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        startup = time.perf_counter() - started
+        times = []
+        for index in range(runs):
+            began = time.perf_counter()
+            result = await client.call_tool("send_note", {"to": "bob", "text": f"mcp {index}"})
+            times.append(time.perf_counter() - began)
+            assert not result.is_error, result.content
+    return startup, times
+
+
+def main() -> None:
+    repo = scratch_repo()
+    with open_room(env={}, start=repo) as room:
+        token = sessions.register(room.conn, "alice")
+        sessions.register(room.conn, "bob")
+        home = room.home
+    env = {**os.environ, "BULLPEN_HOME": str(home), "BULLPEN_SESSION": "alice",
+           "BULLPEN_TOKEN": token}
+    cli = time_command([BULLPEN, "note", "send", "bob", "cli note"], RUNS // 4, env=env,
+                       cwd=repo)
+    # The CLI repeats one text (after the first run, a deduplicated send: less work);
+    # the MCP calls each store a new note, so the ratio errs against MCP.
+    startup, calls = anyio.run(_mcp_times, env, repo, RUNS)
+    floor = time_command([sys.executable, "-c", "import sqlite3"], RUNS // 4)
+    print(f"python -c 'import sqlite3'     {describe(floor)}")
+    print(f"bullpen note send (process)    {describe(cli)}")
+    print(f"MCP send_note round trip       {describe(calls)}")
+    print(f"MCP server start + initialize  {startup * 1000:.1f} ms")
+    print(f"ratio CLI process / MCP call: {median(cli) / median(calls):.1f}x"
+          f" (MCP call / interpreter start: {median(calls) / median(floor):.2f}x)")
