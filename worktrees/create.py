@@ -9,9 +9,10 @@ from worktrees.changes import branch_head
 from worktrees.errors import BadWorktreeInput, WorktreeError
 from worktrees.gitcmd import first_line, git_out, run_git
 from worktrees.includes import copy_included
+from worktrees.lock import worktrees_locked
 from worktrees.models import RegisteredWorktree, WorktreeInfo
 from worktrees.naming import branch_for, check_branch_allowed, worktree_path
-from worktrees.repo import list_worktrees, main_head, resolve_commit
+from worktrees.repo import list_worktrees, main_head, main_root, resolve_commit
 
 EXCLUDE_LINE = "/.bullpen/"  # same line the room writes; keeps worktrees out of `git status`
 
@@ -24,12 +25,16 @@ def create_worktree(repo_root: Path | str, name: str, base: str | None = None) -
     ignored; if the worktree already exists on that branch it is returned unchanged.
     Gitignored files listed in `.worktreeinclude` are copied from the main checkout.
     """
-    root = list_worktrees(repo_root)[0].path
+    root = main_root(repo_root)
     main_head(root)  # refuses a repository without commits
     branch = check_branch_allowed(branch_for(name))
     path = worktree_path(root, name)
     _exclude_room_dir(root)
+    with worktrees_locked(root):
+        return _create(root, name, branch, path, base)
 
+
+def _create(root: Path, name: str, branch: str, path: Path, base: str | None) -> WorktreeInfo:
     registered = _registered_at(root, path)
     if registered is not None and not registered.prunable and path.exists():
         if registered.branch != branch:

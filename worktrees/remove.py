@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from worktrees.base import forget_branch_config
 from worktrees.changes import branch_head
 from worktrees.errors import BadWorktreeInput, UnsafeRemoval, WorktreeError
 from worktrees.gitcmd import first_line, run_git
+from worktrees.lock import worktrees_locked
 from worktrees.models import RegisteredWorktree, RemovedWorktree
 from worktrees.naming import BRANCH_PREFIX, branch_for, check_branch_allowed, worktree_path
-from worktrees.repo import MAIN_HEAD, list_worktrees
+from worktrees.repo import MAIN_HEAD, list_worktrees, main_root
 from worktrees.status import worktree_status
 
 _SHOWN_FILES = 5  # enough to recognise the work without flooding the one-line error
@@ -23,9 +25,15 @@ def remove_worktree(repo_root: Path | str, name: str, force: bool = False,
     (untracked files included) or the branch holds commits the main checkout's HEAD lacks.
     Only `bullpen/` branches are ever deleted; a directory git does not know is left alone.
     """
-    worktrees = list_worktrees(repo_root)
-    root = worktrees[0].path
+    root = main_root(repo_root)
     branch = check_branch_allowed(branch_for(name))
+    with worktrees_locked(root):
+        return _remove(root, name, branch, force, delete_branch)
+
+
+def _remove(root: Path, name: str, branch: str, force: bool,
+            delete_branch: bool) -> RemovedWorktree:
+    worktrees = list_worktrees(root)
     path = worktree_path(root, name)
     registered = next((wt for wt in worktrees if wt.path == path.resolve()), None)
     live = registered is not None and not registered.prunable and path.exists()
@@ -87,5 +95,5 @@ def _delete_branch(root: Path, branch: str, tip: str) -> bool:
                             "switch that checkout to another branch first")
     # Compare-and-delete: if a commit landed since we checked, git refuses.
     run_git(root, "update-ref", "-d", f"refs/heads/{branch}", tip)
-    run_git(root, "config", "--local", "--remove-section", f"branch.{branch}", ok=(0, 1, 128))
+    forget_branch_config(root, branch)
     return True

@@ -42,7 +42,20 @@ def list_worktrees(path: Path | str) -> list[RegisteredWorktree]:
 
 def main_root(path: Path | str) -> Path:
     """The main worktree of the repository containing `path`, even from a linked worktree."""
-    return list_worktrees(path)[0].path
+    path = Path(path)
+    if not path.is_dir():
+        raise BadWorktreeInput(f"{path} is not a directory; pass a path inside a git repository")
+    # One rev-parse rather than `worktree list`, which fails while another process is
+    # half-way through adding a worktree. Like git itself, the main worktree is the
+    # directory holding the common `.git`.
+    result = run_git(path, "rev-parse", "--path-format=absolute", "--git-common-dir",
+                     ok=(0, 128))
+    if result.status != 0:
+        raise BadWorktreeInput(f"{path} is not a git repository; run git init")
+    common = Path(result.stdout.strip()).resolve()
+    if common.name != ".git":
+        raise BadWorktreeInput(f"{path} is in a bare repository; bullpen needs a working tree")
+    return common.parent
 
 
 def open_repo(path: Path | str) -> git.Repo:

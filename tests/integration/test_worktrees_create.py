@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from worktrees import (
     create_worktree,
     main_root,
     open_repo,
+    remove_worktree,
     worktree_path,
 )
 
@@ -190,3 +192,26 @@ def test_main_root_from_inside_a_linked_worktree(git_repo: Path) -> None:
     assert create_worktree(info.path, "coder") == info
     nested = create_worktree(info.path / "src", "reviewer")
     assert nested.path == git_repo.resolve() / ".bullpen" / "worktrees" / "reviewer"
+
+
+def test_sessions_created_at_once_all_get_their_worktree(git_repo: Path) -> None:
+    # Concurrent `git worktree add`s trip over each other unless bullpen serialises them.
+    names = [f"s{n}" for n in range(8)]
+    with ThreadPoolExecutor(len(names)) as pool:
+        infos = list(pool.map(lambda name: create_worktree(git_repo, name), names))
+
+    assert [info.branch for info in infos] == [f"bullpen/{name}" for name in names]
+    for info in infos:
+        assert git(git_repo, "config", f"branch.{info.branch}.bullpen-base").strip() == \
+            info.base_commit
+    with ThreadPoolExecutor(len(names)) as pool:
+        list(pool.map(lambda name: remove_worktree(git_repo, name), names))
+    assert git(git_repo, "branch", "--list", "bullpen/*") == ""
+    assert git(git_repo, "status", "--porcelain") == ""
+
+
+def test_bare_repository_is_refused(tmp_path: Path, git_repo: Path) -> None:
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(git_repo), str(bare))
+    with pytest.raises(BadWorktreeInput, match="bare repository"):
+        main_root(bare)
