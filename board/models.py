@@ -129,6 +129,7 @@ class Session(_Json):
     hook_status_at: float | None
     last_activity: float | None
     created_at: float
+    on_commit: str | None = None
 
 
 @dataclass(frozen=True)

@@ -134,25 +134,32 @@ def pending_recipients(conn: sqlite3.Connection) -> list[str]:
 
 def mark_delivered(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
                    via: str) -> int:
-    """Mark notes delivered to `recipient` once; returns how many were still pending.
+    """Mark notes delivered to `recipient` once; returns how many were still pending."""
+    return len(claim_delivery(conn, recipient, note_ids, via))
 
-    The state change is conditional, so two deliverers racing never both win.
+
+def claim_delivery(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
+                   via: str) -> list[int]:
+    """Mark notes delivered and return the ids this call changed from pending.
+
+    The state change is conditional, so two deliverers racing never both win a note.
     """
     if not note_ids:
-        return 0
+        return []
     now = time.time()
-    changed = 0
+    claimed = []
     with write(conn):
         for note_id in note_ids:
-            changed += conn.execute(
+            if conn.execute(
                 "UPDATE deliveries SET state = 'delivered', via = ?, delivered_at = ?"
                 " WHERE note = ? AND recipient = ? AND state = 'pending'",
                 (via, now, note_id, recipient),
-            ).rowcount
-        if changed:
-            events.emit(conn, "notes_delivered", recipient, note_ids[-1], via=via,
-                         notes=note_ids)
-    return changed
+            ).rowcount:
+                claimed.append(note_id)
+        if claimed:
+            events.emit(conn, "notes_delivered", recipient, claimed[-1], via=via,
+                        notes=claimed)
+    return claimed
 
 
 def take_pending(conn: sqlite3.Connection, recipient: str, via: str) -> list[Note]:
@@ -181,3 +188,24 @@ def recent(conn: sqlite3.Connection, limit: int = 200, before_id: int | None = N
 def get(conn: sqlite3.Connection, note_id: int) -> Note | None:
     row = conn.execute("SELECT * FROM notes WHERE id = ?", (note_id,)).fetchone()
     return _row_to_note(row) if row else None
+
+
+def requeue(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> None:
+    """Put notes back in the queue after a delivery attempt failed before anything typed."""
+    with write(conn):
+        conn.executemany(
+            "UPDATE deliveries SET state = 'pending', via = NULL, delivered_at = NULL"
+            " WHERE note = ? AND recipient = ? AND state = 'delivered' AND read_at IS NULL",
+            [(note_id, recipient) for note_id in note_ids])
+
+
+def hold(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> int:
+    """Stop trying to type these notes (the queue is over its cap); they stay unread in
+    the inbox. Returns how many were held."""
+    with write(conn):
+        held = sum(conn.execute(
+            "UPDATE deliveries SET state = 'held' WHERE note = ? AND recipient = ?"
+            " AND state = 'pending'", (note_id, recipient)).rowcount for note_id in note_ids)
+        if held:
+            events.emit(conn, "notes_held", recipient, note_ids[-1], count=held)
+    return held

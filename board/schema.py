@@ -120,4 +120,21 @@ MIGRATIONS: list[str] = [
         created_at REAL NOT NULL
     );
     """,
+    # 2: plans (tasks created once from bullpen.yaml), commit subscriptions, dispatch marks
+    """
+    ALTER TABLE sessions ADD COLUMN on_commit TEXT;
+    CREATE TABLE plan_tasks (
+        session TEXT PRIMARY KEY,
+        task INTEGER NOT NULL REFERENCES tasks(id)
+    );
+    CREATE TABLE dispatched (
+        key TEXT PRIMARY KEY,
+        note INTEGER,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT
+    );
+    """,
 ]

@@ -36,7 +36,7 @@ def test_waiting_task_cannot_be_started_or_finished(room: Room) -> None:
     parent = tasks.add(room.conn, OPERATOR, "research")
     child = tasks.add(room.conn, OPERATOR, "code", after=[parent.id])
     for status in ("ready", "running", "done"):
-        with pytest.raises(Refused, match=f"waits on unfinished task"):
+        with pytest.raises(Refused, match="waits on unfinished task"):
             tasks.move(room.conn, OPERATOR, child.id, status)
     assert tasks.get(room.conn, child.id).status == "todo"
 

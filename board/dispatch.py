@@ -1,0 +1,39 @@
+"""Sending a ping exactly once, however often the dispatcher sees its cause.
+
+The key (for example `ready:12:coder`) and the note are written in one transaction, so
+a coordinator killed at any point and started again never pings twice or not at all.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from board import notes
+from board.db import write
+from board.models import Note
+
+
+def send_once(conn: sqlite3.Connection, key: str, to: str, body: str, *, kind: str,
+              task: int | None = None, sender: str = notes.SYSTEM_SENDER) -> Note | None:
+    """Send the note unless a note with this key was sent before; returns it or None."""
+    with write(conn):
+        inserted = conn.execute(
+            "INSERT OR IGNORE INTO dispatched (key, created_at) VALUES (?, ?)",
+            (key, time.time())).rowcount
+        if not inserted:
+            return None
+        note = notes.send(conn, sender, to, body, kind=kind, task=task)
+        conn.execute("UPDATE dispatched SET note = ? WHERE key = ?", (note.id, key))
+    return note
+
+
+def get_mark(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def set_mark(conn: sqlite3.Connection, key: str, value: str) -> None:
+    with write(conn):
+        conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key)"
+                     " DO UPDATE SET value = excluded.value", (key, value))

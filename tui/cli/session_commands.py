@@ -1,0 +1,189 @@
+"""`bullpen up|down|spawn|ls|stop|restart|attach`: sessions in worktrees and tmux panes.
+
+Each handler imports the runtime (libtmux, GitPython) lazily, so the room's fast
+commands never pay for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tui.cli.output import print_json, print_table
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    up = subparsers.add_parser("up", help="start the room (or reattach to it)")
+    up.add_argument("--detach", action="store_true", help="start and return (scripts, CI)")
+    up.add_argument("--no-dashboard", action="store_true", help=argparse.SUPPRESS)
+    up.set_defaults(handler=room_up)
+
+    down = subparsers.add_parser("down", help="stop every session, the coordinator and tmux")
+    down.add_argument("--remove-worktrees", action="store_true",
+                      help="also remove clean, merged worktrees")
+    down.add_argument("--force", action="store_true",
+                      help="with --remove-worktrees: remove them even with unsaved work")
+    down.set_defaults(handler=room_down)
+
+    spawn = subparsers.add_parser("spawn", help="start a new session in its own worktree")
+    spawn.add_argument("name", metavar="NAME")
+    spawn.add_argument("--agent", metavar="CMD", help="the command to run (default from"
+                       " bullpen.yaml, else hermes)")
+    spawn.add_argument("--profile", metavar="P", help="hermes profile (one session each)")
+    spawn.add_argument("--task", metavar="TEXT", help="a task to assign to it")
+    spawn.add_argument("--from", dest="base", metavar="REF", help="branch off REF (default:"
+                       " the main checkout's HEAD)")
+    spawn.add_argument("--on-commit", metavar="SESSION", help="ping it on SESSION's commits")
+    spawn.add_argument("--no-dashboard", action="store_true", help=argparse.SUPPRESS)
+    spawn.set_defaults(handler=spawn_session)
+
+    ls = subparsers.add_parser("ls", help="sessions: status, branch, worktree, changes")
+    ls.add_argument("--json", action="store_true", help="print a JSON array of sessions")
+    ls.set_defaults(handler=list_sessions)
+
+    stop = subparsers.add_parser("stop", help="stop a session (its worktree stays)")
+    stop.add_argument("name", metavar="NAME")
+    stop.add_argument("--remove-worktree", action="store_true",
+                      help="also remove its worktree if it is clean and merged")
+    stop.add_argument("--force", action="store_true", help="remove it even with unsaved work")
+    stop.set_defaults(handler=stop_session)
+
+    restart = subparsers.add_parser("restart", help="start a session's agent again")
+    restart.add_argument("name", metavar="NAME")
+    restart.set_defaults(handler=restart_session)
+
+    attach = subparsers.add_parser("attach", help="put this terminal on the room")
+    attach.add_argument("name", metavar="NAME", nargs="?", help="focus this session's pane")
+    attach.set_defaults(handler=attach_room)
+
+    coordinator = subparsers.add_parser("coordinator", help=argparse.SUPPRESS)
+    coordinator.set_defaults(handler=run_coordinator)
+
+
+def _home() -> Path:
+    from board.home import room_home
+    from board.room import prepare_home
+
+    home = room_home()
+    prepare_home(home)
+    return home
+
+
+def room_up(args: argparse.Namespace) -> int:
+    from workers import lifecycle
+
+    home = _home()
+    report = lifecycle.up(home, with_dashboard=not args.no_dashboard)
+    for line in report.lines:
+        print(line)
+    if args.detach or not sys.stdout.isatty():
+        print(f"room is up; attach with: bullpen attach (socket {_socket(home)})")
+        return 0
+    return _attach(home, None)
+
+
+def room_down(args: argparse.Namespace) -> int:
+    from workers import lifecycle
+
+    if args.force and not args.remove_worktrees:
+        from board.errors import BadInput
+        raise BadInput("--force only applies with --remove-worktrees")
+    for line in lifecycle.down(_home(), remove_worktrees=args.remove_worktrees,
+                               force=args.force).lines:
+        print(line)
+    return 0
+
+
+def spawn_session(args: argparse.Namespace) -> int:
+    from workers import config, launcher, layout, lifecycle
+
+    home = _home()
+    plan = config.load(home.parent)
+    agent = args.agent if args.agent is not None else plan.agent
+    server = layout.server_for(home.parent)
+    request = launcher.SpawnRequest(name=args.name, agent=agent, profile=args.profile,
+                                    task=args.task, base=args.base, on_commit=args.on_commit)
+    with launcher.open_operator_room(home) as room:
+        launcher.check_request(room, request)
+    lifecycle.layout.ensure_room_window(server, home.parent, home, not args.no_dashboard)
+    lifecycle.ensure_coordinator(server, home)
+    session = launcher.spawn(home, request, server=server,
+                             with_dashboard=not args.no_dashboard, layout_name=plan.layout)
+    print(f"started {session.name} in {session.worktree} on {session.branch}"
+          f" (pane {session.pane})")
+    return 0
+
+
+def list_sessions(args: argparse.Namespace) -> int:
+    from workers import lifecycle
+
+    rows = lifecycle.list_sessions(_home())
+    if args.json:
+        print_json([row.to_json() for row in rows])
+    elif not rows:
+        print("no sessions; start one with bullpen spawn NAME or bullpen up")
+    else:
+        print_table(["name", "status", "branch", "pane", "changed", "agent"],
+                    [(r.name, r.status + (f" ({r.exit_code})" if r.exit_code is not None
+                                          else ""),
+                      r.branch, r.pane, len(r.changed_files), r.agent) for r in rows])
+    return 0
+
+
+def stop_session(args: argparse.Namespace) -> int:
+    from workers import launcher
+
+    if args.force and not args.remove_worktree:
+        from board.errors import BadInput
+        raise BadInput("--force only applies with --remove-worktree")
+    for line in launcher.stop(_home(), args.name, remove=args.remove_worktree,
+                              force=args.force):
+        print(line)
+    return 0
+
+
+def restart_session(args: argparse.Namespace) -> int:
+    from workers import launcher, layout, lifecycle
+
+    home = _home()
+    lifecycle.ensure_coordinator(layout.server_for(home.parent), home)
+    session = launcher.restart(home, args.name)
+    print(f"restarted {session.name} (pane {session.pane})")
+    return 0
+
+
+def attach_room(args: argparse.Namespace) -> int:
+    return _attach(_home(), args.name)
+
+
+def _attach(home: Path, name: str | None) -> int:
+    from board import sessions
+    from board.errors import BadInput
+    from workers import launcher, layout
+
+    server = layout.server_for(home.parent)
+    if not server.has_session(layout.ROOM_SESSION):
+        raise BadInput("the room is not running; start it with bullpen up")
+    if name:
+        with launcher.open_operator_room(home) as room:
+            session = sessions.require(room.conn, name)
+        if not session.pane or not server.pane_exists(session.pane):
+            raise BadInput(f"{name} has no pane; start it with bullpen restart {name}")
+        server.select_pane(session.pane)
+    argv = server.attach_command(layout.ROOM_SESSION)
+    os.execvp(argv[0], argv)
+    return 0  # not reached
+
+
+def _socket(home: Path) -> str:
+    from workers.tmux import socket_name_for
+
+    return socket_name_for(home.parent)
+
+
+def run_coordinator(args: argparse.Namespace) -> int:
+    from workers import coordinator
+
+    return coordinator.serve(_home())

@@ -1,0 +1,57 @@
+"""What runs in a session's pane: the agent command, its environment, its set-up step."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+from board.models import Session
+from workers.layout import tool_path
+
+HERMES = "hermes"
+CLAUDE = "claude"
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    command: str
+    env: dict[str, str]
+    kind: str  # hermes, claude or generic
+
+
+def agent_kind(agent: str | None) -> str:
+    """hermes, claude or generic, from the agent command's program name."""
+    try:
+        words = shlex.split(agent or "")
+    except ValueError:
+        return "generic"
+    program = PurePath(words[0]).name if words else ""
+    return program if program in (HERMES, CLAUDE) else "generic"
+
+
+def launch_plan(session: Session, token: str, home: Path, setup: str | None = None) -> LaunchPlan:
+    """The command and environment for one launch of `session`'s agent."""
+    agent = session.agent or "sh"
+    kind = agent_kind(agent)
+    env = {
+        "BULLPEN_HOME": str(home),
+        "BULLPEN_SESSION": session.name,
+        "BULLPEN_TOKEN": token,
+        "PATH": tool_path(),
+    }
+    command = agent
+    if kind == HERMES:
+        from workers.hermes import hermes_command, hermes_env
+
+        env.update(hermes_env())
+        if session.profile and shlex.split(agent) == [HERMES]:
+            command = hermes_command(session.profile)
+    elif kind == CLAUDE and session.worktree:
+        from workers.claude import write_settings
+
+        write_settings(Path(session.worktree))
+    if setup:
+        # The set-up step runs first in the worktree; if it fails the pane shows its exit.
+        command = f"{setup} || exit $?; exec {command}"
+    return LaunchPlan(command=command, env=env, kind=kind)

@@ -1,0 +1,179 @@
+"""`bullpen.yaml`: the sessions `up` starts and the plan that orders them.
+
+Errors name the file, the line and the key, e.g.
+`bullpen.yaml:9: sessions.coder.after: unknown session 'reseach'`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from board import validate
+from board.errors import BadInput
+
+CONFIG_NAME = "bullpen.yaml"
+LAYOUTS = ("side-by-side", "windows")
+DEFAULT_AGENT = "hermes"
+SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from"}
+TOP_KEYS = {"agent", "layout", "sessions"}
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    name: str
+    agent: str
+    profile: str | None = None
+    task: str | None = None
+    after: tuple[str, ...] = ()
+    on_commit: str | None = None
+    setup: str | None = None
+    base: str | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None
+    agent: str = DEFAULT_AGENT
+    layout: str = "side-by-side"
+    sessions: tuple[SessionPlan, ...] = field(default=())
+
+    def session(self, name: str) -> SessionPlan | None:
+        return next((plan for plan in self.sessions if plan.name == name), None)
+
+
+def load(root: Path) -> Config:
+    """Read `<root>/bullpen.yaml` (an absent file is an empty plan)."""
+    path = root / CONFIG_NAME
+    if not path.exists():
+        return Config(path=None)
+    try:
+        node = yaml.compose(path.read_text(), Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark else 1
+        raise BadInput(f"{path.name}:{line}: not valid YAML: {error.problem}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInput(f"{path.name}: cannot read: {error}") from None
+    if node is None:
+        return Config(path=path)
+    return _parse(path, node)
+
+
+def _mapping(path: Path, node: yaml.Node, key: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+    if not isinstance(node, yaml.MappingNode):
+        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key or 'top level'}:"
+                       " expected a mapping of keys to values")
+    return {k.value: (k, v) for k, v in node.value}
+
+
+def _scalar(path: Path, node: yaml.Node, key: str) -> str:
+    if not isinstance(node, yaml.ScalarNode) or not str(node.value).strip():
+        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key}: expected a text value")
+    return str(node.value)
+
+
+def _names(path: Path, node: yaml.Node, key: str) -> tuple[str, ...]:
+    if isinstance(node, yaml.ScalarNode):
+        return (_scalar(path, node, key),)
+    if not isinstance(node, yaml.SequenceNode):
+        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key}: expected a list of"
+                       " session names")
+    return tuple(_scalar(path, item, key) for item in node.value)
+
+
+def _parse(path: Path, root_node: yaml.Node) -> Config:
+    top = _mapping(path, root_node, "")
+    for key, (key_node, _) in top.items():
+        if key not in TOP_KEYS:
+            raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: {key}: unknown key;"
+                           f" use {', '.join(sorted(TOP_KEYS))}")
+    agent = _scalar(path, top["agent"][1], "agent") if "agent" in top else DEFAULT_AGENT
+    layout = _scalar(path, top["layout"][1], "layout") if "layout" in top else "side-by-side"
+    if layout not in LAYOUTS:
+        raise BadInput(f"{path.name}:{top['layout'][1].start_mark.line + 1}: layout: use"
+                       f" {' or '.join(LAYOUTS)}, not {layout!r}")
+    plans: list[SessionPlan] = []
+    lines: dict[str, dict[str, yaml.Node]] = {}
+    sessions_node = top.get("sessions", (None, None))[1]
+    is_empty = sessions_node is None or (isinstance(sessions_node, yaml.ScalarNode)
+                                         and sessions_node.value in ("", "null", "~"))
+    entries = {} if is_empty else _mapping(path, sessions_node, "sessions")
+    for name, (name_node, body) in entries.items():
+        where = f"sessions.{name}"
+        try:
+            validate.session_name(name)
+        except BadInput as error:
+            raise BadInput(
+                f"{path.name}:{name_node.start_mark.line + 1}: {where}: {error}") from None
+        fields = {} if isinstance(body, yaml.ScalarNode) and not body.value else \
+            _mapping(path, body, where)
+        lines[name] = {key: key_node for key, (key_node, _) in fields.items()}
+        for key, (key_node, _) in fields.items():
+            if key not in SESSION_KEYS:
+                raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: {where}.{key}:"
+                               f" unknown key; use {', '.join(sorted(SESSION_KEYS))}")
+        text = {key: _scalar(path, value, f"{where}.{key}") for key, (_, value)
+                in fields.items() if key in ("agent", "profile", "task", "on_commit", "setup",
+                                             "from")}
+        after = _names(path, fields["after"][1], f"{where}.after") if "after" in fields else ()
+        plans.append(SessionPlan(name=name, agent=text.get("agent", agent),
+                                 profile=text.get("profile"), task=text.get("task"),
+                                 after=after, on_commit=text.get("on_commit"),
+                                 setup=text.get("setup"), base=text.get("from")))
+    _check_plan(path, plans, lines)
+    return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans))
+
+
+def _check_plan(path: Path, plans: list[SessionPlan],
+                lines: dict[str, dict[str, yaml.Node]]) -> None:
+    known = {plan.name for plan in plans}
+
+    def fail(name: str, key: str, problem: str) -> BadInput:
+        line = lines[name][key].start_mark.line + 1
+        return BadInput(f"{path.name}:{line}: sessions.{name}.{key}: {problem}")
+
+    holders: dict[str, str] = {}
+    for plan in plans:
+        for other in plan.after:
+            if other not in known:
+                raise fail(plan.name, "after", f"unknown session {other!r}")
+            if other == plan.name:
+                raise fail(plan.name, "after", "a session cannot wait for itself")
+        if plan.on_commit and plan.on_commit not in known:
+            raise fail(plan.name, "on_commit", f"unknown session {plan.on_commit!r}")
+        if plan.on_commit == plan.name:
+            raise fail(plan.name, "on_commit", "a session cannot watch its own commits")
+        if plan.profile:
+            if plan.profile in holders:
+                raise fail(plan.name, "profile", f"profile {plan.profile!r} is already used by"
+                           f" session {holders[plan.profile]!r}; one session per profile")
+            holders[plan.profile] = plan.name
+    cycle = _find_cycle({plan.name: plan.after for plan in plans})
+    if cycle:
+        raise fail(cycle[0], "after", "a cycle: " + " -> ".join([*cycle, cycle[0]]))
+
+
+def _find_cycle(after: dict[str, tuple[str, ...]]) -> list[str] | None:
+    """A list of sessions that wait for each other in a ring, or None."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = finished
+    stack: list[str] = []
+
+    def visit(name: str) -> list[str] | None:
+        state[name] = 1
+        stack.append(name)
+        for parent in after.get(name, ()):
+            if state.get(parent) == 1:
+                return stack[stack.index(parent):]
+            if parent not in state and (found := visit(parent)):
+                return found
+        stack.pop()
+        state[name] = 2
+        return None
+
+    for name in after:
+        if name not in state and (found := visit(name)):
+            return found
+    return None

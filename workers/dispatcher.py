@@ -1,0 +1,84 @@
+"""The dispatcher: turns board events into pings, each sent exactly once.
+
+- a task becomes ready -> its assignee is pinged with the task and every parent's
+  handoff summary;
+- a commit lands on a session's branch -> every session subscribed with `on_commit`
+  is pinged with the commit id, message and files;
+- a session finishes its last task -> announced to the operator's stream.
+
+Every ping goes through `board.dispatch.send_once`, keyed by its cause, so replaying
+events after a crash never pings twice.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from board import dispatch, sessions, tasks
+from board.errors import BullpenError
+from board.models import OPERATOR, Event
+
+CURSOR = "dispatcher_cursor"
+
+
+def ready_ping(conn: sqlite3.Connection, task_id: int) -> str:
+    task = tasks.get(conn, task_id)
+    lines = [f"Your turn: task #{task.id} is ready — {task.title}."]
+    if task.body and task.body != task.title:
+        lines.append(task.body)
+    for parent_id in task.parents:
+        parent = tasks.get(conn, parent_id)
+        who = parent.assignee or parent.created_by
+        summary = parent.summary or "(no summary given)"
+        lines.append(f"Handoff from {who} (task #{parent.id} {parent.title}): {summary}")
+    lines.append(f"Claim it with: bullpen task claim {task.id}; when finished: bullpen task"
+                 f" done {task.id} --summary 'what the next session needs'.")
+    return "\n".join(lines)
+
+
+def commit_ping(author: str, commit: str, message: str | None, paths: list[str]) -> str:
+    files = ", ".join(paths[:10]) + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
+    return (f"{author} committed {commit[:12]}" + (f" \"{message}\"" if message else "")
+            + f" touching {files}. See: bullpen diff {author}")
+
+
+class Dispatcher:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.cursor = int(dispatch.get_mark(conn, CURSOR) or 0)
+
+    def handle(self, event: Event) -> None:
+        try:
+            if event.kind == "task_ready" and event.session and event.ref:
+                self._on_ready(event.session, event.ref)
+            elif event.kind == "change_recorded" and event.data.get("commit"):
+                self._on_commit(event)
+            elif event.kind == "session_finished" and event.session:
+                dispatch.send_once(self.conn, f"finished:{event.session}:{event.ref}", OPERATOR,
+                                   f"{event.session} finished its last task (#{event.ref}).",
+                                   kind="system")
+        except BullpenError:
+            pass  # the session or task vanished since; nothing to ping
+        self.cursor = event.id
+
+    def save(self) -> None:
+        dispatch.set_mark(self.conn, CURSOR, str(self.cursor))
+
+    def _on_ready(self, assignee: str, task_id: int) -> None:
+        if tasks.get(self.conn, task_id).status != "ready":
+            return  # claimed or moved on before we got here
+        dispatch.send_once(self.conn, f"ready:{task_id}:{assignee}", assignee,
+                           ready_ping(self.conn, task_id), kind="handoff", task=task_id)
+
+    def _on_commit(self, event: Event) -> None:
+        author, commit = event.session, event.data["commit"]
+        row = self.conn.execute("SELECT paths, message FROM changes WHERE id = ?",
+                                (event.ref,)).fetchone()
+        paths = json.loads(row["paths"]) if row else event.data.get("paths", [])
+        message = row["message"] if row else None
+        for subscriber in sessions.all_sessions(self.conn):
+            if subscriber.on_commit == author:
+                dispatch.send_once(self.conn, f"commit:{subscriber.name}:{commit}",
+                                   subscriber.name, commit_ping(author, commit, message, paths),
+                                   kind="ping")

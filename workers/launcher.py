@@ -1,0 +1,154 @@
+"""Starting, stopping and restarting sessions: a worktree, a store record, a tmux pane."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from board import sessions, tasks, validate
+from board.errors import BadInput, Refused
+from board.identity import Caller
+from board.models import OPERATOR, Session
+from board.room import Room, open_room
+from workers import layout
+from workers.agents import launch_plan
+from workers.tmux import RoomServer, require_tmux
+from worktrees.create import create_worktree
+from worktrees.naming import check_name, worktree_path
+from worktrees.remove import remove_worktree
+from worktrees.repo import main_head
+from worktrees.status import worktree_status
+
+
+@dataclass(frozen=True)
+class SpawnRequest:
+    name: str
+    agent: str
+    profile: str | None = None
+    task: str | None = None
+    base: str | None = None
+    setup: str | None = None
+    on_commit: str | None = None
+
+
+def open_operator_room(home: Path) -> Room:
+    return open_room(env={"BULLPEN_HOME": str(home)})
+
+
+def repo_root_of(home: Path) -> Path:
+    return home.parent
+
+
+def check_request(room: Room, request: SpawnRequest) -> None:
+    """Every refusal that must happen before anything is created."""
+    validate.session_name(request.name)
+    check_name(request.name)
+    require_tmux()
+    main_head(repo_root_of(room.home))  # a repository with at least one commit
+    existing = sessions.get(room.conn, request.name)
+    if existing is not None:
+        raise Refused(f"session {request.name!r} already exists ({existing.status});"
+                      f" use bullpen restart {request.name}")
+    if request.profile:
+        sessions.ensure_profile_free(room.conn, request.profile, request.name)
+    if not request.agent.strip():
+        raise BadInput("--agent is empty; give the command the session runs")
+
+
+def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
+          with_dashboard: bool = True, layout_name: str = "side-by-side") -> Session:
+    """Create the session's worktree, register it, and start its agent in a pane."""
+    with open_operator_room(home) as room:
+        check_request(room, request)
+        root = repo_root_of(home)
+        info = create_worktree(root, request.name, request.base)
+        sessions.register(room.conn, request.name, agent=request.agent,
+                          profile=request.profile, branch=info.branch,
+                          worktree=str(info.path), base=info.base_commit, task=request.task)
+        if request.on_commit:
+            sessions.update(room.conn, request.name, on_commit=request.on_commit)
+        if request.task:
+            title, _, body = request.task.partition("\n")
+            tasks.add(room.conn, Caller(OPERATOR), title[:200], body=body or request.task,
+                      assignee=request.name)
+        return launch(room, request.name, server=server, with_dashboard=with_dashboard,
+                      setup=request.setup, layout_name=layout_name)
+
+
+def launch(room: Room, name: str, *, server: RoomServer | None = None,
+           with_dashboard: bool = True, setup: str | None = None,
+           layout_name: str = "side-by-side") -> Session:
+    """Start (or start again) the agent of a registered session in a fresh pane.
+
+    Each launch gets a new token, so an old process of this session loses its identity.
+    """
+    session = sessions.require(room.conn, name)
+    root = repo_root_of(room.home)
+    server = server or layout.server_for(root)
+    if session.pane and server.pane_exists(session.pane):
+        server.kill_pane(session.pane)
+    if session.profile:
+        sessions.ensure_profile_free(room.conn, session.profile, name)
+    worktree = Path(session.worktree or worktree_path(root, name))
+    if not worktree.exists():  # removed, or lost with a reboot: the branch still holds the work
+        worktree = create_worktree(root, name).path
+    token = sessions.new_launch_token(room.conn, name)
+    plan = launch_plan(session, token, room.home, setup=setup)
+    split_from = layout.ensure_room_window(server, root, room.home, with_dashboard)
+    side_by_side = layout_name == "side-by-side"
+    pane_id = server.launch(split_from if side_by_side else layout.ROOM_SESSION,
+                            plan.command, worktree, plan.env, title=name,
+                            new_window=not side_by_side)
+    layout.arrange(server, layout_name)
+    sessions.update(room.conn, name, pane_id=pane_id, desired="running",
+                    worktree=str(worktree))
+    sessions.set_status(room.conn, name, "starting")
+    return sessions.require(room.conn, name)
+
+
+def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
+         server: RoomServer | None = None) -> list[str]:
+    """Stop a session's agent; with `remove`, also its worktree (refused if work would be
+    lost, unless `force`). Returns what was done, one line each."""
+    with open_operator_room(home) as room:
+        session = sessions.require(room.conn, name)
+        root = repo_root_of(home)
+        if remove and not force and session.worktree and Path(session.worktree).exists():
+            _refuse_unsafe_removal(Path(session.worktree), name)
+        server = server or layout.server_for(root)
+        done = []
+        if session.pane and server.is_alive() and server.kill_pane(session.pane):
+            done.append(f"stopped {name}")
+        sessions.update(room.conn, name, desired="stopped", pane_id=None)
+        sessions.set_status(room.conn, name, "stopped")
+        if remove:
+            removed = remove_worktree(root, name, force=force)
+            done.append(f"removed worktree {removed.path}"
+                        + (f" and branch {removed.branch}" if removed.branch_deleted else ""))
+        return done or [f"{name} was not running"]
+
+
+def _refuse_unsafe_removal(path: Path, name: str) -> None:
+    status = worktree_status(path)
+    if status.changed_files:
+        shown = ", ".join(status.changed_files[:5])
+        raise Refused(f"{name}'s worktree has uncommitted changes ({shown}); kept it."
+                      " Commit them, or use --force to delete them")
+    if not status.merged:
+        raise Refused(f"{name}'s branch has {status.ahead} commit(s) not merged into the main"
+                      " checkout; kept it. Merge them, or use --force to delete them")
+
+
+def restart(home: Path, name: str, *, server: RoomServer | None = None,
+            with_dashboard: bool = True) -> Session:
+    with open_operator_room(home) as room:
+        sessions.require(room.conn, name)
+        return launch(room, name, server=server, with_dashboard=with_dashboard)
+
+
+def agent_words(agent: str) -> list[str]:
+    try:
+        return shlex.split(agent)
+    except ValueError as error:
+        raise BadInput(f"--agent {agent!r} is not a valid command: {error}") from None

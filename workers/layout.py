@@ -1,0 +1,82 @@
+"""Where things sit in the room's tmux server: the visible window and the hidden one.
+
+The tmux session `bullpen` holds the dashboard pane with the session panes beside it
+(`side-by-side`) or one window per session (`windows`). The coordinator runs in a
+separate tmux session, `bullpen-coordinator`, outside the visible layout.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from workers.tmux import DEFAULT_SESSION, SESSION_OPTION, RoomServer, socket_name_for
+
+ROOM_SESSION = DEFAULT_SESSION
+COORDINATOR_SESSION = "bullpen-coordinator"
+DASHBOARD = "dashboard"
+COORDINATOR = "coordinator"
+
+
+def server_for(repo_root: Path) -> RoomServer:
+    """The room's tmux server (`tmux -L bullpen-<hash>`); it may not be running."""
+    return RoomServer(socket_name_for(repo_root))
+
+
+def bullpen_command(*args: str) -> str:
+    """A shell command running this very bullpen (the same interpreter and install)."""
+    executable = Path(sys.executable).parent / "bullpen"
+    return shlex.join([str(executable), *args])
+
+
+def tool_path() -> str:
+    """PATH for panes: this install's bin first, so agents can run `bullpen`."""
+    return f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"
+
+
+def pane_of(server: RoomServer, role: str) -> str | None:
+    """The pane whose `@bullpen_session` option is `role` (a session name or dashboard)."""
+    proc = server.run("list-panes", "-a", "-F", f"#{{pane_id}}\t#{{{SESSION_OPTION}}}")
+    if proc.returncode != 0:
+        return None
+    for line in proc.stdout.decode().splitlines():
+        pane_id, _, owner = line.partition("\t")
+        if owner == role:
+            return pane_id
+    return None
+
+
+def ensure_room_window(server: RoomServer, repo_root: Path, home: Path,
+                       with_dashboard: bool = True) -> str:
+    """Start the visible tmux session if needed; return the pane new panes split from.
+
+    Its first pane runs the dashboard (or an idle placeholder when `with_dashboard` is
+    false, as in tests and headless runs).
+    """
+    existing = pane_of(server, DASHBOARD)
+    if existing:
+        return existing
+    fresh = not server.has_session(ROOM_SESSION)
+    server.ensure_session(ROOM_SESSION, cwd=repo_root, width=220, height=60)
+    first = server.check("list-panes", "-t", f"={ROOM_SESSION}:", "-F", "#{pane_id}").split()[0]
+    command = bullpen_command("dashboard") if with_dashboard else "exec cat"
+    env = {"BULLPEN_HOME": str(home), "PATH": tool_path()}
+    if fresh:
+        server.check("set-option", "-p", "-t", first, SESSION_OPTION, DASHBOARD, ";",
+                     "select-pane", "-t", first, "-T", DASHBOARD, ";",
+                     "rename-window", "-t", first, "room", ";",
+                     "set-option", "-t", first, "mouse", "on")
+        server.respawn_pane(first, command, repo_root, env)
+    return first
+
+
+def arrange(server: RoomServer, layout: str) -> None:
+    """Dashboard on the left, sessions stacked on the right (side-by-side layout)."""
+    dashboard = pane_of(server, DASHBOARD)
+    if layout != "side-by-side" or not dashboard:
+        return
+    server.run("select-layout", "-t", dashboard, "main-vertical", ";",
+               "set-option", "-w", "-t", dashboard, "main-pane-width", "45%", ";",
+               "select-layout", "-t", dashboard, "main-vertical")

@@ -1,0 +1,208 @@
+"""Bringing a room up and down, and reporting its sessions.
+
+`up` is idempotent: it starts what is missing (tmux server, dashboard, coordinator,
+configured sessions, panes of sessions that were running) and never a second copy of a
+live session. `down` stops everything and keeps every worktree unless asked.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from board import sessions, tasks
+from board.db import write
+from board.errors import BullpenError
+from board.identity import Caller
+from board.models import OPERATOR, Session
+from board.room import Room
+from workers import config as config_file
+from workers import coordinator, layout
+from workers.launcher import SpawnRequest, check_request, launch, open_operator_room, spawn
+from workers.panes import snapshot_all
+from workers.tmux import RoomServer, require_tmux
+from worktrees.remove import remove_worktree
+from worktrees.repo import main_head
+from worktrees.status import worktree_status
+
+COORDINATOR_START_TIMEOUT = 15.0
+
+
+@dataclass
+class Report:
+    lines: list[str] = field(default_factory=list)
+
+    def say(self, line: str) -> None:
+        self.lines.append(line)
+
+
+def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = None) -> Report:
+    """Start or repair the room for the repository owning `home`."""
+    require_tmux()
+    root = home.parent
+    plan = config_file.load(root)  # a bad plan stops everything before anything starts
+    main_head(root)
+    report = Report()
+    server = server or layout.server_for(root)
+    with open_operator_room(home) as room:
+        new = [p for p in plan.sessions if sessions.get(room.conn, p.name) is None]
+        for item in new:
+            check_request(room, _request(item))
+        layout.ensure_room_window(server, root, home, with_dashboard)
+        ensure_coordinator(server, home)
+        for item in new:
+            spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
+                  layout_name=plan.layout)
+            report.say(f"started {item.name} in {layout_hint(item.name)}")
+        _create_plan_tasks(room, plan)
+        live = set(snapshot_all(server, with_content=False))
+        for session in sessions.all_sessions(room.conn):
+            if session.desired != "running" or session.name in {p.name for p in new}:
+                continue
+            if session.pane in live:
+                report.say(f"{session.name} is already running")
+                continue
+            launch(room, session.name, server=server, with_dashboard=with_dashboard,
+                   layout_name=plan.layout)
+            report.say(f"restarted {session.name} (its pane was gone)")
+    return report
+
+
+def layout_hint(name: str) -> str:
+    return f".bullpen/worktrees/{name}"
+
+
+def _request(item: config_file.SessionPlan) -> SpawnRequest:
+    return SpawnRequest(name=item.name, agent=item.agent, profile=item.profile,
+                        base=item.base, setup=item.setup, on_commit=item.on_commit)
+
+
+def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:
+    """One task per planned session (once, however often `up` runs), linked by `after`."""
+    needed = {p.name for p in plan.sessions if p.task} | {
+        parent for p in plan.sessions for parent in p.after}
+    operator = Caller(OPERATOR)
+    with write(room.conn):
+        existing = dict(room.conn.execute("SELECT session, task FROM plan_tasks"))
+        for item in _in_dependency_order(plan):
+            if item.name not in needed or item.name in existing:
+                continue
+            text = item.task or f"{item.name}'s part of the plan"
+            title, _, rest = text.partition("\n")
+            parents = [existing[parent] for parent in item.after if parent in existing]
+            task = tasks.add(room.conn, operator, title[:200], body=rest or text,
+                             assignee=item.name, after=parents)
+            room.conn.execute("INSERT INTO plan_tasks (session, task) VALUES (?, ?)",
+                              (item.name, task.id))
+            existing[item.name] = task.id
+
+
+def _in_dependency_order(plan: config_file.Config) -> list[config_file.SessionPlan]:
+    ordered: list[config_file.SessionPlan] = []
+    placed: set[str] = set()
+    while len(ordered) < len(plan.sessions):
+        for item in plan.sessions:
+            if item.name not in placed and all(p in placed for p in item.after):
+                ordered.append(item)
+                placed.add(item.name)
+    return ordered
+
+
+def ensure_coordinator(server: RoomServer, home: Path) -> bool:
+    """Start the coordinator in its hidden tmux session unless one runs; True if started."""
+    if coordinator.is_running(home):
+        return False
+    command = layout.bullpen_command("coordinator")
+    env = {"BULLPEN_HOME": str(home), "PATH": layout.tool_path()}
+    root = home.parent
+    if server.has_session(layout.COORDINATOR_SESSION):
+        pane = server.check("list-panes", "-t", f"={layout.COORDINATOR_SESSION}:",
+                            "-F", "#{pane_id}").split()[0]
+        server.respawn_pane(pane, command, root, env)
+    else:
+        flags = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
+        server.check("new-session", "-d", "-s", layout.COORDINATOR_SESSION, "-c", str(root),
+                     *flags, command)
+    deadline = time.monotonic() + COORDINATOR_START_TIMEOUT
+    while not coordinator.is_running(home):
+        if time.monotonic() > deadline:
+            raise BullpenError("the coordinator did not start; see"
+                               f" {home / 'logs' / 'coordinator.log'}")
+        time.sleep(0.02)  # a process start-up: waiting for its lock, with a deadline
+    return True
+
+
+def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
+         server: RoomServer | None = None) -> Report:
+    """Stop sessions, coordinator and the room's tmux server; keep worktrees unless asked."""
+    root = home.parent
+    server = server or layout.server_for(root)
+    report = Report()
+    with open_operator_room(home) as room:
+        for session in sessions.all_sessions(room.conn):
+            if session.pane and session.status not in ("stopped",):
+                report.say(f"stopped {session.name}")
+            sessions.set_status(room.conn, session.name, "stopped")
+            sessions.update(room.conn, session.name, pane_id=None)
+        server.kill_server()
+        report.say("stopped the coordinator and the room's tmux server")
+        if remove_worktrees:
+            for session in sessions.all_sessions(room.conn):
+                report.say(_remove_one(root, session, force))
+    return report
+
+
+def _remove_one(root: Path, session: Session, force: bool) -> str:
+    if not session.worktree or not Path(session.worktree).exists():
+        return f"{session.name}: no worktree"
+    try:
+        removed = remove_worktree(root, session.name, force=force)
+    except BullpenError as error:
+        return f"kept {session.name}'s worktree: {error}"
+    except Exception as error:  # worktrees' own typed errors carry exit_status
+        if getattr(error, "exit_status", None) is None:
+            raise
+        return f"kept {session.name}'s worktree: {error}"
+    return f"removed {removed.path}"
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    name: str
+    status: str
+    exit_code: int | None
+    branch: str | None
+    worktree: str | None
+    pane: str | None
+    agent: str | None
+    changed_files: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "status": self.status, "exit_code": self.exit_code,
+                "branch": self.branch, "worktree": self.worktree, "pane": self.pane,
+                "agent": self.agent, "changed_files": list(self.changed_files)}
+
+
+def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionRow]:
+    """Every session with its live status (one tmux call) and its uncommitted files."""
+    root = home.parent
+    server = server or layout.server_for(root)
+    panes = snapshot_all(server, with_content=False)
+    rows = []
+    with open_operator_room(home) as room:
+        for session in sessions.all_sessions(room.conn):
+            status, code = session.status, session.exit_code
+            snap = panes.get(session.pane or "")
+            if session.desired == "running" and snap is None:
+                status, code = "stopped", None
+            elif snap is not None and snap.dead:
+                status, code = "exited", snap.dead_status
+            changed: tuple[str, ...] = ()
+            if session.worktree and Path(session.worktree).is_dir():
+                changed = worktree_status(session.worktree, session.base).changed_files
+            rows.append(SessionRow(session.name, status, code, session.branch,
+                                   session.worktree, snap.pane_id if snap else None,
+                                   session.agent, changed))
+    return rows
+
