@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from board.models import Alert, Note, Task
+from board.models import Alert, Note, NotebookEntry, Task
 
 
 @dataclass(frozen=True)
@@ -92,3 +92,16 @@ def notes_after(conn: sqlite3.Connection, after_id: int, limit: int = 500) -> li
     return [Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
                  body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
                  kind=row["kind"], task=row["task"]) for row in rows]
+
+
+def notebook_entries(conn: sqlite3.Connection, ids: Iterable[int]) -> list[NotebookEntry]:
+    """Notebook entries by id, private ones included: the operator's view only."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return []
+    rows = conn.execute(
+        f"SELECT * FROM notebook WHERE id IN ({','.join('?' * len(wanted))}) ORDER BY id",
+        wanted).fetchall()
+    return [NotebookEntry(id=row["id"], author=row["author"], body=row["body"],
+                          private=bool(row["private"]), created_at=row["created_at"],
+                          tag=row["tag"]) for row in rows]

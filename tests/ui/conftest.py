@@ -1,0 +1,35 @@
+"""Fixtures for the dashboard tests: a room with fake data, fake session actions, UTC."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from board.room import Room
+from tests.ui.fakes import FakeActions, populate
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Render times in UTC so snapshots do not depend on the machine's zone."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+
+
+@pytest.fixture
+def fake_actions() -> FakeActions:
+    return FakeActions()
+
+
+@pytest.fixture
+def fake_room(room: Room) -> Room:
+    """The operator's room holding the fake data set."""
+    populate(room.conn)
+    return room
+
+
+@pytest.fixture
+def home(room: Room) -> Path:
+    return room.home

@@ -1,0 +1,25 @@
+"""`bullpen dashboard`: the Textual view of the room (Textual is imported only here, lazily)."""
+
+from __future__ import annotations
+
+import argparse
+
+from board.errors import BadInput
+from board.home import DB_NAME, room_home
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    dashboard = subparsers.add_parser(
+        "dashboard", help="the dashboard: sessions, board, notes, watcher, preview")
+    dashboard.set_defaults(handler=run_dashboard)
+
+
+def run_dashboard(args: argparse.Namespace) -> int:
+    """Run the dashboard for the room of the current repository (or BULLPEN_HOME)."""
+    home = room_home()
+    if not (home / DB_NAME).exists():
+        raise BadInput(f"no bullpen room at {home}; run bullpen init (or bullpen up)")
+    from tui.dashboard import make_app  # Textual loads only for this command
+
+    make_app(home).run()
+    return 0

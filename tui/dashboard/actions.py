@@ -1,0 +1,103 @@
+"""What the dashboard asks of the sessions runtime (tmux, git), behind a small protocol.
+
+Every method may block (a tmux or git subprocess), so the dashboard calls them only from
+thread workers. Tests pass a fake that records calls; `bullpen dashboard` passes
+`RuntimeActions`, which imports the runtime lazily so the dashboard starts (and the
+board keeps working) even where the runtime or tmux is missing.
+
+Hook for `bullpen up`: when the dashboard runs in the room's tmux server beside the
+session panes, `RuntimeActions.focus` is what moves tmux focus to the session's pane —
+`up` only has to start `bullpen dashboard` in its pane (or pass its own actions object
+to `make_app`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class SessionActions(Protocol):
+    """The session verbs the dashboard offers; each call may block."""
+
+    def focus(self, name: str) -> None:
+        """Move tmux focus to the session's pane."""
+
+    def zoom(self, name: str) -> None:
+        """Zoom (or unzoom) the session's pane."""
+
+    def capture(self, name: str) -> str:
+        """The visible text of the session's pane."""
+
+    def spawn(self, name: str, agent: str | None = None, task: str | None = None) -> None:
+        """Start a new session with its own worktree and pane."""
+
+    def stop(self, name: str) -> None:
+        """Stop the session (its worktree stays)."""
+
+    def restart(self, name: str) -> None:
+        """Stop and start the session again."""
+
+    def changed_files(self, name: str) -> int | None:
+        """How many files differ in the session's worktree (None: unknown)."""
+
+
+class RuntimeActions:
+    """The real runtime: `workers.launcher` and `workers.room_runtime`, imported on use."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._runtime: object | None = None
+
+    def _room(self):  # noqa: ANN202 - the runtime's type lives in a package we import lazily
+        if self._runtime is None:
+            from workers.room_runtime import RoomRuntime
+
+            self._runtime = RoomRuntime(self.home)
+        return self._runtime
+
+    def focus(self, name: str) -> None:
+        self._room().focus(name)
+
+    def zoom(self, name: str) -> None:
+        self._room().zoom(name)
+
+    def capture(self, name: str) -> str:
+        return self._room().capture(name)
+
+    def spawn(self, name: str, agent: str | None = None, task: str | None = None) -> None:
+        from workers.launcher import spawn_session
+
+        spawn_session(self.home, name, agent=agent, task=task)
+
+    def stop(self, name: str) -> None:
+        from workers.launcher import stop_session
+
+        stop_session(self.home, name)
+
+    def restart(self, name: str) -> None:
+        from workers.launcher import restart_session
+
+        restart_session(self.home, name)
+
+    def changed_files(self, name: str) -> int | None:
+        """Counted with `git status --porcelain` in the session's worktree."""
+        import subprocess
+
+        from board import sessions
+        from board.db import connect
+        from board.home import DB_NAME
+
+        conn = connect(self.home / DB_NAME)
+        try:
+            session = sessions.get(conn, name)
+        finally:
+            conn.close()
+        if session is None or not session.worktree or not Path(session.worktree).is_dir():
+            return None
+        result = subprocess.run(["git", "status", "--porcelain"], cwd=session.worktree,
+                                capture_output=True, text=True, timeout=10)
+        if result.returncode != 0:
+            return None
+        return sum(1 for line in result.stdout.splitlines() if line.strip())

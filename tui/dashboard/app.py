@@ -1,0 +1,45 @@
+"""`bullpen dashboard`: the Textual app. Composes the main screen and global bindings only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from tui.dashboard.actions import RuntimeActions, SessionActions
+from tui.dashboard.commands import COMMANDS
+from tui.dashboard.screens.main import MainScreen
+
+
+class DashboardApp(App[None]):
+    """The human's view of the room; closing it stops nothing."""
+
+    CSS_PATH = "dashboard.tcss"
+    TITLE = "bullpen"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (130, "-wide")]
+    BINDINGS = [Binding("q", "quit", "Quit", id="app.quit")]
+
+    def __init__(self, home: Path, actions: SessionActions) -> None:
+        super().__init__()
+        self.home = home
+        self.actions = actions
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(self.home, self.actions)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every dashboard action in the command palette, plus Textual's own."""
+        if isinstance(screen, MainScreen):
+            for command in COMMANDS:
+                yield SystemCommand(command.title, command.help,
+                                    lambda action=command.action: screen.run_action(action))
+        yield from super().get_system_commands(screen)
+
+
+def make_app(home: Path, actions: SessionActions | None = None) -> DashboardApp:
+    """The dashboard for the room at `home` (a `.bullpen` directory); the one factory for the
+    CLI, the tests and the bench. Without `actions`, sessions are driven by the real runtime."""
+    return DashboardApp(Path(home), actions if actions is not None else RuntimeActions(home))

@@ -1,0 +1,171 @@
+"""What the dashboard shows, read from the store: one snapshot, then deltas from events.
+
+Plain Python (no Textual): the tail thread calls these, the widgets only render the
+results. A delta touches only what its events name, so a room with 5,000 tasks costs
+a few rows per event, not a reload.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from board import notebook, notes, sessions
+from board.models import Event, Note, NotebookEntry, Session, Task
+from tui.dashboard import queries
+from tui.dashboard.queries import AlertRow
+
+STREAM_HISTORY = 200  # notes loaded at start; older ones stay in the store
+NOTEBOOK_HISTORY = 50
+ALERT_ROWS = 100
+# Events shown in the stream as system lines; the rest are noise or shown another way
+# (a note_sent event shows as its note, a notebook_written event as its entry).
+STREAM_EVENTS = frozenset({
+    "task_added", "task_moved", "task_done", "task_blocked", "task_assigned",
+    "task_commented", "task_linked", "session_registered", "session_status",
+    "session_removed", "session_finished", "change_recorded",
+})
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """A session with its unread note count."""
+
+    session: Session
+    unread: int
+
+
+@dataclass(frozen=True)
+class StreamItem:
+    """One line of the note stream: a note, a notebook entry or a system event."""
+
+    at: float
+    kind: str  # note | handoff | alert | ping | system | notebook | event
+    who: str
+    to: str | None
+    text: str
+    ref: int | None = None
+    private: bool = False
+
+    def involves(self, session: str) -> bool:
+        """True when the item was sent by, to, or about `session` (or to everyone)."""
+        return session in (self.who, self.to) or self.to == "*"
+
+
+@dataclass
+class RoomDelta:
+    """What changed since the last delta; the first one (`initial`) holds everything."""
+
+    last_event: int
+    initial: bool = False
+    tasks: list[Task] = field(default_factory=list)
+    removed_tasks: set[int] = field(default_factory=set)
+    stream: list[StreamItem] = field(default_factory=list)
+    sessions: list[SessionRow] | None = None
+    alerts: list[AlertRow] | None = None
+    changed_sessions: set[str] = field(default_factory=set)
+    last_note: int = 0
+
+
+def session_rows(conn: sqlite3.Connection) -> list[SessionRow]:
+    """Every session with its unread count (two queries)."""
+    unread = queries.unread_counts(conn)
+    return [SessionRow(s, unread.get(s.name, 0)) for s in sessions.all_sessions(conn)]
+
+
+def note_item(note: Note) -> StreamItem:
+    return StreamItem(note.created_at, note.kind, note.sender, note.recipient, note.body,
+                      note.id)
+
+
+def entry_item(entry: NotebookEntry) -> StreamItem:
+    return StreamItem(entry.created_at, "notebook", entry.author, None, entry.body, entry.id,
+                      private=entry.private)
+
+
+def event_item(event: Event) -> StreamItem | None:
+    """A system line for an event worth showing, or None."""
+    data, ref = event.data, event.ref
+    kind = event.kind
+    if kind == "task_moved":
+        if data.get("new") in ("done", "blocked"):
+            return None  # task_done / task_blocked say it with more detail
+        text = f"task #{ref} {data.get('old')} → {data.get('new')}"
+    elif kind == "task_done":
+        summary = data.get("summary")
+        text = f"task #{ref} done" + (f": {summary}" if summary else "")
+    elif kind == "task_blocked":
+        text = f"task #{ref} blocked: {data.get('reason')}"
+    elif kind == "task_added":
+        text = f"task #{ref} added ({data.get('status')})"
+    elif kind == "task_assigned":
+        text = f"task #{ref} assigned to {data.get('assignee') or 'nobody'}"
+    elif kind == "task_commented":
+        text = f"comment on task #{ref}"
+    elif kind == "task_linked":
+        text = f"task #{ref} waits for #{data.get('parent')}"
+    elif kind == "session_status":
+        text = f"is {data.get('status')}"
+    elif kind == "change_recorded":
+        paths = data.get("paths") or []
+        text = f"changed {', '.join(paths[:3])}" + (" …" if len(paths) > 3 else "")
+    elif kind in STREAM_EVENTS:
+        text = kind.removeprefix("session_").replace("_", " ")
+    else:
+        return None
+    return StreamItem(event.created_at, "event", event.session or "?", None, text, ref)
+
+
+def load_snapshot(conn: sqlite3.Connection) -> RoomDelta:
+    """Everything the dashboard shows at start, as one `initial` delta."""
+    last_event = queries.last_event_id(conn)
+    recent = notes.recent(conn, STREAM_HISTORY)
+    stream = [note_item(note) for note in recent]
+    stream += [entry_item(entry) for entry in notebook.operator_view(conn, NOTEBOOK_HISTORY)]
+    stream.sort(key=lambda item: item.at)
+    return RoomDelta(
+        last_event=last_event, initial=True, tasks=queries.all_cards(conn), stream=stream,
+        sessions=session_rows(conn), alerts=queries.alerts_with_state(conn, ALERT_ROWS),
+        last_note=recent[-1].id if recent else 0,
+    )
+
+
+def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) -> RoomDelta:
+    """The changes named by `events` (oldest first), reading only the rows they touch."""
+    delta = RoomDelta(last_event=events[-1].id, last_note=last_note)
+    task_ids: set[int] = set()
+    entry_ids: set[int] = set()
+    new_notes = sessions_dirty = alerts_dirty = False
+    stream: list[StreamItem] = []
+    for event in events:
+        kind = event.kind
+        if kind.startswith("task_") and event.ref is not None:
+            task_ids.add(event.ref)
+        elif kind == "note_sent":
+            new_notes = sessions_dirty = True
+        elif kind in ("notes_read", "notes_delivered"):
+            sessions_dirty = alerts_dirty = True
+        elif kind == "notebook_written" and event.ref is not None:
+            entry_ids.add(event.ref)
+        elif kind == "alert_raised":
+            alerts_dirty = True
+        elif kind.startswith("session_"):
+            sessions_dirty = True
+        if kind == "change_recorded" and event.session:
+            delta.changed_sessions.add(event.session)
+        item = event_item(event)
+        if item is not None:
+            stream.append(item)
+    if new_notes:
+        fresh = queries.notes_after(conn, last_note)
+        stream += [note_item(note) for note in fresh]
+        if fresh:
+            delta.last_note = fresh[-1].id
+    stream += [entry_item(entry) for entry in queries.notebook_entries(conn, entry_ids)]
+    delta.stream = sorted(stream, key=lambda item: item.at)
+    delta.tasks, delta.removed_tasks = queries.tasks_by_ids(conn, task_ids)
+    if sessions_dirty:
+        delta.sessions = session_rows(conn)
+    if alerts_dirty:
+        delta.alerts = queries.alerts_with_state(conn, ALERT_ROWS)
+    return delta

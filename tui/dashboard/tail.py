@@ -1,0 +1,85 @@
+"""Tailing the store's event log from a thread of its own (no Textual in here).
+
+Every `interval` the thread asks SQLite for the newest event id — one rowid lookup —
+and only when it moved reads the events and the rows they touch, then hands a
+`RoomDelta` to the callback. Idle, that is ~15 cheap queries a second and nothing else.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from board import events
+from board.db import connect
+from tui.dashboard import feed, queries
+from tui.dashboard.feed import RoomDelta
+
+POLL_SECONDS = 0.03
+BATCH = 2000
+
+
+class EventTail:
+    """A daemon thread: one snapshot, then a delta for each batch of new events."""
+
+    def __init__(self, db_path: Path, on_delta: Callable[[RoomDelta], None],
+                 on_error: Callable[[Exception], None] | None = None,
+                 interval: float = POLL_SECONDS) -> None:
+        self.db_path = db_path
+        self.on_delta = on_delta
+        self.on_error = on_error
+        self.interval = interval
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="bullpen-tail", daemon=True)
+
+    def start(self) -> None:
+        """Start tailing (the first delta is the snapshot)."""
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Ask the thread to finish and wait for it briefly."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def poke(self) -> None:
+        """Check for events now (after the dashboard wrote something itself)."""
+        self._wake.set()
+
+    def _run(self) -> None:
+        try:
+            conn = connect(self.db_path)
+        except Exception as error:  # a missing or foreign database: say so, don't die silently
+            self._report(error)
+            return
+        try:
+            snapshot = feed.load_snapshot(conn)
+            self.on_delta(snapshot)
+            self._loop(conn, snapshot.last_event, snapshot.last_note)
+        finally:
+            conn.close()
+
+    def _loop(self, conn: sqlite3.Connection, last_event: int, last_note: int) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                if queries.last_event_id(conn) <= last_event:
+                    continue
+                batch = events.since(conn, last_event, BATCH)
+                delta = feed.load_delta(conn, batch, last_note)
+            except sqlite3.Error as error:  # e.g. a locked file; try again next tick
+                self._report(error)
+                continue
+            last_event, last_note = delta.last_event, delta.last_note
+            self.on_delta(delta)
+
+    def _report(self, error: Exception) -> None:
+        if self.on_error is not None:
+            self.on_error(error)

@@ -1,0 +1,160 @@
+"""One board column: a virtual list of cards that renders only the visible lines.
+
+A column may hold thousands of tasks, so cards are not widgets: the column keeps task ids
+and draws two lines per card on demand (Textual's line API).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from board.models import Task
+from tui.dashboard.commands import bindings_for
+
+CARD_HEIGHT = 2
+ID_STYLE = Style(bold=True)
+META_STYLE = Style(dim=True)
+WAIT_STYLE = Style(color="yellow")
+BLOCK_STYLE = Style(color="red")
+
+
+class CardList(ScrollView, can_focus=True):
+    """The cards of one status, with a cursor; bindings act on the highlighted card."""
+
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "cursor(-10)", show=False),
+        Binding("pagedown", "cursor(10)", show=False),
+        Binding("home", "cursor(-1000000)", show=False),
+        Binding("end", "cursor(1000000)", show=False),
+        Binding("left,h", "neighbour(-1)", "Column left", show=False),
+        Binding("right,l", "neighbour(1)", "Column right", show=False),
+        *bindings_for("board"),
+    ]
+    COMPONENT_CLASSES = {"card-list--cursor", "card-list--cursor-blurred"}
+    DEFAULT_CSS = """
+    CardList { overflow-x: hidden; }
+    CardList > .card-list--cursor { background: $accent 60%; }
+    CardList > .card-list--cursor-blurred { background: $panel-lighten-1; }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    @dataclass
+    class Highlighted(Message):
+        """The cursor landed on a card (or the column became empty: task_id None)."""
+
+        card_list: CardList
+        task_id: int | None
+
+    @dataclass
+    class Leave(Message):
+        """The user asked to go to the neighbouring column (`step` -1 or 1)."""
+
+        card_list: CardList
+        step: int
+
+    def __init__(self, status: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.status = status
+        self.ids: list[int] = []
+        self.tasks: dict[int, Task] = {}
+
+    def show(self, ids: list[int], tasks: dict[int, Task]) -> None:
+        """Show these task ids (a shared sorted list), keeping the cursor on its card."""
+        current = self.task_id
+        self.ids, self.tasks = ids, tasks
+        self.virtual_size = Size(1, len(ids) * CARD_HEIGHT)
+        if current is not None and current in tasks and tasks[current].status == self.status:
+            self.select(current)
+        else:
+            self.cursor = min(self.cursor, max(len(ids) - 1, 0))
+        self.refresh()
+
+    @property
+    def task_id(self) -> int | None:
+        """The highlighted card's task id."""
+        if 0 <= self.cursor < len(self.ids):
+            return self.ids[self.cursor]
+        return None
+
+    def select(self, task_id: int) -> bool:
+        """Put the cursor on `task_id` if this column holds it."""
+        from bisect import bisect_left
+
+        index = bisect_left(self.ids, task_id)
+        if index < len(self.ids) and self.ids[index] == task_id:
+            self.cursor = index
+            return True
+        return False
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.ids) - 1)) if self.ids else 0
+
+    def watch_cursor(self, value: int) -> None:
+        if self.ids:
+            self.scroll_to_region(Region(0, value * CARD_HEIGHT, 1, CARD_HEIGHT),
+                                  animate=False, immediate=True)
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.task_id))
+
+    def action_cursor(self, step: int) -> None:
+        self.cursor += step
+
+    def action_neighbour(self, step: int) -> None:
+        self.post_message(self.Leave(self, step))
+
+    def on_focus(self) -> None:
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.task_id))
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        line = event.y + int(self.scroll_y)
+        if 0 <= line < len(self.ids) * CARD_HEIGHT:
+            self.cursor = line // CARD_HEIGHT
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        index, part = divmod(int(self.scroll_y) + y, CARD_HEIGHT)
+        if index >= len(self.ids):
+            return Strip.blank(width, base)
+        task = self.tasks[self.ids[index]]
+        segments = self._title_line(task) if part == 0 else self._meta_line(task)
+        style = base
+        if index == self.cursor:
+            component = "card-list--cursor" if self.has_focus else "card-list--cursor-blurred"
+            style = base + self.get_component_rich_style(component)
+        strip = Strip(segments)
+        if strip.cell_length > width:
+            strip = Strip([*strip.crop(0, max(width - 1, 0)), Segment("…")])
+        return strip.apply_style(style).adjust_cell_length(width, style)
+
+    @staticmethod
+    def _title_line(task: Task) -> list[Segment]:
+        return [Segment(f"#{task.id} ", ID_STYLE), Segment(task.title)]
+
+    @staticmethod
+    def _meta_line(task: Task) -> list[Segment]:
+        segments = [Segment("  "), Segment(f"@{task.assignee}" if task.assignee else "-",
+                                           META_STYLE)]
+        if task.waiting:
+            waits = ",".join(f"#{parent}" for parent in task.parents)
+            segments.append(Segment(f" ⧗{waits}", WAIT_STYLE))
+        elif task.status == "blocked" and task.block_reason:
+            segments.append(Segment(f" ⊘ {task.block_reason}", BLOCK_STYLE))
+        return segments

@@ -1,0 +1,36 @@
+"""The watcher panel: change alerts, newest first, delivered or pending."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from tui.dashboard.format import DELIVERY_STYLES, clock
+from tui.dashboard.queries import AlertRow
+
+COLUMNS = ("path", "reader", "state", "changed by", "when")
+
+
+class WatcherTable(DataTable):
+    """Alerts: which file, changed by whom, who had read it, and whether they know."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.border_title = "watcher"
+
+    def on_mount(self) -> None:
+        for name in COLUMNS:
+            self.add_column(name, key=name)
+
+    def show(self, rows: list[AlertRow]) -> None:
+        """Replace the rows with `rows` (already newest first)."""
+        self.clear()
+        for row in rows:
+            alert = row.alert
+            path = alert.path + (f" +{len(alert.paths) - 1}" if len(alert.paths) > 1 else "")
+            who = alert.changed_by + (f" @{alert.commit[:7]}" if alert.commit else "")
+            self.add_row(path, alert.session,
+                         Text(row.state, style=DELIVERY_STYLES.get(row.state, "")), who,
+                         clock(alert.created_at)[:5], key=str(alert.id))
+        pending = sum(1 for row in rows if row.state == "pending")
+        self.border_title = f"watcher {len(rows)}" + (f" · {pending} pending" if pending else "")
