@@ -1,0 +1,160 @@
+"""A real Hermes Agent in a bullpen pane, against a scripted model server on 127.0.0.1.
+
+It shows, with hermes-agent's own code doing the work: a read recorded through the
+`post_tool_call` hook, an MCP tool call landing in the store, status going idle after the
+turn (`on_session_end`), and a note reaching the model's next request through
+`pre_llm_call`. Hermes is installed once into a cached venv; the test is skipped, with
+the reason, only when that install fails.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from board import notebook, notes, reads, sessions
+from board.identity import Caller
+from board.models import OPERATOR
+from board.room import Room
+from tests.agents.fake_model import (
+    FakeModel,
+    Reply,
+    Text,
+    ToolCall,
+    last_user_text,
+    tool_results_since_user,
+)
+from tests.waiting import wait_for_text, wait_until
+
+HERMES_VERSION = "0.19.0"
+READY = "Type your message"
+TURN_SECONDS = 90  # generous: a turn takes ~5-10 s here, CI machines are slower
+
+pytestmark = pytest.mark.slow
+
+
+def cache_dir() -> Path:
+    """Outside the test's HOME (a fresh temp dir), so the venv survives between runs."""
+    return Path(os.environ.get("BULLPEN_TEST_CACHE") or "/tmp/bullpen-test-cache")
+
+
+def install_hermes() -> Path:
+    """The `bin` directory of a venv holding hermes-agent[mcp]; skips if it cannot be had."""
+    venv = cache_dir() / f"hermes-venv-{HERMES_VERSION}"
+    marker = venv / ".bullpen-installed"
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.parent / f".hermes-{HERMES_VERSION}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs never install at once
+        if not marker.exists():
+            steps = [[sys.executable, "-m", "venv", "--clear", str(venv)],
+                     [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                      f"hermes-agent[mcp]=={HERMES_VERSION}"]]
+            for step in steps:
+                try:
+                    done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+                except (OSError, subprocess.TimeoutExpired) as error:
+                    pytest.skip(f"cannot install hermes-agent {HERMES_VERSION}: {error}")
+                if done.returncode != 0:
+                    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                    pytest.skip(f"cannot install hermes-agent {HERMES_VERSION}: {last}")
+            marker.write_text(HERMES_VERSION)
+    return venv / "bin"
+
+
+def respond(request: dict) -> Reply:
+    """The model's script: the first turn reads a file, calls a bullpen tool, answers;
+    any later turn just answers."""
+    if "start the survey" not in last_user_text(request):
+        return Text("noted, carrying on")
+    step = tool_results_since_user(request)
+    if step == 0:
+        return ToolCall("read_file", {"path": "src/app.py"})
+    if step == 1:
+        return ToolCall("mcp__bullpen__notebook_write",
+                        {"text": "survey: handler returns v1", "tag": "survey"})
+    return Text("survey done")
+
+
+@pytest.fixture
+def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A throwaway Hermes root whose default profile talks to nothing but 127.0.0.1."""
+    monkeypatch.setenv("PATH", f"{install_hermes()}{os.pathsep}{os.environ['PATH']}")
+    root = tmp_path / "hermes-home"
+    root.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(root))
+    # A far-future update check stops the network call; no tirith stops a download.
+    (root / ".update_check").write_text(json.dumps({"ts": 4102444800, "latest": HERMES_VERSION}))
+    yield root
+
+
+def _idle_since(room: Room, name: str, moment: float) -> bool:
+    session = sessions.get(room.conn, name)
+    return bool(session and session.hook_status == "idle"
+                and (session.hook_status_at or 0) > moment)
+
+
+def model_config(base_url: str) -> str:
+    return yaml.safe_dump({
+        "model": {"provider": "custom", "base_url": base_url, "default": "stub-model",
+                  "context_length": 131072},
+        "security": {"tirith_enabled": False},
+    })
+
+
+def test_real_hermes_reads_calls_mcp_goes_idle_and_gets_notes(
+        room: Room, git_repo: Path, hermes_home: Path) -> None:
+    from workers import hermes, launcher, layout
+    from workers.keyboard import type_line
+
+    with FakeModel(respond) as model:
+        (hermes_home / "config.yaml").write_text(model_config(model.base_url))
+        plan = hermes.prepare_profile(hermes.AUTO, "scout", hermes_home)
+        hermes.apply_plan(plan)
+        server = layout.server_for(git_repo)
+        try:
+            session = launcher.spawn(room.home, launcher.SpawnRequest(
+                name="scout", agent="hermes", profile=plan.profile), server=server,
+                with_dashboard=False)
+            pane = session.pane or ""
+            wait_for_text(lambda: server.capture(pane), READY, timeout=TURN_SECONDS)
+
+            type_line(server, pane, "start the survey of src/app.py")
+            read = wait_until(lambda: reads.of_session(room.conn, "scout"), TURN_SECONDS,
+                              message="a read recorded by the post_tool_call hook")
+            assert [path for path, _ in read] == ["src/app.py"]
+            assert {row[0] for row in room.conn.execute(
+                "SELECT source FROM reads WHERE session = 'scout'")} == {"hook"}
+            entries = wait_until(lambda: notebook.read(room.conn, Caller("scout"), "scout"),
+                                 TURN_SECONDS, message="the MCP notebook_write call")
+            assert [(e.author, e.body, e.tag) for e in entries] == [
+                ("scout", "survey: handler returns v1", "survey")]
+            wait_until(lambda: sessions.get(room.conn, "scout").hook_status == "idle",
+                       TURN_SECONDS, message="idle reported by on_session_end")
+            wait_for_text(lambda: server.capture(pane), "survey done", timeout=TURN_SECONDS)
+            tool_results = [m.get("content") or "" for m in model.snapshot()[-1]["messages"]
+                            if m.get("role") == "tool"]
+            assert "mcp__bullpen__notebook_write" in tool_results[-1]
+            assert "survey: handler returns v1" in tool_results[-1]  # the MCP result came back
+
+            note = notes.send(room.conn, Caller(OPERATOR), "scout", "NOTE-7: use the v2 API")
+            type_line(server, pane, "carry on")
+            with_note = wait_until(
+                lambda: [r for r in model.snapshot() if "NOTE-7" in json.dumps(r)],
+                TURN_SECONDS, message="the note in the model's next request")
+            user_text = last_user_text(with_note[0])
+            assert f"[bullpen note {note.id} from operator] NOTE-7: use the v2 API" in user_text
+            assert notes.delivery_state(room.conn, note.id, "scout") == "delivered"
+            seen_at = time.time()
+            wait_until(lambda: _idle_since(room, "scout", seen_at), TURN_SECONDS,
+                       message="idle reported again after the second turn")
+        finally:
+            server.kill_server()
