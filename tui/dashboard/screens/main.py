@@ -53,6 +53,7 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
         self.tail: EventTail | None = None
         self.applied_event = 0  # the newest event id shown (tests and the bench wait on it)
         self.loaded = False
+        self._capturing = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
@@ -156,7 +157,9 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
     def refresh_preview(self) -> None:
         """Capture the selected session's pane, if the preview is showing."""
         name = self.sessions_table.selected
-        if name is not None and self.preview.display and self.app.screen is self:
+        if name is not None and self.preview.display and self.app.screen is self \
+                and not self._capturing:
+            self._capturing = True  # one capture at a time; a slow tmux never piles up threads
             self.capture_preview(name)
 
     # Thread workers: the only places that block (SQLite writes, tmux, git).
@@ -201,12 +204,14 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
         if done:
             self.app.call_from_thread(self.notify, done)
 
-    @work(thread=True, exclusive=True, group="preview")
+    @work(thread=True, group="preview")
     def capture_preview(self, name: str) -> None:
         try:
             text = self.actions.capture(name)
         except Exception as error:  # no pane yet, tmux gone: say so in the preview itself
             text = f"(no pane to show: {error})"
+        finally:
+            self._capturing = False
         self.post_message(PreviewCaptured(name, text))
 
     @work(thread=True, group="git")

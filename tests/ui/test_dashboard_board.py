@@ -1,0 +1,132 @@
+"""Board keys change the store exactly as the CLI's task commands do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from board import tasks
+from board.db import connect
+from board.home import DB_NAME
+from board.room import Room
+from tests.ui.fakes import FakeActions
+from tests.ui.helpers import loaded, notifications, settled
+from tui.dashboard import make_app
+from tui.dashboard.screens.task_detail import TaskDetailScreen
+
+SIZE = (160, 48)
+
+
+def task_status(home: Path, task_id: int) -> tasks.Task:
+    conn = connect(home / DB_NAME)  # a separate connection, as another process would see it
+    try:
+        return tasks.get(conn, task_id)
+    finally:
+        conn.close()
+
+
+async def test_shift_right_moves_the_card_and_focus_follows(fake_room: Room,
+                                                            fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        assert screen.board.current_task.id == 1  # focus starts on the ready column
+        await pilot.press("shift+right")
+        await settled(pilot)
+        assert task_status(fake_room.home, 1).status == "running"
+        assert screen.board.current.status == "running"
+        assert screen.board.current_task.id == 1
+        await pilot.press("L")
+        await settled(pilot)
+        assert task_status(fake_room.home, 1).status == "blocked"
+        await pilot.press("H", "shift+left")
+        await settled(pilot)
+        assert task_status(fake_room.home, 1).status == "ready"
+
+
+async def test_a_refused_move_is_a_notification(fake_room: Room,
+                                                fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("h")  # the todo column: task 2 waits on task 1
+        assert screen.board.current_task.id == 2
+        await pilot.press("shift+right")
+        await settled(pilot)
+        assert task_status(fake_room.home, 2).status == "todo"
+        assert any("waits on unfinished" in text for text in notifications(app))
+
+
+async def test_done_with_summary_releases_dependents(fake_room: Room,
+                                                     fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("d")
+        await pilot.press(*"data ready", "enter")
+        await settled(pilot)
+        done = task_status(fake_room.home, 1)
+        assert (done.status, done.summary) == ("done", "data ready")
+        assert task_status(fake_room.home, 2).status == "ready"  # released, as `task done`
+        assert screen.board.tasks[2].status == "ready"
+        assert 2 in screen.board.columns["ready"]
+
+
+async def test_block_archive_and_assign(fake_room: Room, fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("b", *"waiting on ops", "enter")
+        await settled(pilot)
+        blocked = task_status(fake_room.home, 1)
+        assert (blocked.status, blocked.block_reason) == ("blocked", "waiting on ops")
+        assert screen.board.current.status == "blocked"  # focus followed the card
+        await pilot.press("left", "h")  # back to the ready column: task 5 only
+        assert screen.board.current.status == "ready"
+        assert screen.board.current_task.id == 5
+        await pilot.press("a", *"coder", "enter")
+        await settled(pilot)
+        assert task_status(fake_room.home, 5).assignee == "coder"
+        await pilot.press("x")
+        await settled(pilot)
+        assert task_status(fake_room.home, 5).status == "archived"
+
+
+async def test_new_card_and_details(fake_room: Room, fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("n", *"Write changelog", "enter", "enter", *"1", "enter",
+                          *"for 0.1", "enter")
+        await settled(pilot)
+        conn = connect(fake_room.home / DB_NAME)
+        added = [task for task in tasks.list_tasks(conn) if task.title == "Write changelog"]
+        conn.close()
+        assert len(added) == 1
+        new = added[0]
+        assert (new.status, new.assignee, new.parents, new.body) == ("todo", "research", (1,),
+                                                                    "for 0.1")
+        assert new.id in screen.board.columns["todo"]
+        await pilot.press("enter")  # details of the focused card (task 1)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, TaskDetailScreen)
+        assert app.screen.task_record.comments[0].body == "use last month's logs"
+        assert app.screen.task_record.children == (2, new.id)
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_palette_offers_every_action_and_runs_it(fake_room: Room,
+                                                      fake_actions: FakeActions) -> None:
+    from tui.dashboard.commands import COMMANDS
+
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        titles = {command.title for command in app.get_system_commands(screen)}
+        assert {command.title for command in COMMANDS} <= titles
+        await pilot.press("ctrl+p", *"Archive")
+        await pilot.pause(0.3)  # the palette searches asynchronously
+        await pilot.press("enter")
+        await settled(pilot)
+        assert task_status(fake_room.home, 1).status == "archived"

@@ -1,0 +1,127 @@
+"""Session keys call the runtime (faked here); notes go through notes.send; live updates."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from board import notes
+from board.db import connect
+from board.home import DB_NAME
+from board.room import Room
+from tests.ui.fakes import PREVIEW, FakeActions
+from tests.ui.helpers import loaded, settled, wait_for
+from tui.dashboard import make_app
+from tui.dashboard.screens.help import HelpScreen
+
+SIZE = (160, 48)
+BULLPEN = Path(sys.executable).with_name("bullpen")
+
+
+async def test_session_keys_call_the_runtime(fake_room: Room, fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        assert screen.preview.text == PREVIEW
+        await pilot.press("1", "down")  # the sessions panel, second row
+        assert screen.sessions_table.selected == "coder"
+        await pilot.press("f", "z", "t", "r", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.press("s", *"tester", "enter", *"aider", "enter", *"write tests", "enter")
+        await app.workers.wait_for_complete()
+        assert fake_actions.calls == [
+            ("focus", "coder", {}), ("zoom", "coder", {}), ("stop", "coder", {}),
+            ("restart", "coder", {}), ("focus", "coder", {}),
+            ("spawn", "tester", {"agent": "aider", "task": "write tests"}),
+        ]
+
+
+async def test_compose_sends_a_note_to_the_selected_session(fake_room: Room,
+                                                            fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("1", "down", "down", "m", *"please review #8", "enter")
+        await settled(pilot)
+        conn = connect(fake_room.home / DB_NAME)
+        sent = notes.recent(conn, 1)[0]
+        conn.close()
+        assert (sent.sender, sent.recipient, sent.body) == ("operator", "reviewer",
+                                                            "please review #8")
+        assert screen.stream.items[-1].text == "please review #8"
+        await pilot.press("M", *"lunch", "enter")
+        await settled(pilot)
+        assert screen.stream.items[-1].to == "*"
+
+
+async def test_filter_help_and_private_marker(fake_room: Room,
+                                              fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        private = [item for item in screen.stream.items if item.private]
+        assert [item.text for item in private] == ["my private scratch: try caching"]
+        await pilot.press("1", "slash")  # only research's notes
+        assert screen.stream.only == "research"
+        await pilot.pause()
+        shown = sum(item.involves("research") for item in screen.stream.items)
+        assert 0 < shown < len(screen.stream.items)
+        assert len(screen.stream.lines) == shown
+        await pilot.press("slash")
+        assert screen.stream.only is None
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_a_note_from_another_process_appears(fake_room: Room,
+                                                   fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        env = {**os.environ, "BULLPEN_HOME": str(fake_room.home)}
+        subprocess.run([str(BULLPEN), "note", "send", "coder", "from", "outside"], env=env,
+                       check=True, capture_output=True)
+        await wait_for(pilot, lambda: screen.stream.items[-1].text == "from outside",
+                       seconds=5, what="the note in the stream")
+        coder = screen.sessions_table.rows_by_name["coder"]
+        assert coder.unread == 4
+
+
+async def test_the_board_with_no_tasks(room: Room, fake_actions: FakeActions) -> None:
+    app = make_app(room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        assert screen.board.tasks == {}
+        await pilot.press("shift+right", "d", "x", "enter")  # no card: nothing happens
+        assert app.screen is screen
+        await pilot.press("n", *"first task", "enter", "enter", "enter", "enter")
+        await settled(pilot)
+        assert screen.board.columns["ready"] == [1]
+        assert screen.board.current_task is not None
+
+
+async def test_the_board_with_5000_tasks(room: Room, fake_actions: FakeActions) -> None:
+    from board.db import write
+    from board.validate import STATUSES
+    with write(room.conn):  # one transaction
+        for number in range(5000):
+            room.conn.execute(
+                "INSERT INTO tasks (title, status, created_by, created_at, updated_at)"
+                " VALUES (?, ?, 'operator', 0, 0)",
+                (f"task {number}", STATUSES[number % len(STATUSES)]))
+    app = make_app(room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        assert len(screen.board.tasks) == 5000
+        assert len(screen.board.columns["ready"]) == 625
+        await pilot.press("end")
+        assert screen.board.current_task.id == 4995  # the last ready card
+        await pilot.press("shift+right")
+        await settled(pilot)
+        assert screen.board.tasks[4995].status == "running"
+        assert screen.board.current.status == "running"
+        assert len(screen.board.columns["running"]) == 626
