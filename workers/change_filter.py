@@ -5,7 +5,7 @@ routes each event to the watched directory that holds it (the deepest one, so an
 a session's worktree under `.bullpen/worktrees/` belongs to that session, not to the main
 checkout), drops git internals (keeping only what reveals a commit: HEAD files, branch
 refs, packed-refs), editor temp files and transient files, and asks git which of the rest
-are ignored. Only `ignored()` runs git; everything else is pure.
+still differ from HEAD. Only `dirty()` runs git; everything else is pure.
 """
 
 from __future__ import annotations
@@ -114,16 +114,28 @@ def settled(changes: dict[str, set[int]], root: Path) -> list[str]:
     return sorted(result)
 
 
-def ignored(root: Path, relatives: list[str]) -> set[str]:
-    """The paths git ignores in the checkout at `root` (tracked files never count as ignored).
+def dirty(root: Path, relatives: list[str]) -> set[str]:
+    """Those of `relatives` that differ from HEAD in the checkout at `root`.
 
-    One `git check-ignore --stdin` call per burst; if git fails, nothing is ignored.
+    One `git status` limited to the paths: modified, added, deleted and untracked files
+    count; ignored files never do (so build output is dropped), nor does a file that is
+    back to its committed content (a checkout, merge or stash rewrote it to match the new
+    HEAD, which the commit report covers). If git fails, every path counts.
     """
     if not relatives:
         return set()
     result = subprocess.run(
-        ["git", "check-ignore", "--stdin", "-z"], cwd=root, capture_output=True,
-        input="\0".join(relatives).encode() + b"\0", check=False)
-    if result.returncode not in (0, 1):
-        return set()
-    return {item for item in result.stdout.decode(errors="replace").split("\0") if item}
+        ["git", "--no-optional-locks", "--literal-pathspecs", "status", "--porcelain=v1",
+         "-z", "--untracked-files=all", "--", *relatives],
+        cwd=root, capture_output=True, check=False)
+    if result.returncode != 0:
+        return set(relatives)
+    found: set[str] = set()
+    entries = iter(result.stdout.decode(errors="surrogateescape").split("\0"))
+    for entry in entries:
+        if len(entry) < 4:
+            continue
+        found.add(entry[3:])
+        if entry[0] in "RC":  # a staged rename or copy: the original path follows
+            found.add(next(entries, ""))
+    return found & set(relatives)

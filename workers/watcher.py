@@ -27,7 +27,7 @@ from pathlib import Path
 
 from watchfiles._rust_notify import RustNotify
 
-from workers.change_filter import ChangeBatch, Target, ignored, route, settled
+from workers.change_filter import ChangeBatch, Target, dirty, route, settled
 
 __all__ = ["ChangeBatch", "Watcher"]
 
@@ -173,8 +173,8 @@ class Watcher:
             if not changes or not self._alive(target):
                 continue
             paths = settled(changes, target.root)
-            skip = ignored(target.root, paths)
-            edits[target.source] = [path for path in paths if path not in skip]
+            changed = dirty(target.root, paths)
+            edits[target.source] = [path for path in paths if path in changed]
         if routed.refs_moved:
             self._report_commits(generation, edits)
         for source, paths in sorted(edits.items()):

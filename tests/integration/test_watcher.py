@@ -226,3 +226,37 @@ def test_worktrees_coming_and_going(team: Team) -> None:
     team.sentinel(team.tree("b"))
     assert len(team.alerts_of("b")) == 1
     assert all(batch.source != "a" for batch in team.batches)
+
+
+def _ack(team: Team, name: str) -> None:
+    notes.mark_delivered(team.room.conn, name,
+                         [n.id for n in notes.pending(team.room.conn, name)], "test")
+
+
+def test_a_commit_in_the_main_checkout_names_it(team: Team) -> None:
+    reads.record(team.room.conn, "b", ["README.md"])
+    edit(team.repo / "README.md", "# operator's edit\n")
+    wait_until(lambda: team.alerts_of("b"), "the uncommitted alert")
+    _ack(team, "b")
+    git(team.repo, "commit", "-qam", "operator docs")
+    sha = git(team.repo, "rev-parse", "HEAD").strip()
+    wait_until(lambda: len(team.alerts_of("b")) == 2, "the commit's alert")
+    newest = team.alerts_of("b")[0]
+    assert (newest.changed_by, newest.commit, newest.message) == ("main", sha, "operator docs")
+
+
+def test_taking_in_anothers_commits_is_not_ones_own_change(team: Team) -> None:
+    reads.record(team.room.conn, "b", ["src/app.py"])
+    tree = team.tree("a")
+    edit(tree / "src" / "app.py", "a's version\n")
+    git(tree, "commit", "-qam", "a's version")
+    sha = git(tree, "rev-parse", "HEAD").strip()
+    wait_until(lambda: any(b.commit == sha for b in team.batches), "a's commit")
+    _ack(team, "b")
+    alerts_before = len(team.alerts_of("b"))
+    batches_before = len(team.batches)
+    git(team.repo, "merge", "-q", "--ff-only", "bullpen/a")  # the operator syncs a
+    team.sentinel(team.repo)
+    assert len(team.alerts_of("b")) == alerts_before
+    assert [b.paths for b in team.batches[batches_before:]
+            if "src/app.py" in b.paths] == []
