@@ -44,6 +44,7 @@ class _Generation:
     targets: tuple[Target, ...]
     roots: tuple[Path, ...]
     git_common_dir: Path
+    version: int  # which set_targets call it reflects
 
 
 class _Either:
@@ -76,6 +77,7 @@ class Watcher:
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
         self._targets: dict[str, Path] = {}
+        self._version = 0  # bumped by every set_targets that changes something
         self._heads: dict[str, str] = {}  # source -> HEAD sha last reported
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -110,6 +112,7 @@ class Watcher:
             if resolved == self._targets:
                 return
             self._targets = resolved
+            self._version += 1
             self._ready.clear()
         self._restart.set()
 
@@ -124,7 +127,7 @@ class Watcher:
             self._restart.clear()
             generation = self._begin()
             if not generation.roots:
-                self._ready.set()
+                self._mark_ready(generation)
                 while not (self._stop.wait(0.05) or self._restart.is_set()):
                     pass  # nothing to watch until set_targets names something
                 continue
@@ -136,7 +139,7 @@ class Watcher:
 
     def _begin(self) -> _Generation:
         with self._lock:
-            current = dict(self._targets)
+            current, version = dict(self._targets), self._version
         targets = tuple(Target(name, root) for name, root in sorted(current.items())
                         if root.is_dir())
         wanted = sorted({t.root for t in targets} | ({self.git_common_dir} if targets
@@ -146,7 +149,7 @@ class Watcher:
         for root in wanted:  # inotify watches are per directory: never nest two roots
             if not any(root.is_relative_to(kept) for kept in roots):
                 roots.append(root)
-        generation = _Generation(targets, tuple(roots), self.git_common_dir)
+        generation = _Generation(targets, tuple(roots), self.git_common_dir, version)
         for name in list(self._heads):
             if name not in current:
                 del self._heads[name]
@@ -156,7 +159,7 @@ class Watcher:
     def _watch(self, generation: _Generation) -> None:
         with RustNotify([str(root) for root in generation.roots], False, False, 300, True,
                         True) as notify:
-            self._ready.set()
+            self._mark_ready(generation)
             stop = _Either(self._stop, self._restart)
             while True:
                 raw = notify.watch(self.debounce_ms, self.step_ms, 1000, stop)
@@ -164,6 +167,12 @@ class Watcher:
                     return
                 if isinstance(raw, set) and raw:
                     self._handle(generation, raw)
+
+    def _mark_ready(self, generation: _Generation) -> None:
+        """Ready only if no newer set_targets came in while this watch was being set up."""
+        with self._lock:
+            if generation.version == self._version:
+                self._ready.set()
 
     def _handle(self, generation: _Generation, raw: set[tuple[int, str]]) -> None:
         routed = route(raw, generation.targets, generation.git_common_dir)
