@@ -8,6 +8,11 @@ A second call happens only when the pane set changed since the last tick (the fi
 tick, a pane started or closed outside `RoomServer.launch`/`kill_pane`): tmux stops a
 command chain at the first error, and a new pane has no capture yet, so the chain is
 re-run with the fresh list. Steady state is exactly one call (`RoomServer.calls`).
+
+tmux 3.3a sometimes misses a SIGCHLD under load: a pane reads dead, but its exit status
+stays unknown until another child of the server exits. When a tick sees such a pane,
+the next tick's chain ends with `run-shell -b true` (a child tmux forks and reaps, which
+reaps the missed one too) — still one tmux process from our side.
 """
 
 from __future__ import annotations
@@ -20,13 +25,19 @@ from workers.tmux import SESSION_OPTION, RoomServer
 
 TAIL_LINES = 8  # last non-blank lines kept per pane for prompt detection
 
-_FIELDS = ("pane_id", "pane_pid", "pane_dead", "pane_dead_status", "pane_width",
+_FIELDS = ("pane_id", "pane_pid", "pane_dead", "pane_dead_status", "pane_dead_signal",
+           "pane_width",
            "pane_height", SESSION_OPTION, "pane_current_command", "pane_title")
 
 
 @dataclass(frozen=True)
 class PaneSnapshot:
-    """What one tick saw of one pane. `content_hash` is None when not captured."""
+    """What one tick saw of one pane. `content_hash` is None when not captured.
+
+    For a dead pane `dead_status` is the exit status, or `dead_signal` the signal that
+    killed it; both can be None for a tick or so, while tmux has seen the pty close but
+    not yet reaped the process.
+    """
 
     pane_id: str
     pid: int | None
@@ -39,6 +50,7 @@ class PaneSnapshot:
     content_hash: str | None
     session: str = ""  # the `@bullpen_session` pane option ("" for panes bullpen didn't start)
     last_lines: tuple[str, ...] = ()  # last non-blank visible lines, right-stripped
+    dead_signal: int | None = None
 
 
 def _int_or_none(text: str) -> int | None:
@@ -49,13 +61,14 @@ def _parse_row(line: str) -> PaneSnapshot | None:
     parts = line.split("\t", len(_FIELDS) - 1)
     if len(parts) != len(_FIELDS) or not parts[0].startswith("%"):
         return None
-    pane_id, pid, dead, status, width, height, session, command, title = parts
+    pane_id, pid, dead, status, signal, width, height, session, command, title = parts
     is_dead = dead == "1"
     return PaneSnapshot(
         pane_id=pane_id, pid=_int_or_none(pid), dead=is_dead,
         dead_status=_int_or_none(status) if is_dead else None,
         current_command=command, title=title, width=_int_or_none(width) or 0,
         height=_int_or_none(height) or 0, content_hash=None, session=session,
+        dead_signal=_int_or_none(signal) if is_dead else None,
     )
 
 
@@ -70,9 +83,11 @@ def tail_of(text: str, count: int = TAIL_LINES) -> tuple[str, ...]:
     return tuple(lines[-count:])
 
 
-def _chain(nonce: str, pane_ids: list[str], with_content: bool) -> list[str]:
+def _chain(nonce: str, pane_ids: list[str], with_content: bool, reap: bool) -> list[str]:
     fmt = nonce + "P\t" + "\t".join(f"#{{{name}}}" for name in _FIELDS)
     args = ["list-panes", "-a", "-F", fmt]
+    if reap:
+        args += [";", "run-shell", "-b", "true"]
     if with_content:
         for pane_id in pane_ids:
             # No '%' in the message: display-message runs it through strftime.
@@ -101,7 +116,8 @@ def _parse(nonce: str, out: str) -> tuple[dict[str, PaneSnapshot], dict[str, str
 def _one_call(server: RoomServer, pane_ids: list[str],
               with_content: bool) -> tuple[dict[str, PaneSnapshot], dict[str, str]]:
     nonce = "~bp" + secrets.token_hex(8)
-    proc = server.run(*_chain(nonce, pane_ids, with_content))
+    proc = server.run(*_chain(nonce, pane_ids, with_content, server.reap_wanted))
+    server.reap_wanted = False
     return _parse(nonce, proc.stdout.decode(errors="replace"))
 
 
@@ -115,6 +131,8 @@ def snapshot_all(server: RoomServer, with_content: bool = True) -> dict[str, Pan
     if with_content and set(rows) != set(captures):
         rows, captures = _one_call(server, list(rows), with_content)
     server.pane_ids_hint = list(rows)
+    server.reap_wanted = any(row.dead and row.dead_status is None and row.dead_signal is None
+                             for row in rows.values())
     snapshots: dict[str, PaneSnapshot] = {}
     for pane_id, row in rows.items():
         text = captures.get(pane_id)

@@ -41,7 +41,11 @@ PROMPT_PATTERNS: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class PaneStatus:
-    """A pane's status; `since` is the clock time it entered that status."""
+    """A pane's status; `since` is the clock time it entered that status.
+
+    `exit_code` (exited only) is the exit status, 128+N after signal N, or None for the
+    moment between the pane closing and tmux reaping its process.
+    """
 
     status: Status
     since: float
@@ -108,7 +112,10 @@ class StatusTracker:
     def _classify(self, snap: PaneSnapshot, changed: bool,
                   unchanged_for: float) -> tuple[Status, int | None, str | None]:
         if snap.dead:
-            return Status.EXITED, snap.dead_status, None
+            code = snap.dead_status
+            if code is None and snap.dead_signal is not None:
+                code = 128 + snap.dead_signal  # the shell's convention for a signal
+            return Status.EXITED, code, None
         if changed:
             return Status.WORKING, None, None
         prompt = self.prompt_in(snap.last_lines)

@@ -67,8 +67,8 @@ def test_launch_passes_env_and_cwd_and_names_the_pane(room_tmux: RoomServer,
     command = "sh -c 'echo \"S=$BULLPEN_SESSION\"; pwd; exec cat'"
     pane = room_tmux.launch("bullpen", command, worktree, env, "alpha", new_window=True)
     assert re.fullmatch(r"%\d+", pane)
-    screen = wait_for_text(lambda: room_tmux.capture(pane), "S=alpha")
-    assert str(worktree.resolve()) in screen
+    screen = wait_for_text(lambda: room_tmux.capture(pane), str(worktree.resolve()))
+    assert screen.startswith("S=alpha\n")
     snap = snapshot_all(room_tmux)[pane]
     assert (snap.title, snap.session, snap.dead) == ("alpha", "alpha", False)
     cmdline = Path(f"/proc/{snap.pid}/cmdline")
@@ -85,10 +85,18 @@ def test_split_launch_targets_a_pane(room_tmux: RoomServer, tmp_path: Path) -> N
 
 def test_an_exit_stays_visible_with_its_code(room_tmux: RoomServer, tmp_path: Path) -> None:
     pane = room_tmux.launch("bullpen", "exit 3", tmp_path, {}, "quitter", new_window=True)
-    snap = wait_until(lambda: (s := snapshot_all(room_tmux).get(pane)) and s.dead and s,
-                      message="pane to be dead")
-    assert snap.dead_status == 3
+    # dead_status follows pane_dead once tmux has reaped the process
+    snap = wait_until(lambda: (s := snapshot_all(room_tmux)[pane]).dead_status is not None
+                      and s, message="pane to be dead with a status")
+    assert (snap.dead, snap.dead_status, snap.dead_signal) == (True, 3, None)
     assert room_tmux.pane_exists(pane)
+
+
+def test_a_killed_agent_reports_its_signal(room_tmux: RoomServer, tmp_path: Path) -> None:
+    pane = room_tmux.launch("bullpen", "kill -9 $$", tmp_path, {}, "killed", new_window=True)
+    snap = wait_until(lambda: (s := snapshot_all(room_tmux)[pane]).dead_signal and s,
+                      message="a dead signal")
+    assert (snap.dead, snap.dead_signal, snap.dead_status) == (True, 9, None)
 
 
 def test_respawn_keeps_the_pane_id(room_tmux: RoomServer, tmp_path: Path) -> None:

@@ -17,11 +17,12 @@ class FakeClock:
 
 
 def snap(content: str | None, *, dead: bool = False, status: int | None = None,
-         lines: tuple[str, ...] = (), pane_id: str = "%1") -> dict[str, PaneSnapshot]:
+         signal: int | None = None, lines: tuple[str, ...] = (),
+         pane_id: str = "%1") -> dict[str, PaneSnapshot]:
     """One-pane snapshot dict with `content` standing in for the hash."""
     shot = PaneSnapshot(pane_id=pane_id, pid=10, dead=dead, dead_status=status,
                         current_command="agent", title="a", width=80, height=24,
-                        content_hash=content, last_lines=lines)
+                        content_hash=content, last_lines=lines, dead_signal=signal)
     return {pane_id: shot}
 
 
@@ -100,6 +101,14 @@ def test_dead_pane_is_exited_with_its_code() -> None:
     clock.now += 0.3
     status = t.update(snap("h2", dead=True, status=3))["%1"]
     assert status == PaneStatus(Status.EXITED, since=100.3, exit_code=3)
+
+
+def test_killed_pane_reports_128_plus_signal_once_reaped() -> None:
+    t, clock = tracker()
+    early = t.update(snap("h1", dead=True))["%1"]
+    assert (early.status, early.exit_code) == (Status.EXITED, None)
+    clock.now += 0.1
+    assert t.update(snap("h1", dead=True, signal=9))["%1"].exit_code == 137
 
 
 def test_missing_capture_keeps_the_last_hash() -> None:
