@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from workers.sanitize import LIMIT, TRUNCATED, as_shell_comment, clean, strip_escapes
+from workers.sanitize import (
+    LIMIT,
+    TRUNCATED,
+    as_shell_comment,
+    clean,
+    is_one_line,
+    strip_escapes,
+)
 
 
 def printable_one_line(text: str) -> bool:
@@ -89,3 +96,10 @@ def test_shell_comment_is_one_comment_line() -> None:
     assert out == "# hi ⏎ $(touch /tmp/pwned) ⏎ ; touch x"
     assert "\n" not in out and "\r" not in out
     assert len(as_shell_comment("q" * 5000)) == LIMIT
+
+
+def test_is_one_line_accepts_only_cleaned_text() -> None:
+    assert is_one_line(clean("a\r\nb\x1b[0m\tc"))
+    assert is_one_line("unicode ⏎ 日本語 fine")
+    for bad in ("a\nb", "a\rb", "tab\t", "\x1b[0m", "\x03", "\x7f", "\x9b", "\u2028", "\u202e"):
+        assert not is_one_line(bad), repr(bad)
