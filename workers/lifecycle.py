@@ -50,7 +50,6 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         for item in new:
             check_request(room, _request(item))
         layout.ensure_room_window(server, root, home, with_dashboard)
-        ensure_coordinator(server, home)
         for item in new:
             spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
                   layout_name=plan.layout)
@@ -66,6 +65,9 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
             launch(room, session.name, server=server, with_dashboard=with_dashboard,
                    layout_name=plan.layout)
             report.say(f"restarted {session.name} (its pane was gone)")
+    # Last: its watcher then starts once on every worktree, not once per new session.
+    if ensure_coordinator(server, home):
+        report.say("started the coordinator")
     return report
 
 

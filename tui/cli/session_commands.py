@@ -107,10 +107,9 @@ def spawn_session(args: argparse.Namespace) -> int:
                                     task=args.task, base=args.base, on_commit=args.on_commit)
     with launcher.open_operator_room(home) as room:
         launcher.check_request(room, request)
-    lifecycle.layout.ensure_room_window(server, home.parent, home, not args.no_dashboard)
-    lifecycle.ensure_coordinator(server, home)
     session = launcher.spawn(home, request, server=server,
                              with_dashboard=not args.no_dashboard, layout_name=plan.layout)
+    lifecycle.ensure_coordinator(server, home)
     print(f"started {session.name} in {session.worktree} on {session.branch}"
           f" (pane {session.pane})")
     return 0
