@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from board import sessions, tasks, validate
@@ -12,7 +12,7 @@ from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
 from workers import layout
-from workers.agents import launch_plan
+from workers.agents import HERMES, agent_kind, launch_plan
 from workers.tmux import RoomServer, require_tmux
 from worktrees.create import create_worktree
 from worktrees.naming import check_name, worktree_path
@@ -54,6 +54,26 @@ def check_request(room: Room, request: SpawnRequest) -> None:
         sessions.ensure_profile_free(room.conn, request.profile, request.name)
     if not request.agent.strip():
         raise BadInput("--agent is empty; give the command the session runs")
+    if agent_kind(request.agent) == HERMES:
+        hermes_profile_plan(request)  # a missing or unreadable profile refuses here
+
+
+def hermes_profile_plan(request: SpawnRequest):
+    """The profile changes a hermes session needs (MCP server and hooks).
+
+    Without a profile, or with `auto`, the session gets its own `bullpen-<name>` profile
+    cloned from the default one. A named profile must already be set up: its changes are
+    shown by `bullpen hermes setup` before anything is written.
+    """
+    from workers import hermes
+
+    plan = hermes.prepare_profile(request.profile or hermes.AUTO, request.name,
+                                  hermes.hermes_root())
+    if request.profile not in (None, hermes.AUTO) and plan.changed:
+        raise Refused(f"hermes profile {request.profile!r} is not set up for bullpen yet;"
+                      f" review and apply the changes with: bullpen hermes setup"
+                      f" {request.profile}")
+    return plan
 
 
 def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
@@ -62,6 +82,12 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
     with open_operator_room(home) as room:
         check_request(room, request)
         root = repo_root_of(home)
+        if agent_kind(request.agent) == HERMES:
+            from workers.hermes import apply_plan
+
+            plan = hermes_profile_plan(request)
+            apply_plan(plan)  # only a dedicated bullpen-<name> profile is written here
+            request = replace(request, profile=plan.profile)
         info = create_worktree(root, request.name, request.base)
         sessions.register(room.conn, request.name, agent=request.agent,
                           profile=request.profile, branch=info.branch,

@@ -6,14 +6,18 @@ dashboard and the benchmarks can check the "one tmux call per tick" budget.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import libtmux
+if TYPE_CHECKING:
+    import libtmux
+
 
 DEFAULT_SESSION = "bullpen"
 SESSION_OPTION = "@bullpen_session"  # pane option naming the bullpen session; agents can't alter it
@@ -72,7 +76,6 @@ class RoomServer:
         self.socket_name = socket_name
         self.config_file = config_file
         self.tmux_bin = require_tmux()
-        self.libtmux = libtmux.Server(socket_name=socket_name, config_file=config_file)
         self.calls = 0  # tmux subprocesses started through this object
         # Pane ids the next snapshot expects; kept current by launch/kill and snapshots.
         self.pane_ids_hint: list[str] = []
@@ -80,6 +83,13 @@ class RoomServer:
 
     def __repr__(self) -> str:
         return f"RoomServer({self.socket_name!r})"
+
+    @functools.cached_property
+    def libtmux(self) -> libtmux.Server:
+        """The same server as a libtmux object, built on first use (its import is slow)."""
+        import libtmux
+
+        return libtmux.Server(socket_name=self.socket_name, config_file=self.config_file)
 
     # -- plumbing -------------------------------------------------------------------
 

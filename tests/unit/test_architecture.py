@@ -55,3 +55,18 @@ def test_import_linter_contracts_hold() -> None:
     linter = Path(sys.executable).parent / "lint-imports"
     result = subprocess.run([str(linter)], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_command_table_names_each_commands_module() -> None:
+    import argparse
+
+    from tui import cli
+
+    registered: dict[str, str] = {}
+    for module_name in cli.command_modules():
+        parser = argparse.ArgumentParser()
+        subparsers = parser.add_subparsers()
+        __import__(module_name, fromlist=["register"]).register(subparsers)
+        for command in subparsers.choices:
+            registered[command] = module_name.rsplit(".", 1)[1]
+    assert registered == cli.COMMANDS

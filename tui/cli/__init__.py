@@ -26,7 +26,27 @@ class _Parser(argparse.ArgumentParser):
         fail(f"{self.prog}: {message} (see {self.prog} --help)", 2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Which module registers each command, so a command loads only its own module: agents
+# call `bullpen hook` and `bullpen note` on every turn. A test keeps this table true.
+COMMANDS = {
+    "mcp": "agent_commands", "hook": "agent_commands", "hooks": "agent_commands",
+    "hermes": "agent_commands",
+    "diff": "change_commands", "sync": "change_commands",
+    "dashboard": "dashboard_commands",
+    "demo": "demo_commands",
+    "init": "init_commands", "register": "init_commands",
+    "note": "note_commands",
+    "notebook": "notebook_commands",
+    "read": "read_commands", "alerts": "read_commands",
+    "up": "session_commands", "down": "session_commands", "spawn": "session_commands",
+    "ls": "session_commands", "stop": "session_commands", "restart": "session_commands",
+    "attach": "session_commands", "coordinator": "session_commands",
+    "task": "task_commands",
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or (with `only`) one holding just that command's module."""
     parser = _Parser(
         prog=PROG,
         description="Several coding-agent sessions working as one team.",
@@ -34,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND",
                                        parser_class=_Parser)
-    for module_name in command_modules():
+    modules = [f"{__name__}.{COMMANDS[only]}"] if only in COMMANDS else command_modules()
+    for module_name in modules:
         importlib.import_module(module_name).register(subparsers)
     return parser
 
@@ -50,7 +71,9 @@ def command_modules() -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = next((word for word in argv if not word.startswith("-")), None)
+    parser = build_parser(only=first if argv and argv[0] == first else None)
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

@@ -1,0 +1,47 @@
+"""Spawning a hermes session prepares its profile: a dedicated one, or a set-up one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.rooms import live_room
+
+
+@pytest.fixture
+def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "hermes-home"
+    home.mkdir()
+    (home / "config.yaml").write_text("model: {default: m}\n")  # the default profile
+    (home / "profiles" / "mine").mkdir(parents=True)
+    (home / "profiles" / "mine" / "config.yaml").write_text("# my own settings\nx: 1\n")
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    return home
+
+
+@pytest.mark.slow
+def test_hermes_profiles_on_spawn(git_repo: Path, tmp_path: Path, hermes_home: Path) -> None:
+    with live_room(git_repo, tmp_path / "logs") as room:
+        refused = room.cli("spawn", "scout", "--agent", "hermes", "--profile", "mine",
+                           "--no-dashboard", check=False)
+        assert refused.returncode == 2
+        assert "bullpen hermes setup mine" in refused.stderr
+        assert (hermes_home / "profiles" / "mine" / "config.yaml").read_text() == \
+            "# my own settings\nx: 1\n"
+        assert not (git_repo / ".bullpen" / "worktrees" / "scout").exists()
+
+        missing = room.cli("spawn", "scout", "--agent", "hermes", "--profile", "nope",
+                           "--no-dashboard", check=False)
+        assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+        room.cli("spawn", "scout", "--agent", "hermes", "--no-dashboard")
+        dedicated = hermes_home / "profiles" / "bullpen-scout" / "config.yaml"
+        config = yaml.safe_load(dedicated.read_text())
+        assert config["mcp_servers"]["bullpen"]["args"] == ["mcp"]
+        assert set(config["hooks"]) >= {"pre_llm_call", "post_tool_call", "on_session_end"}
+        assert config["model"] == {"default": "m"}
+        with room.db() as conn:
+            profile = conn.execute("SELECT profile FROM sessions WHERE name = 'scout'")
+            assert profile.fetchone()[0] == "bullpen-scout"
