@@ -54,4 +54,27 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
     if setup:
         # The set-up step runs first in the worktree; if it fails the pane shows its exit.
         command = f"{setup} || exit $?; exec {command}"
-    return LaunchPlan(command=command, env=env, kind=kind)
+    return LaunchPlan(command=pane_command(command, env["PATH"]), env=env, kind=kind)
+
+
+def pane_command(command: str, path: str) -> str:
+    """The shell line a pane runs: PATH set again, and the agent exec'd when it can be.
+
+    tmux (3.x) gives a new pane the PATH of the tmux client that made it, overriding
+    `-e PATH=`, so it is exported in the pane's shell (agents must find this `bullpen`).
+    A simple command is exec'd: a shell such as dash would otherwise stay the pane's
+    foreground process, and notes for a pane running a shell are typed as comments.
+    """
+    exported = f"export PATH={shlex.quote(path)}; "
+    return exported + (f"exec {command}" if _is_simple(command) else command)
+
+
+def _is_simple(command: str) -> bool:
+    """A program and its arguments: no shell operators, no leading VAR=value."""
+    try:
+        words = list(shlex.shlex(command, posix=True, punctuation_chars=True))
+    except ValueError:
+        return False
+    operators = set("();<>|&")
+    return bool(words) and "=" not in words[0] and words[0] != "exec" and not any(
+        set(word) <= operators for word in words)
