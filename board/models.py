@@ -130,6 +130,7 @@ class Session(_Json):
     last_activity: float | None
     created_at: float
     on_commit: str | None = None
+    fs_reads: bool = False
 
 
 @dataclass(frozen=True)

@@ -137,4 +137,8 @@ MIGRATIONS: list[str] = [
         value TEXT
     );
     """,
+    # 3: opt-in read detection from filesystem events, for agents without hooks
+    """
+    ALTER TABLE sessions ADD COLUMN fs_reads INTEGER NOT NULL DEFAULT 0;
+    """,
 ]

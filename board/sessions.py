@@ -21,7 +21,7 @@ def _row_to_session(row: sqlite3.Row) -> Session:
         status=row["status"], exit_code=row["exit_code"], task=row["task"], base=row["base"],
         hook_status=row["hook_status"], hook_status_at=row["hook_status_at"],
         last_activity=row["last_activity"], created_at=row["created_at"],
-        on_commit=row["on_commit"],
+        on_commit=row["on_commit"], fs_reads=bool(row["fs_reads"]),
     )
 
 
@@ -92,7 +92,7 @@ def names(conn: sqlite3.Connection) -> list[str]:
 def update(conn: sqlite3.Connection, name: str, **fields: object) -> None:
     """Set launch facts (pane, worktree, desired state...) and log one event."""
     allowed = {"agent", "profile", "branch", "worktree", "base", "task", "pane_id", "desired",
-               "on_commit"}
+               "on_commit", "fs_reads"}
     unknown = set(fields) - allowed
     if unknown:
         raise ValueError(f"not updatable: {sorted(unknown)}")

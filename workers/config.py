@@ -17,7 +17,7 @@ from board.errors import BadInput
 CONFIG_NAME = "bullpen.yaml"
 LAYOUTS = ("side-by-side", "windows")
 DEFAULT_AGENT = "hermes"
-SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from"}
+SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads"}
 TOP_KEYS = {"agent", "layout", "sessions"}
 
 
@@ -31,6 +31,7 @@ class SessionPlan:
     on_commit: str | None = None
     setup: str | None = None
     base: str | None = None
+    fs_reads: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,13 @@ def _scalar(path: Path, node: yaml.Node, key: str) -> str:
     if not isinstance(node, yaml.ScalarNode) or not str(node.value).strip():
         raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key}: expected a text value")
     return str(node.value)
+
+
+def _flag(path: Path, node: yaml.Node, key: str) -> bool:
+    value = str(getattr(node, "value", "")).lower()
+    if not isinstance(node, yaml.ScalarNode) or value not in ("true", "false", "yes", "no"):
+        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key}: expected true or false")
+    return value in ("true", "yes")
 
 
 def _names(path: Path, node: yaml.Node, key: str) -> tuple[str, ...]:
@@ -119,10 +127,13 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                 in fields.items() if key in ("agent", "profile", "task", "on_commit", "setup",
                                              "from")}
         after = _names(path, fields["after"][1], f"{where}.after") if "after" in fields else ()
+        fs_reads = _flag(path, fields["fs_reads"][1], f"{where}.fs_reads") \
+            if "fs_reads" in fields else False
         plans.append(SessionPlan(name=name, agent=text.get("agent", agent),
                                  profile=text.get("profile"), task=text.get("task"),
                                  after=after, on_commit=text.get("on_commit"),
-                                 setup=text.get("setup"), base=text.get("from")))
+                                 setup=text.get("setup"), base=text.get("from"),
+                                 fs_reads=fs_reads))
     _check_plan(path, plans, lines)
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans))
 

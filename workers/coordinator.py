@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from board import alerts, dispatch, events, sessions
+from board import alerts, dispatch, events, reads, sessions
 from board.db import connect
 from board.home import DB_NAME
 from board.models import Session
@@ -24,6 +24,7 @@ from workers.dispatcher import Dispatcher
 from workers.panes import snapshot_all
 from workers.status import Status, StatusTracker
 from workers.tmux import RoomServer
+from workers.watch_alerts import record_batch
 from worktrees.changes import branch_head, commits_between
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,8 @@ class Coordinator:
         self.dispatcher = Dispatcher(self.conn)
         self.watcher = None
         self.watch = watch
+        self._fs_reads: dict[str, object] = {}  # session -> its FsReads, when opted in
+        self._thread_conns = threading.local()  # watcher threads write on their own
         self._last_pane_poll = 0.0
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -100,6 +103,7 @@ class Coordinator:
         self.catch_up_commits()
         if self.watch:
             self._start_watcher()
+        self._retarget()
         try:
             while not stop.is_set():
                 self.tick()
@@ -107,6 +111,8 @@ class Coordinator:
         finally:
             if self.watcher is not None:
                 self.watcher.stop()
+            for reader in self._fs_reads.values():
+                reader.stop()
             self.conn.close()
 
     def tick(self) -> None:
@@ -171,25 +177,38 @@ class Coordinator:
         from workers.watcher import Watcher
 
         self.watcher = Watcher(self.root, on_change=self._on_change)
-        self._retarget()
         self.watcher.start()
 
     def _retarget(self) -> None:
-        if self.watcher is None:
-            return
-        targets = {"main": self.root}
-        for session in sessions.all_sessions(self.conn):
-            if session.worktree and Path(session.worktree).is_dir():
-                targets[session.name] = Path(session.worktree)
-        self.watcher.set_targets(targets)
+        """Watch the main checkout and every session's worktree; read-watch opted-in ones."""
+        worktrees = {s.name: Path(s.worktree) for s in sessions.all_sessions(self.conn)
+                     if s.worktree and Path(s.worktree).is_dir()}
+        if self.watcher is not None:
+            self.watcher.set_targets({"main": self.root, **worktrees})
+        opted_in = {s.name for s in sessions.all_sessions(self.conn) if s.fs_reads}
+        for name in set(self._fs_reads) - (opted_in & set(worktrees)):
+            self._fs_reads.pop(name).stop()
+        for name in (opted_in & set(worktrees)) - set(self._fs_reads):
+            from workers.fs_reads import FsReads
+
+            reader = FsReads(worktrees[name], on_reads=self._recorder(name))
+            reader.start()
+            self._fs_reads[name] = reader
+
+    def _thread_conn(self):
+        """This thread's own connection (sqlite3 connections are not shared across threads)."""
+        conn = getattr(self._thread_conns, "conn", None)
+        if conn is None:
+            conn = self._thread_conns.conn = connect(self.home / DB_NAME)
+        return conn
 
     def _on_change(self, batch) -> None:
-        # The watcher's own thread: its own connection (sqlite3 objects are not shared).
-        conn = connect(self.home / DB_NAME)
-        try:
-            alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
-        finally:
-            conn.close()
+        record_batch(self._thread_conn(), batch)
+
+    def _recorder(self, session: str):
+        def record(paths: list[str]) -> None:
+            reads.record(self._thread_conn(), session, paths, source="fs")
+        return record
 
 
 def serve(home: Path) -> int:

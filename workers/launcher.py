@@ -30,6 +30,7 @@ class SpawnRequest:
     base: str | None = None
     setup: str | None = None
     on_commit: str | None = None
+    fs_reads: bool = False
 
 
 def open_operator_room(home: Path) -> Room:
@@ -92,8 +93,9 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
         sessions.register(room.conn, request.name, agent=request.agent,
                           profile=request.profile, branch=info.branch,
                           worktree=str(info.path), base=info.base_commit, task=request.task)
-        if request.on_commit:
-            sessions.update(room.conn, request.name, on_commit=request.on_commit)
+        if request.on_commit or request.fs_reads:
+            sessions.update(room.conn, request.name, on_commit=request.on_commit,
+                            fs_reads=int(request.fs_reads))
         if request.task:
             title, _, body = request.task.partition("\n")
             tasks.add(room.conn, Caller(OPERATOR), title[:200], body=body or request.task,

@@ -77,7 +77,8 @@ def layout_hint(name: str) -> str:
 
 def _request(item: config_file.SessionPlan) -> SpawnRequest:
     return SpawnRequest(name=item.name, agent=item.agent, profile=item.profile,
-                        base=item.base, setup=item.setup, on_commit=item.on_commit)
+                        base=item.base, setup=item.setup, on_commit=item.on_commit,
+                        fs_reads=item.fs_reads)
 
 
 def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:

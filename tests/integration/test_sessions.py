@@ -164,3 +164,16 @@ def test_unmerged_commits_keep_the_worktree(room: LiveRoom) -> None:
     result = room.cli("down", "--remove-worktrees")
     assert "kept alice's worktree" in result.stdout
     assert (worktree / "feature.py").exists()
+
+
+def test_fs_reads_records_what_an_agent_without_hooks_opens(room: LiveRoom) -> None:
+    room.cli("spawn", "plain", "--agent", "sh", "--fs-reads", "--no-dashboard")
+    room.wait_status("plain", "idle")
+    pane = room.sessions()["plain"]["pane"]
+    room.server.check("send-keys", "-t", pane, "cat src/app.py", "Enter")
+
+    def recorded() -> list[tuple[str, str]]:
+        with room.db() as conn:
+            return conn.execute("SELECT path, source FROM reads WHERE session = 'plain'"
+                                ).fetchall()
+    assert ("src/app.py", "fs") in [tuple(row) for row in wait_until(recorded, 10)]

@@ -36,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     spawn.add_argument("--from", dest="base", metavar="REF", help="branch off REF (default:"
                        " the main checkout's HEAD)")
     spawn.add_argument("--on-commit", metavar="SESSION", help="ping it on SESSION's commits")
+    spawn.add_argument("--fs-reads", action="store_true", help="record the files it opens"
+                       " (best effort, for agents without hooks)")
     spawn.add_argument("--no-dashboard", action="store_true", help=argparse.SUPPRESS)
     spawn.set_defaults(handler=spawn_session)
 
@@ -104,7 +106,8 @@ def spawn_session(args: argparse.Namespace) -> int:
     agent = args.agent if args.agent is not None else plan.agent
     server = layout.server_for(home.parent)
     request = launcher.SpawnRequest(name=args.name, agent=agent, profile=args.profile,
-                                    task=args.task, base=args.base, on_commit=args.on_commit)
+                                    task=args.task, base=args.base, on_commit=args.on_commit,
+                                    fs_reads=args.fs_reads)
     with launcher.open_operator_room(home) as room:
         launcher.check_request(room, request)
     session = launcher.spawn(home, request, server=server,
