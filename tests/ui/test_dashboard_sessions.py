@@ -68,7 +68,7 @@ async def test_filter_help_and_private_marker(fake_room: Room,
         await pilot.pause()
         shown = sum(item.involves("research") for item in screen.stream.items)
         assert 0 < shown < len(screen.stream.items)
-        assert len(screen.stream.lines) == shown
+        assert len(screen.stream.shown) == shown
         await pilot.press("slash")
         assert screen.stream.only is None
         await pilot.press("question_mark")

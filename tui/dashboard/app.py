@@ -17,7 +17,7 @@ from tui.dashboard.screens.main import MainScreen
 class DashboardApp(App[None]):
     """The human's view of the room; closing it stops nothing."""
 
-    CSS_PATH = "dashboard.tcss"
+    CSS_PATH = Path(__file__).with_name("dashboard.tcss")  # absolute: subclasses elsewhere
     TITLE = "bullpen"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (130, "-wide")]
     BINDINGS = [Binding("q", "quit", "Quit", id="app.quit")]

@@ -65,6 +65,8 @@ class RoomDelta:
     alerts: list[AlertRow] | None = None
     changed_sessions: set[str] = field(default_factory=set)
     last_note: int = 0
+    sessions_dirty: bool = False  # the tail fills `sessions` and `alerts`, throttled
+    alerts_dirty: bool = False
 
 
 def session_rows(conn: sqlite3.Connection) -> list[SessionRow]:
@@ -131,7 +133,10 @@ def load_snapshot(conn: sqlite3.Connection) -> RoomDelta:
 
 
 def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) -> RoomDelta:
-    """The changes named by `events` (oldest first), reading only the rows they touch."""
+    """The changes named by `events` (oldest first), reading only the rows they touch.
+
+    Sessions and alerts are only flagged: their rows are read by `fill_panels`, which the
+    tail throttles (an unread count per note would cost more than the note itself)."""
     delta = RoomDelta(last_event=events[-1].id, last_note=last_note)
     task_ids: set[int] = set()
     entry_ids: set[int] = set()
@@ -164,8 +169,14 @@ def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) ->
     stream += [entry_item(entry) for entry in queries.notebook_entries(conn, entry_ids)]
     delta.stream = sorted(stream, key=lambda item: item.at)
     delta.tasks, delta.removed_tasks = queries.tasks_by_ids(conn, task_ids)
-    if sessions_dirty:
-        delta.sessions = session_rows(conn)
-    if alerts_dirty:
-        delta.alerts = queries.alerts_with_state(conn, ALERT_ROWS)
+    delta.sessions_dirty, delta.alerts_dirty = sessions_dirty, alerts_dirty
     return delta
+
+
+def fill_panels(conn: sqlite3.Connection, delta: RoomDelta, sessions_too: bool,
+                alerts_too: bool) -> None:
+    """Read the sessions and alerts panels' rows into `delta` (each a whole, small table)."""
+    if sessions_too:
+        delta.sessions = session_rows(conn)
+    if alerts_too:
+        delta.alerts = queries.alerts_with_state(conn, ALERT_ROWS)

@@ -60,7 +60,7 @@ def stream_line(item: StreamItem) -> Text:
             line.append(" [private]", style="bold reverse yellow")
     elif item.kind not in ("note", "event"):
         line.append(f" [{item.kind}]", style=style)
-    if item.ref is not None and item.kind != "event":
+    if item.ref is not None and item.kind not in ("event", "notebook"):
         line.append(f" #{item.ref}", style="dim")
     line.append(": " if item.kind != "event" else " ", style="dim")
     line.append(one_line(item.text), style="dim" if item.kind == "event" else "")

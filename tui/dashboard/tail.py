@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tui.dashboard.feed import RoomDelta
 
 POLL_SECONDS = 0.03
 BATCH = 2000
+PANEL_SECONDS = 0.25  # sessions/alerts rows are re-read at most this often
 
 
 class EventTail:
@@ -64,16 +66,28 @@ class EventTail:
             conn.close()
 
     def _loop(self, conn: sqlite3.Connection, last_event: int, last_note: int) -> None:
+        sessions_due = alerts_due = False  # panels waiting for their throttle
+        panels_at = 0.0
         while not self._stop.is_set():
             self._wake.wait(self.interval)
             self._wake.clear()
             if self._stop.is_set():
                 return
             try:
-                if queries.last_event_id(conn) <= last_event:
+                if queries.last_event_id(conn) > last_event:
+                    delta = feed.load_delta(conn, events.since(conn, last_event, BATCH),
+                                            last_note)
+                elif sessions_due or alerts_due:
+                    delta = feed.RoomDelta(last_event=last_event, last_note=last_note)
+                else:
                     continue
-                batch = events.since(conn, last_event, BATCH)
-                delta = feed.load_delta(conn, batch, last_note)
+                sessions_due |= delta.sessions_dirty
+                alerts_due |= delta.alerts_dirty
+                if (sessions_due or alerts_due) and \
+                        time.monotonic() - panels_at >= PANEL_SECONDS:
+                    feed.fill_panels(conn, delta, sessions_due, alerts_due)
+                    sessions_due = alerts_due = False
+                    panels_at = time.monotonic()
             except sqlite3.Error as error:  # e.g. a locked file; try again next tick
                 self._report(error)
                 continue

@@ -114,7 +114,8 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
         if delta.initial:
             self.loaded = True
             self.refresh_preview()
-        self.refresh_bindings()
+        if delta.tasks or delta.removed_tasks or delta.initial:
+            self.refresh_bindings()  # the highlighted card may have come or gone
 
     def on_tail_failed(self, message: TailFailed) -> None:
         self.notify(f"reading the store failed: {message.error}", severity="error")

@@ -37,8 +37,15 @@ class SessionsTable(DataTable):
         return key.value
 
     def show(self, rows: list[SessionRow]) -> None:
-        """Redraw every row (a room has tens of sessions), keeping the cursor's session."""
+        """Show `rows`: changed cells only when the sessions are the same, else redraw."""
         selected = self.selected
+        if [row.session.name for row in rows] == list(self.rows_by_name):
+            for row in rows:
+                if row != self.rows_by_name[row.session.name]:
+                    for column, cell in zip(COLUMNS, self._cells(row), strict=True):
+                        self.update_cell(row.session.name, column, cell)
+            self.rows_by_name = {row.session.name: row for row in rows}
+            return
         self.rows_by_name = {row.session.name: row for row in rows}
         self.clear()
         for row in rows:
