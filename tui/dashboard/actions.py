@@ -44,7 +44,8 @@ class SessionActions(Protocol):
 
 
 class RuntimeActions:
-    """The real runtime: `workers.launcher` and `workers.room_runtime`, imported on use."""
+    """The real runtime (`workers.room_runtime`), imported on first use so the dashboard
+    starts, and the board keeps working, even where tmux is missing."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -67,37 +68,13 @@ class RuntimeActions:
         return self._room().capture(name)
 
     def spawn(self, name: str, agent: str | None = None, task: str | None = None) -> None:
-        from workers.launcher import spawn_session
-
-        spawn_session(self.home, name, agent=agent, task=task)
+        self._room().spawn(name, agent=agent, task=task)
 
     def stop(self, name: str) -> None:
-        from workers.launcher import stop_session
-
-        stop_session(self.home, name)
+        self._room().stop(name)
 
     def restart(self, name: str) -> None:
-        from workers.launcher import restart_session
-
-        restart_session(self.home, name)
+        self._room().restart(name)
 
     def changed_files(self, name: str) -> int | None:
-        """Counted with `git status --porcelain` in the session's worktree."""
-        import subprocess
-
-        from board import sessions
-        from board.db import connect
-        from board.home import DB_NAME
-
-        conn = connect(self.home / DB_NAME)
-        try:
-            session = sessions.get(conn, name)
-        finally:
-            conn.close()
-        if session is None or not session.worktree or not Path(session.worktree).is_dir():
-            return None
-        result = subprocess.run(["git", "status", "--porcelain"], cwd=session.worktree,
-                                capture_output=True, text=True, timeout=10)
-        if result.returncode != 0:
-            return None
-        return sum(1 for line in result.stdout.splitlines() if line.strip())
+        return self._room().changed_files(name)

@@ -1,0 +1,37 @@
+"""`up` puts the dashboard beside the session panes; focusing a session moves tmux focus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.rooms import live_room
+from tests.waiting import wait_until
+from workers.layout import DASHBOARD, pane_of
+
+pytestmark = pytest.mark.slow
+
+
+def active_pane(server) -> str:
+    out = server.check("list-panes", "-t", "=bullpen:", "-F", "#{pane_active} #{pane_id}")
+    return next(line.split()[1] for line in out.splitlines() if line.startswith("1 "))
+
+
+def test_dashboard_beside_sessions_and_focus_follows(git_repo: Path, tmp_path: Path) -> None:
+    (git_repo / "bullpen.yaml").write_text(
+        "agent: cat\nsessions:\n  alice: {task: write the plan}\n  bob: {after: [alice]}\n")
+    with live_room(git_repo, tmp_path / "logs") as room:
+        room.cli("up", "--detach")
+        server = room.server
+        dashboard = pane_of(server, DASHBOARD)
+        rows = room.sessions()
+        window_panes = server.check("list-panes", "-t", "=bullpen:", "-F", "#{pane_id}").split()
+        assert {dashboard, rows["alice"]["pane"], rows["bob"]["pane"]} == set(window_panes)
+        wait_until(lambda: "bob" in server.capture(dashboard) and "alice" in
+                   server.capture(dashboard), 20, message="the dashboard to list sessions")
+        server.check("send-keys", "-t", dashboard, "1")  # the sessions panel
+        server.check("send-keys", "-t", dashboard, "Down")  # alice -> bob
+        server.check("send-keys", "-t", dashboard, "f")  # focus its pane
+        wait_until(lambda: active_pane(server) == rows["bob"]["pane"], 10,
+                   message=lambda: f"bob's pane active, not {active_pane(server)}")

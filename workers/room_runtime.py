@@ -1,0 +1,62 @@
+"""The session verbs the dashboard offers, over the room's tmux server and worktrees.
+
+Every method blocks on tmux or git: the dashboard calls them from thread workers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from board import sessions
+from board.errors import BadInput
+from workers import config, launcher, layout, lifecycle
+from worktrees.status import worktree_status
+
+
+class RoomRuntime:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.root = home.parent
+        self.server = layout.server_for(self.root)
+
+    def _pane(self, name: str) -> str:
+        with launcher.open_operator_room(self.home) as room:
+            session = sessions.require(room.conn, name)
+        if not session.pane or not self.server.pane_exists(session.pane):
+            raise BadInput(f"{name} has no pane; restart it first")
+        return session.pane
+
+    def focus(self, name: str) -> None:
+        """Move tmux focus to the session's pane (its window becomes current)."""
+        self.server.select_pane(self._pane(name))
+
+    def zoom(self, name: str) -> None:
+        """Toggle the session's pane between zoomed and its place in the layout."""
+        pane = self._pane(name)
+        zoomed = self.server.check("display-message", "-p", "-t", pane,
+                                   "#{window_zoomed_flag}").strip() == "1"
+        self.server.select_pane(pane)
+        self.server.zoom_pane(pane, zoomed=not zoomed)
+
+    def capture(self, name: str) -> str:
+        return self.server.capture(self._pane(name))
+
+    def spawn(self, name: str, agent: str | None = None, task: str | None = None) -> None:
+        plan = config.load(self.root)
+        request = launcher.SpawnRequest(name=name, agent=agent or plan.agent, task=task)
+        launcher.spawn(self.home, request, server=self.server, layout_name=plan.layout)
+        lifecycle.ensure_coordinator(self.server, self.home)
+
+    def stop(self, name: str) -> None:
+        launcher.stop(self.home, name, server=self.server)
+
+    def restart(self, name: str) -> None:
+        launcher.restart(self.home, name, server=self.server)
+        lifecycle.ensure_coordinator(self.server, self.home)
+
+    def changed_files(self, name: str) -> int | None:
+        with launcher.open_operator_room(self.home) as room:
+            session = sessions.get(room.conn, name)
+        if session is None or not session.worktree or not Path(session.worktree).is_dir():
+            return None
+        return len(worktree_status(session.worktree, session.base).changed_files)
