@@ -6,6 +6,7 @@ Errors name the file, the line and the key, e.g.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ LAYOUTS = ("side-by-side", "windows")
 DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads"}
 TOP_KEYS = {"agent", "layout", "sessions"}
+_KEY_LINE = re.compile(r"(?P<indent>\s*)(?P<key>[\w.-]+)\s*:(\s|$)")
 
 
 @dataclass(frozen=True)
@@ -51,16 +53,35 @@ def load(root: Path) -> Config:
     if not path.exists():
         return Config(path=None)
     try:
-        node = yaml.compose(path.read_text(), Loader=yaml.SafeLoader)
+        text = path.read_text()
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
+        # An unclosed [, { or quote is reported where parsing gave up; its start is the news.
+        context = error.context or ""
+        opened = error.context_mark if "flow" in context or "quoted" in context else None
+        mark = opened or error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
-        raise BadInput(f"{path.name}:{line}: not valid YAML: {error.problem}") from None
+        raise BadInput(f"{path.name}:{line}: {_key_at(text, line - 1)}: not valid YAML:"
+                       f" {error.problem}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise BadInput(f"{path.name}: cannot read: {error}") from None
     if node is None:
         return Config(path=path)
     return _parse(path, node)
+
+
+def _key_at(text: str, index: int) -> str:
+    """The dotted key a line of a (possibly broken) YAML file sits under, by indentation."""
+    stack: list[tuple[int, str]] = []
+    for raw in text.splitlines()[: index + 1]:
+        found = _KEY_LINE.match(raw.expandtabs(1))
+        if not found:
+            continue
+        indent = len(found["indent"])
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        stack.append((indent, found["key"]))
+    return ".".join(key for _, key in stack) or "top level"
 
 
 def _mapping(path: Path, node: yaml.Node, key: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
