@@ -30,8 +30,19 @@ def test_dashboard_beside_sessions_and_focus_follows(git_repo: Path, tmp_path: P
         assert {dashboard, rows["alice"]["pane"], rows["bob"]["pane"]} == set(window_panes)
         wait_until(lambda: "bob" in server.capture(dashboard) and "alice" in
                    server.capture(dashboard), 20, message="the dashboard to list sessions")
+        # Each key, then what it visibly did: the app is a real terminal program.
         server.check("send-keys", "-t", dashboard, "1")  # the sessions panel
-        server.check("send-keys", "-t", dashboard, "Down")  # alice -> bob
+        wait_until(lambda: "Focus pane" in server.capture(dashboard), 10,
+                   message="the sessions panel to take focus")
+        wait_until(lambda: _select_bob(server, dashboard), 10,
+                   message=lambda: f"bob selected: {server.capture(dashboard)}")
         server.check("send-keys", "-t", dashboard, "f")  # focus its pane
         wait_until(lambda: active_pane(server) == rows["bob"]["pane"], 10,
                    message=lambda: f"bob's pane active, not {active_pane(server)}")
+
+
+def _select_bob(server, dashboard: str) -> bool:
+    if "preview · bob" in server.capture(dashboard):
+        return True
+    server.check("send-keys", "-t", dashboard, "Down")
+    return False
