@@ -1,0 +1,90 @@
+"""Bad plans: one clear line naming file, line and key; exit 2; nothing started."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.cli_runner import run_cli
+from workers.tmux import RoomServer, socket_name_for
+
+pytestmark = pytest.mark.slow
+
+BAD_PLANS = {
+    "cycle": ("""\
+sessions:
+  research:
+    after: [review]
+  coder:
+    after: [research]
+  review:
+    after: [coder]
+""", "bullpen.yaml:3: sessions.research.after: a cycle: research -> review -> coder"),
+    "unknown-after": ("""\
+sessions:
+  research:
+    task: gather
+  coder:
+    after: [reseach]
+""", "bullpen.yaml:5: sessions.coder.after: unknown session 'reseach'"),
+    "unknown-on-commit": ("""\
+sessions:
+  coder:
+    task: build
+  reviewer:
+    task: review
+    on_commit: codr
+""", "bullpen.yaml:6: sessions.reviewer.on_commit: unknown session 'codr'"),
+    "shared-profile": ("""\
+sessions:
+  coder:
+    profile: work
+  reviewer:
+    profile: work
+""", "bullpen.yaml:5: sessions.reviewer.profile: profile 'work' is already used by"
+     " session 'coder'"),
+    "malformed-yaml": ("""\
+sessions:
+  research:
+    task: gather: the data
+""", "bullpen.yaml:3: sessions.research.task: not valid YAML"),
+    "unclosed-list": ("""\
+sessions:
+  research:
+    task: gather
+  coder:
+    after: [research
+    task: build
+""", "bullpen.yaml:5: sessions.coder.after: not valid YAML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PLANS))
+def test_a_bad_plan_is_one_line_exit_2_and_starts_nothing(git_repo: Path, case: str) -> None:
+    text, expected = BAD_PLANS[case]
+    (git_repo / "bullpen.yaml").write_text(text)
+
+    result = run_cli("up", "--detach", "--no-dashboard", cwd=git_repo)
+
+    assert result.returncode == 2, result
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(f"bullpen: {expected}"), result.stderr
+    assert not RoomServer(socket_name_for(git_repo)).is_alive()
+    assert started_sessions(git_repo) == []
+    assert not (git_repo / ".bullpen" / "worktrees").exists() or not any(
+        (git_repo / ".bullpen" / "worktrees").iterdir())
+
+
+def started_sessions(repo: Path) -> list[str]:
+    """Sessions in the room's store (none when it was never created)."""
+    db = repo / ".bullpen" / "bullpen.db"
+    if not db.exists():
+        return []
+    with sqlite3.connect(db) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if "sessions" not in tables:
+            return []
+        return [row[0] for row in conn.execute("SELECT name FROM sessions")]
