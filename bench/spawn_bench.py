@@ -100,6 +100,8 @@ def poller_cpu() -> None:
         server.launch("bench", "exec cat", Path("/tmp"), {}, title="idle", new_window=True)
     tracker = StatusTracker()
     snapshot_all(server)
+    server_pid = int(server.check("display-message", "-p", "#{pid}").strip())
+    server_before = _process_cpu(server_pid)
     calls_before = server.calls
     usage_before = resource.getrusage(resource.RUSAGE_SELF)
     children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -115,13 +117,13 @@ def poller_cpu() -> None:
     own = (usage.ru_utime + usage.ru_stime) - (usage_before.ru_utime + usage_before.ru_stime)
     tmux_cpu = ((children.ru_utime + children.ru_stime)
                 - (children_before.ru_utime + children_before.ru_stime))
-    server_pid = int(server.check("display-message", "-p", "#{pid}").strip())
-    server_cpu = _process_cpu(server_pid)
+    server_cpu = _process_cpu(server_pid) - server_before
     server.kill_server()
     print(f"status poller, {POLL_PANES} idle panes, {wall:.0f} s at {PANE_TICK} s ticks:"
           f" {(server.calls - calls_before - 1) / ticks:.2f} tmux calls per tick (target 1);"
           f" poller {own / wall * 100:.1f} % of a core + tmux clients {tmux_cpu / wall * 100:.1f}"
-          f" %; tmux server total {server_cpu:.1f} s CPU since start")
+          f" %; the tmux server {server_cpu / wall * 100:.1f} % (one capture of every pane"
+          " per tick)")
 
 
 def _process_cpu(pid: int) -> float:
