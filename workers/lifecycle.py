@@ -27,6 +27,7 @@ from worktrees.repo import main_head
 from worktrees.status import worktree_status
 
 COORDINATOR_START_TIMEOUT = 15.0
+REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
 
 
 @dataclass
@@ -192,6 +193,11 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
     root = home.parent
     server = server or layout.server_for(root)
     panes = snapshot_all(server, with_content=False)
+    deadline = time.monotonic() + REAP_WAIT
+    while server.reap_wanted and time.monotonic() < deadline:
+        # tmux has not recorded a dead pane's exit status yet; the next snapshot nudges it
+        time.sleep(0.02)
+        panes = snapshot_all(server, with_content=False)
     rows = []
     with open_operator_room(home) as room:
         for session in sessions.all_sessions(room.conn):
