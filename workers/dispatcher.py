@@ -1,7 +1,7 @@
 """The dispatcher: turns board events into pings, each sent exactly once.
 
-- a task becomes ready -> its assignee is pinged with the task and every parent's
-  handoff summary;
+- a task becomes ready (or a ready task is assigned) -> its assignee is pinged with the
+  task and every parent's handoff summary;
 - a commit lands on a session's branch -> every session subscribed with `on_commit`
   is pinged with the commit id, message and files;
 - a session finishes its last task -> announced to the operator's stream.
@@ -52,6 +52,8 @@ class Dispatcher:
         try:
             if event.kind == "task_ready" and event.session and event.ref:
                 self._on_ready(event.session, event.ref)
+            elif event.kind == "task_assigned" and event.data.get("assignee") and event.ref:
+                self._on_ready(event.data["assignee"], event.ref)  # handed a ready task
             elif event.kind == "change_recorded" and event.data.get("commit"):
                 self._on_commit(event)
             elif event.kind == "session_finished" and event.session:
