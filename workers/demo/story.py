@@ -212,7 +212,7 @@ def run_attached(say: Callable[[str], None], *, keep: bool = False,
     except BaseException:
         teardown(repo, keep=True)
         raise
-    say(f"demo repository: {repo}; the story takes ~15 s. Detach (Ctrl-b d) to finish.")
+    say(f"demo repository: {repo}; the story takes ~15 s. Detach (tmux prefix, then d) to finish.")
     server = layout.server_for(repo)
     subprocess.run(server.attach_command(layout.ROOM_SESSION), check=False)
     outcome = follow(repo, started, say, timeout=0)
