@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,16 +101,3 @@ def plan(git_repo: Path, tmp_path: Path) -> Iterator[Plan]:
     with live_room(git_repo, tmp_path / "logs") as live:
         yield Plan(live)
 
-
-def bullpen_argv(*args: str) -> list[str]:
-    """`bullpen ARGS` by name: agents find it on the PATH their pane was given."""
-    return ["bullpen", *args]
-
-
-def remember(path: Path, value: str) -> list[str]:
-    """A shell action writing `value` (with `{group}`s substituted) to `path`."""
-    return ["sh", "-c", f"printf %s '{value}' > {path}"]
-
-
-def python() -> str:
-    return sys.executable
