@@ -133,6 +133,8 @@ class Coordinator:
         for event in batch:
             self.dispatcher.handle(event)
             retarget |= event.kind in WATCH_EVENTS
+            if event.kind == "note_sent":
+                self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
             if event.kind == "change_recorded" and event.data.get("commit") and event.session:
                 dispatch.set_mark(self.conn, f"head:{event.session}", event.data["commit"])
         self.dispatcher.save()
