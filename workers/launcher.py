@@ -8,17 +8,17 @@ from pathlib import Path
 
 from board import sessions, tasks, validate
 from board.errors import BadInput, Refused
+from board.home import repo_root_of_home
 from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
-from workers import layout
+from workers import config, layout
 from workers.agents import HERMES, agent_kind, launch_plan
 from workers.tmux import RoomServer, require_tmux
 from worktrees.create import create_worktree
 from worktrees.naming import check_name, worktree_path
-from worktrees.remove import remove_worktree
+from worktrees.remove import check_removable, remove_worktree
 from worktrees.repo import main_head
-from worktrees.status import worktree_status
 
 
 @dataclass(frozen=True)
@@ -37,23 +37,19 @@ def open_operator_room(home: Path) -> Room:
     return open_room(env={"BULLPEN_HOME": str(home)})
 
 
-def repo_root_of(home: Path) -> Path:
-    return home.parent
-
-
 def check_request(room: Room, request: SpawnRequest) -> None:
     """Every refusal that must happen before anything is created."""
     validate.session_name(request.name)
     check_name(request.name)
     require_tmux()
-    main_head(repo_root_of(room.home))  # a repository with at least one commit
+    main_head(repo_root_of_home(room.home))  # a repository with at least one commit
     existing = sessions.get(room.conn, request.name)
     if existing is not None:
         raise Refused(f"session {request.name!r} already exists ({existing.status});"
                       f" use bullpen restart {request.name}")
     if request.profile:
         sessions.ensure_profile_free(room.conn, request.profile, request.name)
-    if not request.agent.strip():
+    if not agent_words(request.agent):
         raise BadInput("--agent is empty; give the command the session runs")
     if agent_kind(request.agent) == HERMES:
         hermes_profile_plan(request)  # a missing or unreadable profile refuses here
@@ -78,11 +74,11 @@ def hermes_profile_plan(request: SpawnRequest):
 
 
 def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
-          with_dashboard: bool = True, layout_name: str = "side-by-side") -> Session:
+          with_dashboard: bool = True, layout_name: str | None = None) -> Session:
     """Create the session's worktree, register it, and start its agent in a pane."""
     with open_operator_room(home) as room:
         check_request(room, request)
-        root = repo_root_of(home)
+        root = repo_root_of_home(home)
         if agent_kind(request.agent) == HERMES:
             from workers.hermes import apply_plan
 
@@ -106,13 +102,15 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
 
 def launch(room: Room, name: str, *, server: RoomServer | None = None,
            with_dashboard: bool = True, setup: str | None = None,
-           layout_name: str = "side-by-side") -> Session:
-    """Start (or start again) the agent of a registered session in a fresh pane.
+           layout_name: str | None = None) -> Session:
+    """Start (or start again) the agent of a registered session in a fresh pane, placed
+    by `layout_name` (default: bullpen.yaml's layout).
 
     Each launch gets a new token, so an old process of this session loses its identity.
     """
     session = sessions.require(room.conn, name)
-    root = repo_root_of(room.home)
+    root = repo_root_of_home(room.home)
+    layout_name = layout_name or config.load(root).layout
     server = server or layout.server_for(root)
     if session.pane and server.pane_exists(session.pane):
         server.kill_pane(session.pane)
@@ -141,9 +139,9 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
     lost, unless `force`). Returns what was done, one line each."""
     with open_operator_room(home) as room:
         session = sessions.require(room.conn, name)
-        root = repo_root_of(home)
-        if remove and not force and session.worktree and Path(session.worktree).exists():
-            _refuse_unsafe_removal(Path(session.worktree), name)
+        root = repo_root_of_home(home)
+        if remove and not force:
+            check_removable(root, name)  # refuse before stopping anything
         server = server or layout.server_for(root)
         done = []
         if session.pane and server.is_alive() and server.kill_pane(session.pane):
@@ -155,17 +153,6 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
             done.append(f"removed worktree {removed.path}"
                         + (f" and branch {removed.branch}" if removed.branch_deleted else ""))
         return done or [f"{name} was not running"]
-
-
-def _refuse_unsafe_removal(path: Path, name: str) -> None:
-    status = worktree_status(path)
-    if status.changed_files:
-        shown = ", ".join(status.changed_files[:5])
-        raise Refused(f"{name}'s worktree has uncommitted changes ({shown}); kept it."
-                      " Commit them, or use --force to delete them")
-    if not status.merged:
-        raise Refused(f"{name}'s branch has {status.ahead} commit(s) not merged into the main"
-                      " checkout; kept it. Merge them, or use --force to delete them")
 
 
 def restart(home: Path, name: str, *, server: RoomServer | None = None,

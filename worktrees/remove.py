@@ -31,21 +31,41 @@ def remove_worktree(repo_root: Path | str, name: str, force: bool = False,
         return _remove(root, name, branch, force, delete_branch)
 
 
+def check_removable(repo_root: Path | str, name: str) -> None:
+    """Raise UnsafeRemoval if removing session `name`'s worktree and branch would lose
+    work; nothing is changed (callers check before they stop anything)."""
+    root = main_root(repo_root)
+    branch = check_branch_allowed(branch_for(name))
+    _Found(root, name, branch, delete_branch=True).refuse_if_unsafe()
+
+
+class _Found:
+    """A session's worktree and branch as git knows them, for one removal."""
+
+    def __init__(self, root: Path, name: str, branch: str, delete_branch: bool) -> None:
+        self.root, self.branch = root, branch
+        self.path = worktree_path(root, name)
+        self.registered = next((wt for wt in list_worktrees(root)
+                                if wt.path == self.path.resolve()), None)
+        self.live = (self.registered is not None and not self.registered.prunable
+                     and self.path.exists())
+        self.tip = branch_head(root, branch) if delete_branch else None
+        if self.registered is None and branch_head(root, branch) is None:
+            raise BadWorktreeInput(f"no worktree or branch for session {name!r}; "
+                                   "see git worktree list")
+
+    def refuse_if_unsafe(self) -> None:
+        if self.live:
+            _refuse_if_dirty(self.path)
+        _refuse_if_unmerged(self.root, self.branch, self.tip, self.registered)
+
+
 def _remove(root: Path, name: str, branch: str, force: bool,
             delete_branch: bool) -> RemovedWorktree:
-    worktrees = list_worktrees(root)
-    path = worktree_path(root, name)
-    registered = next((wt for wt in worktrees if wt.path == path.resolve()), None)
-    live = registered is not None and not registered.prunable and path.exists()
-    tip = branch_head(root, branch) if delete_branch else None
-    if registered is None and branch_head(root, branch) is None:
-        raise BadWorktreeInput(f"no worktree or branch for session {name!r}; "
-                               "see git worktree list")
-
+    found = _Found(root, name, branch, delete_branch)
+    path, registered, live, tip = found.path, found.registered, found.live, found.tip
     if not force:
-        if live:
-            _refuse_if_dirty(path)
-        _refuse_if_unmerged(root, branch, tip, registered)
+        found.refuse_if_unsafe()
 
     removed = False
     if live:

@@ -160,7 +160,7 @@ def test_unmerged_commits_keep_the_worktree(room: LiveRoom) -> None:
     git(worktree, "add", "feature.py")
     git(worktree, "commit", "-q", "-m", "feature")
     refused = room.cli("stop", "alice", "--remove-worktree", check=False)
-    assert refused.returncode == 2 and "not merged" in refused.stderr
+    assert refused.returncode == 2 and "not in the main checkout" in refused.stderr
     result = room.cli("down", "--remove-worktrees")
     assert "kept alice's worktree" in result.stdout
     assert (worktree / "feature.py").exists()
@@ -177,3 +177,18 @@ def test_fs_reads_records_what_an_agent_without_hooks_opens(room: LiveRoom) -> N
             return conn.execute("SELECT path, source FROM reads WHERE session = 'plain'"
                                 ).fetchall()
     assert ("src/app.py", "fs") in [tuple(row) for row in wait_until(recorded, 10)]
+
+
+def test_windows_layout_gives_each_session_its_own_window(room: LiveRoom) -> None:
+    (room.repo / "bullpen.yaml").write_text(
+        "layout: windows\nagent: cat\nsessions:\n  alice: {}\n  bob: {}\n")
+    room.cli("up", "--detach", "--no-dashboard")
+    room.cli("spawn", "carol", "--agent", "cat", "--no-dashboard")
+    room.cli("restart", "alice")
+    rows = room.sessions()
+    windows = {name: room.server.check("display-message", "-p", "-t", rows[name]["pane"],
+                                       "#{window_id} #{window_name}").split()
+               for name in ("alice", "bob", "carol")}
+    assert len({window_id for window_id, _ in windows.values()}) == 3
+    assert {name: window_name for name, (_, window_name) in windows.items()} == {
+        "alice": "alice", "bob": "bob", "carol": "carol"}
