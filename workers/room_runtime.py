@@ -54,6 +54,14 @@ class RoomRuntime:
         launcher.restart(self.home, name, server=self.server)
         lifecycle.ensure_coordinator(self.server, self.home)
 
+    def keep_coordinator(self) -> bool:
+        """Restart a dead coordinator while the room's tmux server runs; True if it did."""
+        from workers.coordinator import is_running
+
+        if is_running(self.home) or not self.server.has_session(layout.ROOM_SESSION):
+            return False
+        return lifecycle.ensure_coordinator(self.server, self.home)
+
     def changed_files(self, name: str) -> int | None:
         with launcher.open_operator_room(self.home) as room:
             session = sessions.get(room.conn, name)

@@ -46,3 +46,22 @@ def _select_bob(server, dashboard: str) -> bool:
         return True
     server.check("send-keys", "-t", dashboard, "Down")
     return False
+
+
+def test_the_dashboard_restarts_a_dead_coordinator(git_repo: Path, tmp_path: Path) -> None:
+    import os
+    import signal
+
+    from workers.coordinator import is_running
+
+    (git_repo / "bullpen.yaml").write_text("agent: cat\nsessions:\n  alice: {}\n")
+    with live_room(git_repo, tmp_path / "logs") as room:
+        room.cli("up", "--detach")
+        lock = room.home / "coordinator.lock"
+        first = int(lock.read_text().split()[0])
+        os.kill(first, signal.SIGKILL)
+        wait_until(lambda: is_running(room.home) and int(lock.read_text().split()[0]) != first,
+                   20, message="the dashboard to start a new coordinator")
+        room.cli("note", "send", "alice", "delivered by the revived coordinator")
+        wait_until(lambda: "revived coordinator" in room.pane_text("alice"), 15,
+                   message="the note typed into alice's pane")

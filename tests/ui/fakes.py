@@ -53,6 +53,10 @@ class FakeActions:
     def changed_files(self, name: str) -> int | None:
         return {"research": 0, "coder": 3, "reviewer": 1}.get(name)
 
+    def keep_coordinator(self) -> bool:
+        self._record("keep_coordinator", "")
+        return False
+
 
 def populate(conn: sqlite3.Connection) -> None:
     """3 sessions, 10 tasks across the columns, notes, two alerts, a private entry."""

@@ -42,6 +42,9 @@ class SessionActions(Protocol):
     def changed_files(self, name: str) -> int | None:
         """How many files differ in the session's worktree (None: unknown)."""
 
+    def keep_coordinator(self) -> bool:
+        """Start the room's coordinator again if it died; True when it had to."""
+
 
 class RuntimeActions:
     """The real runtime (`workers.room_runtime`), imported on first use so the dashboard
@@ -78,3 +81,6 @@ class RuntimeActions:
 
     def changed_files(self, name: str) -> int | None:
         return self._room().changed_files(name)
+
+    def keep_coordinator(self) -> bool:
+        return self._room().keep_coordinator()

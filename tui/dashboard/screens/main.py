@@ -32,6 +32,7 @@ from tui.dashboard.widgets.watcher_table import WatcherTable
 from tui.dashboard.writer import StoreWriter
 
 PREVIEW_SECONDS = 1.0
+COORDINATOR_CHECK_SECONDS = 5.0  # closing the dashboard stops nothing; it revives, too
 PANELS = {"sessions": "#sessions", "board": "#column-ready", "stream": "#stream",
           "watcher": "#watcher"}
 
@@ -88,6 +89,7 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
                               on_error=lambda error: self.post_message(TailFailed(str(error))))
         self.tail.start()
         self.set_interval(PREVIEW_SECONDS, self.refresh_preview)
+        self.set_interval(COORDINATOR_CHECK_SECONDS, self.keep_coordinator)
         self.query_one("#column-ready", CardList).focus()
 
     def on_unmount(self) -> None:
@@ -214,6 +216,17 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
         finally:
             self._capturing = False
         self.post_message(PreviewCaptured(name, text))
+
+    @work(thread=True, exclusive=True, group="coordinator")
+    def keep_coordinator(self) -> None:
+        """Restart the room's coordinator if it died (deliveries and pings stop without it)."""
+        try:
+            restarted = self.actions.keep_coordinator()
+        except Exception as error:  # tmux gone: the sessions panel shows it already
+            self.app.call_from_thread(self.notify, f"coordinator: {error}", severity="error")
+            return
+        if restarted:
+            self.app.call_from_thread(self.notify, "the coordinator had stopped; restarted it")
 
     @work(thread=True, group="git")
     def count_changed(self, names: list[str]) -> None:
