@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 LOCK_NAME = "coordinator.lock"
 EVENT_TICK = 0.05  # seconds between looks at the event log (a cheap indexed query)
 PANE_TICK = 0.25  # seconds between pane polls (one tmux process each)
+ACTIVITY_EVERY = 5.0  # seconds between writes of a busy session's last activity
 WATCH_EVENTS = {"session_registered", "session_updated", "session_removed"}
 
 
@@ -95,6 +96,7 @@ class Coordinator:
         self._fs_reads: dict[str, object] = {}  # session -> its FsReads, when opted in
         self._thread_conns = threading.local()  # watcher threads write on their own
         self._last_pane_poll = 0.0
+        self._activity_written: dict[str, float] = {}
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -169,9 +171,18 @@ class Coordinator:
             status, code = effective_status(session, pane.status if pane else None,
                                             pane.exit_code if pane else None)
             sessions.set_status(self.conn, session.name, status, code,
-                                activity_at=time.time() if status == "working" else None)
+                                activity_at=self._activity(session.name, status))
             if status == Status.IDLE and snap is not None:
                 self.deliverer.deliver(session.name, snap.pane_id, snap.current_command)
+
+    def _activity(self, name: str, status: str) -> float | None:
+        """Now, for a working session whose last activity is older than the throttle;
+        else None (no write each tick for every busy session)."""
+        now = time.time()
+        if status != Status.WORKING or now - self._activity_written.get(name, 0) < ACTIVITY_EVERY:
+            return None
+        self._activity_written[name] = now
+        return now
 
     # -- the watcher ---------------------------------------------------------------------
 

@@ -120,6 +120,8 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     if not worktree.exists():  # removed, or lost with a reboot: the branch still holds the work
         worktree = create_worktree(root, name).path
     token = sessions.new_launch_token(room.conn, name)
+    if session.hook_status is not None:
+        sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
     plan = launch_plan(session, token, room.home, setup=setup)
     split_from = layout.ensure_room_window(server, root, room.home, with_dashboard)
     side_by_side = layout_name == "side-by-side"
