@@ -19,8 +19,22 @@ from tui.cli.output import fail
 PROG = "bullpen"
 
 
+class _Subcommands(argparse._SubParsersAction):
+    """Subcommands whose own --help opens with the line they are listed with."""
+
+    def add_parser(self, name: str, **kwargs):  # type: ignore[override]
+        listed = kwargs.get("help")
+        if listed and listed != argparse.SUPPRESS:
+            kwargs.setdefault("description", listed[:1].upper() + listed[1:] + ".")
+        return super().add_parser(name, **kwargs)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors and exit status 2."""
+    """argparse with one-line errors, exit status 2 and documented subcommands."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", "parsers", _Subcommands)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         fail(f"{self.prog}: {message} (see {self.prog} --help)", 2)

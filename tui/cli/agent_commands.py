@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     setup.add_argument("--yes", action="store_true", help="write without asking")
     setup.set_defaults(handler=setup_hermes)
     unsetup = verbs.add_parser("unsetup", help="remove bullpen's keys from a profile")
-    unsetup.add_argument("profile", metavar="PROFILE")
+    unsetup.add_argument("profile", metavar="PROFILE", help="the profile bullpen set up")
     unsetup.add_argument("--yes", action="store_true", help="write without asking")
     unsetup.set_defaults(handler=unsetup_hermes)
 

@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     down.set_defaults(handler=room_down)
 
     spawn = subparsers.add_parser("spawn", help="start a new session in its own worktree")
-    spawn.add_argument("name", metavar="NAME")
+    spawn.add_argument("name", metavar="NAME", help="the session's name (lower case, digits,"
+                       " '-', '_'); its branch is bullpen/NAME")
     spawn.add_argument("--agent", metavar="CMD", help="the command to run (default from"
                        " bullpen.yaml, else hermes)")
     spawn.add_argument("--profile", metavar="P", help="hermes profile (one session each)")
@@ -46,21 +47,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ls.set_defaults(handler=list_sessions)
 
     stop = subparsers.add_parser("stop", help="stop a session (its worktree stays)")
-    stop.add_argument("name", metavar="NAME")
+    stop.add_argument("name", metavar="NAME", help="the session to stop")
     stop.add_argument("--remove-worktree", action="store_true",
                       help="also remove its worktree if it is clean and merged")
     stop.add_argument("--force", action="store_true", help="remove it even with unsaved work")
     stop.set_defaults(handler=stop_session)
 
     restart = subparsers.add_parser("restart", help="start a session's agent again")
-    restart.add_argument("name", metavar="NAME")
+    restart.add_argument("name", metavar="NAME", help="the session to start again")
     restart.set_defaults(handler=restart_session)
 
     attach = subparsers.add_parser("attach", help="put this terminal on the room")
     attach.add_argument("name", metavar="NAME", nargs="?", help="focus this session's pane")
     attach.set_defaults(handler=attach_room)
 
-    coordinator = subparsers.add_parser("coordinator", help=argparse.SUPPRESS)
+    # Unlisted (no help): `up` starts it in the room's hidden tmux session.
+    coordinator = subparsers.add_parser(
+        "coordinator", description="Run the room's coordinator (bullpen up starts it).")
     coordinator.set_defaults(handler=run_coordinator)
 
 
