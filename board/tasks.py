@@ -212,7 +212,7 @@ def claim(conn: sqlite3.Connection, caller: Caller, task_id: int | None = None) 
             (caller.name, time.time(), task_id, caller.name),
         ).rowcount
         if not won:
-            holder = f" by {task.assignee}" if task.assignee else ""
+            holder = f" (assigned to {task.assignee})" if task.assignee else ""
             raise Refused(f"task {task_id} is {task.status}{holder}; it cannot be claimed")
         events.emit(conn, "task_moved", caller.name, task_id, old="ready", new="running")
         events.emit(conn, "task_claimed", caller.name, task_id)

@@ -73,6 +73,17 @@ def test_claim_takes_my_task_before_an_unassigned_one(room: Room) -> None:
         tasks.get(room.conn, 999)
 
 
+def test_claiming_someone_elses_task_names_its_assignee(room: Room) -> None:
+    sessions.register(room.conn, "coder")
+    sessions.register(room.conn, "reviewer")
+    theirs = tasks.add(room.conn, OPERATOR, "theirs", assignee="coder")
+    with pytest.raises(Refused) as refused:
+        tasks.claim(room.conn, Caller("reviewer"), theirs.id)
+    assert str(refused.value) == (f"task {theirs.id} is ready (assigned to coder);"
+                                  " it cannot be claimed")
+    assert tasks.get(room.conn, theirs.id).status == "ready"
+
+
 def test_two_sessions_claiming_one_task_exactly_one_wins(room: Room) -> None:
     names = [f"s{i}" for i in range(8)]
     tokens = {name: sessions.register(room.conn, name) for name in names}
