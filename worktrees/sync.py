@@ -61,7 +61,8 @@ def _conflicted(cwd: Path, from_branch: str, keep: bool) -> SyncReport:
     run_git(cwd, "merge", "--abort")
     return SyncReport(False, False, conflicts, (
         f"did not merge {from_branch}: conflicts in {listed}; nothing changed, "
-        "resolve by hand or sync with keep_conflicts"))
+        "merge by hand, or run bullpen sync again with --keep-conflicts to resolve them"
+        " in place"))
 
 
 def _merging(cwd: Path) -> bool:

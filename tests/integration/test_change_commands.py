@@ -91,6 +91,7 @@ def test_sync_with_conflicts_reports_them_and_changes_nothing(room: Room, git_re
     result = run_cli("sync", "a", cwd=tree_b, env=env_b)
     assert result.returncode == 1
     assert "conflict: src/app.py" in result.stdout
+    assert "--keep-conflicts" in result.stdout  # the option the user can type, by its name
     assert git(tree_b, "rev-parse", "HEAD").strip() == mine
     assert (tree_b / "src" / "app.py").read_text() == "b's version\n"
     assert (tree_b / "README.md").read_text() == "# b's uncommitted work\n"
