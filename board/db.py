@@ -18,8 +18,11 @@ def connect(path: Path | str) -> sqlite3.Connection:
 
     Refuses a file that belongs to another program or to a newer bullpen.
     """
-    conn = sqlite3.connect(str(path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
-                           check_same_thread=False)
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None,
+                               timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    except sqlite3.OperationalError as error:  # a directory in the way, no permission, ...
+        raise BadInput(f"cannot open {path} ({error}); check BULLPEN_HOME") from None
     conn.row_factory = sqlite3.Row
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

@@ -56,7 +56,11 @@ def open_room(env: Mapping[str, str] | None = None, start: Path | None = None,
 
 def prepare_home(home: Path) -> None:
     """Create `.bullpen/` and keep it out of git (listed in the repository's info/exclude)."""
-    home.mkdir(parents=True, exist_ok=True)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # e.g. BULLPEN_HOME under a file or an unwritable directory
+        raise BadInput(f"cannot create the room at {home} ({error.strerror});"
+                       " check BULLPEN_HOME") from None
     git_dir = home.parent / ".git"
     if git_dir.is_dir():
         exclude = git_dir / "info" / "exclude"

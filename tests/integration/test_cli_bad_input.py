@@ -89,6 +89,17 @@ def test_outside_a_git_repository(tmp_path: Path) -> None:
     assert not (tmp_path / ".bullpen").exists()
 
 
+@pytest.mark.parametrize("where", ["under-a-file/home", "a-file"])
+def test_a_bullpen_home_that_cannot_hold_a_room(tmp_path: Path, where: str) -> None:
+    (tmp_path / "under-a-file").write_text("x")
+    (tmp_path / "a-file").write_text("x")
+    for args in (["task", "ls"], ["ls"]):
+        result = run_cli(*args, cwd=tmp_path, env={"BULLPEN_HOME": str(tmp_path / where)})
+        assert result.returncode == 2, result
+        assert result.stderr.count("\n") == 1 and "BULLPEN_HOME" in result.stderr, result
+    assert (tmp_path / "a-file").read_text() == "x"
+
+
 def test_a_database_that_is_not_bullpens(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
