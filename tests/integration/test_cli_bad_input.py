@@ -47,6 +47,8 @@ CASES = {
     "existing name": (["register", "bob"], "already exists"),
     "operator reads": (["read", "README.md"], "only a session can record reads"),
     "empty search": (["notebook", "search", "!!!"], "no words"),
+    "negative wait": (["note", "inbox", "--wait", "-3"], "not 0 or more seconds"),
+    "wait that is not a number": (["note", "inbox", "--wait", "soon"], "not a number"),
 }
 
 

@@ -26,9 +26,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     inbox = verbs.add_parser("inbox", help="your unread notes (marks them read)")
     inbox.add_argument("--json", action="store_true", help="print a JSON array of notes")
     inbox.add_argument("--all", action="store_true", help="include notes already read")
-    inbox.add_argument("--wait", type=float, metavar="SECONDS", default=0.0,
+    inbox.add_argument("--wait", type=_seconds, metavar="SECONDS", default=0.0,
                        help="block until a note arrives or SECONDS pass")
     inbox.set_defaults(handler=read_inbox)
+
+
+def _seconds(text: str) -> float:
+    """A time to wait: a number of seconds, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text!r} is not 0 or more seconds")
+    return value
 
 
 def send_note(args: argparse.Namespace) -> int:
