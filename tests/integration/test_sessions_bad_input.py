@@ -78,6 +78,11 @@ def test_force_needs_remove(git_repo: Path) -> None:
 
 
 def test_unknown_session(git_repo: Path) -> None:
-    for args in (["stop", "ghost"], ["restart", "ghost"], ["attach", "ghost"]):
+    for args, needle in ((["stop", "ghost"], "unknown session 'ghost'"),
+                         (["restart", "ghost"], "unknown session 'ghost'"),
+                         (["attach", "ghost"], "the room is not running")):
         result = run_cli(*args, cwd=git_repo, env={"PATH": os.environ["PATH"]})
-        assert result.returncode == 2, (args, result)
+        assert_refused(result, needle)
+        # nothing started: no tmux server for the room, no coordinator
+        assert not RoomServer(socket_name_for(git_repo)).is_alive(), args
+        assert not (git_repo / ".bullpen" / "coordinator.lock").exists(), args

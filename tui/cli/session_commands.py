@@ -153,8 +153,8 @@ def restart_session(args: argparse.Namespace) -> int:
     from workers import launcher, layout, lifecycle
 
     home = _home()
+    session = launcher.restart(home, args.name)  # an unknown name starts nothing
     lifecycle.ensure_coordinator(layout.server_for(home.parent), home)
-    session = launcher.restart(home, args.name)
     print(f"restarted {session.name} (pane {session.pane})")
     return 0
 
