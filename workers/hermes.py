@@ -5,7 +5,9 @@ A profile gets the bullpen MCP server under `mcp_servers` (identity passed throu
 hooks running `bullpen hook hermes`. Changes are computed first (`prepare_profile`),
 shown as a diff, backed up and written (`apply_plan`), and reversible (`unsetup`).
 `profile: auto` makes `profiles/bullpen-<session>/` from the default profile's
-config.yaml; secrets (.env) are linked to the original, never copied.
+config.yaml; secrets (.env) are linked to the original, never copied. Unless the profile
+already uses another memory provider, it also gets `memory.provider: bullpen` and the
+plugin in `plugins/bullpen/` (`workers.hermes_memory`: memory backed by the notebook).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import difflib
 import os
 import shlex
+import shutil
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +24,7 @@ from pathlib import Path
 import yaml
 
 from board.errors import BadInput
+from workers import hermes_memory
 from workers.hooks import bullpen_executable
 
 AUTO = "auto"
@@ -43,6 +47,7 @@ class ProfilePlan:
     after: str
     create: bool = False  # an `auto` profile directory to make
     source: Path | None = None  # where an `auto` profile's config came from
+    plugin: tuple[tuple[str, str, str], ...] = ()  # memory plugin files: (name, now, new)
 
     @property
     def config_path(self) -> Path:
@@ -50,15 +55,16 @@ class ProfilePlan:
 
     @property
     def changed(self) -> bool:
-        return self.create or self.before != self.after
+        return self.create or self.before != self.after or bool(self.plugin)
 
     def diff(self) -> str:
-        """A unified diff of config.yaml, before → after."""
-        lines = difflib.unified_diff((self.before or "").splitlines(keepends=True),
-                                     self.after.splitlines(keepends=True),
-                                     fromfile=f"{self.config_path} (now)",
-                                     tofile=f"{self.config_path} (with bullpen)")
-        return "".join(lines)
+        """A unified diff of config.yaml (and of the memory plugin's files), before → after."""
+        files = [(self.config_path, self.before or "", self.after)] + [
+            (plugin_dir(self.directory) / name, now, new) for name, now, new in self.plugin]
+        return "".join("".join(difflib.unified_diff(
+            now.splitlines(keepends=True), new.splitlines(keepends=True),
+            fromfile=f"{path} (now)", tofile=f"{path} (with bullpen)"))
+            for path, now, new in files)
 
 
 def hermes_root(env: Mapping[str, str] | None = None) -> Path:
@@ -71,6 +77,24 @@ def hermes_root(env: Mapping[str, str] | None = None) -> Path:
 def profile_dir(profile: str, hermes_home: Path) -> Path:
     """Where a profile lives: the root itself for `default`, else `profiles/<name>`."""
     return hermes_home if profile == "default" else hermes_home / "profiles" / profile
+
+
+def plugin_dir(directory: Path) -> Path:
+    """Where a profile's bullpen memory plugin lives (`$HERMES_HOME/plugins/bullpen`)."""
+    return directory / "plugins" / hermes_memory.PLUGIN_NAME
+
+
+def _plugin_changes(directory: Path, config: dict) -> tuple[tuple[str, str, str], ...]:
+    """The plugin files to (re)write, when `config` selects bullpen's memory provider."""
+    if _section(config, "memory").get("provider") != hermes_memory.PLUGIN_NAME:
+        return ()
+    changes = []
+    for name, new in hermes_memory.plugin_files().items():
+        path = plugin_dir(directory) / name
+        now = path.read_text() if path.exists() else ""
+        if now != new:
+            changes.append((name, now, new))
+    return tuple(changes)
 
 
 def auto_profile_name(session: str) -> str:
@@ -124,6 +148,9 @@ def with_bullpen(config: dict, executable: str) -> dict:
         hooks[event] = [entry for entry in existing if not _is_ours(entry)] + [
             {"command": hook_command(executable), "timeout": HOOK_TIMEOUT_SECONDS}]
     merged["hooks"] = hooks
+    memory = _section(merged, "memory")
+    if memory.get("provider") in (None, "", hermes_memory.PLUGIN_NAME):  # never replace one
+        merged["memory"] = {**memory, "provider": hermes_memory.PLUGIN_NAME}
     return merged
 
 
@@ -145,6 +172,13 @@ def without_bullpen(config: dict) -> dict:
             cleaned[key] = section
         else:
             cleaned.pop(key, None)
+    memory = _section(cleaned, "memory")
+    if memory.get("provider") == hermes_memory.PLUGIN_NAME:
+        memory.pop("provider")
+        if memory:
+            cleaned["memory"] = memory
+        else:
+            cleaned.pop("memory")
     return cleaned
 
 
@@ -154,8 +188,9 @@ def _render(before: str | None, original: dict, merged: dict) -> str:
     dump = yaml.safe_dump
     if before is not None and merged == original:
         return before
-    if before is not None and not ({"mcp_servers", "hooks"} & set(original)):
-        added = {key: merged[key] for key in ("mcp_servers", "hooks")}
+    ours = [key for key in merged if merged[key] != original.get(key)]
+    if before is not None and not (set(ours) & set(original)):
+        added = {key: merged[key] for key in ours}
         prefix = before if not before or before.endswith("\n") else before + "\n"
         return prefix + dump(added, sort_keys=False, default_flow_style=False)
     return dump(merged, sort_keys=False, default_flow_style=False)
@@ -172,18 +207,22 @@ def prepare_profile(profile: str, session: str, hermes_home: Path,
         source = profile_dir("default", hermes_home) / "config.yaml"
         if (directory / "config.yaml").exists():  # made by an earlier launch: reuse it
             before, original = _read_config(directory / "config.yaml")
-            return ProfilePlan(name, directory, before,
-                               _render(before, original, with_bullpen(original, executable)))
+            merged = with_bullpen(original, executable)
+            return ProfilePlan(name, directory, before, _render(before, original, merged),
+                               plugin=_plugin_changes(directory, merged))
         before, original = _read_config(source)
-        after = _render(before, original, with_bullpen(original, executable))
-        return ProfilePlan(name, directory, None, after, create=True, source=source)
+        merged = with_bullpen(original, executable)
+        return ProfilePlan(name, directory, None, _render(before, original, merged),
+                           create=True, source=source,
+                           plugin=_plugin_changes(directory, merged))
     directory = profile_dir(profile, hermes_home)
     if not directory.is_dir():
         raise BadInput(f"hermes profile {profile!r} does not exist ({directory}); create it"
                        f" with 'hermes profile create {profile}' or use profile: auto")
     before, original = _read_config(directory / "config.yaml")
-    after = _render(before, original, with_bullpen(original, executable))
-    return ProfilePlan(profile, directory, before, after)
+    merged = with_bullpen(original, executable)
+    return ProfilePlan(profile, directory, before, _render(before, original, merged),
+                       plugin=_plugin_changes(directory, merged))
 
 
 def _backup(path: Path) -> Path:
@@ -216,6 +255,11 @@ def apply_plan(plan: ProfilePlan) -> Path | None:
                     link.symlink_to(original.resolve())
     if not plan.changed:
         return None
+    for name, _now, new in plan.plugin:
+        plugin_dir(plan.directory).mkdir(parents=True, exist_ok=True)
+        _write(plugin_dir(plan.directory) / name, new)
+    if plan.before == plan.after and not plan.create:
+        return None
     backup = _backup(plan.config_path) if plan.config_path.exists() else None
     _write(plan.config_path, plan.after)
     return backup
@@ -236,6 +280,12 @@ def unsetup(profile: str, hermes_home: Path) -> Path | None:
     if not path.exists():
         raise BadInput(f"hermes profile {profile!r} has no config.yaml ({path})")
     before, config = _read_config(path)
+    plugin = plugin_dir(directory)
+    if (plugin / "__init__.py").exists() and (plugin / "__init__.py").read_text().startswith(
+            hermes_memory.PLUGIN_MARKER):
+        shutil.rmtree(plugin)
+        if not any(plugin.parent.iterdir()):
+            plugin.parent.rmdir()
     cleaned = without_bullpen(config)
     if cleaned == config:
         return None
