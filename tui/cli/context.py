@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,20 @@ def room() -> Iterator[Room]:
         yield opened
     finally:
         opened.close()
+
+
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def record_id(text: str) -> int:
+    """argparse type for a task or note id: a whole number SQLite can hold."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an id (a whole number)") from None
+    if not -MAX_ID <= value <= MAX_ID:
+        raise argparse.ArgumentTypeError(f"{text} is too large to be an id")
+    return value
 
 
 def require_session(current: Room, action: str) -> str:

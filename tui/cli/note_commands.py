@@ -6,7 +6,7 @@ import argparse
 import time
 
 from board import notes
-from tui.cli.context import room
+from tui.cli.context import record_id, room
 from tui.cli.output import one_line, print_json, print_table
 
 WAIT_POLL_SECONDS = 0.025
@@ -19,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     send = verbs.add_parser("send", help="send a note to a session, 'operator' or 'all'")
     send.add_argument("to", metavar="TO", help="a session name, 'operator', or 'all'")
     send.add_argument("text", metavar="TEXT", nargs="+", help="the note (words are joined)")
-    send.add_argument("--reply-to", type=int, metavar="ID", help="the id of the note you answer")
+    send.add_argument("--reply-to", type=record_id, metavar="ID",
+                      help="the id of the note you answer")
     send.add_argument("--json", action="store_true", help="print the stored note as JSON")
     send.set_defaults(handler=send_note)
 

@@ -7,7 +7,7 @@ import argparse
 from board import tasks
 from board.models import Task
 from board.validate import STATUSES
-from tui.cli.context import room
+from tui.cli.context import record_id, room
 from tui.cli.output import one_line, print_json, print_table
 
 
@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add.add_argument("title", metavar="TITLE", help="what to do, in one line")
     add.add_argument("--body", metavar="B", default="", help="details")
     add.add_argument("--assign", metavar="S", help="the session that should do it")
-    add.add_argument("--after", metavar="ID", type=int, action="append", default=[],
+    add.add_argument("--after", metavar="ID", type=record_id, action="append", default=[],
                      help="wait for this task to be done (repeatable)")
     add.add_argument("--json", action="store_true", help="print the new task as JSON")
     add.set_defaults(handler=add_task)
@@ -31,45 +31,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ls.set_defaults(handler=list_tasks)
 
     show = verbs.add_parser("show", help="one task with body, links, comments and summary")
-    show.add_argument("id", metavar="ID", type=int, help="the task's id")
+    show.add_argument("id", metavar="ID", type=record_id, help="the task's id")
     show.add_argument("--json", action="store_true", help="print the task as JSON")
     show.set_defaults(handler=show_task)
 
     move = verbs.add_parser("move", help="move a task to another status")
-    move.add_argument("id", metavar="ID", type=int, help="the task's id")
+    move.add_argument("id", metavar="ID", type=record_id, help="the task's id")
     move.add_argument("status", metavar="STATUS", help=", ".join(STATUSES))
     move.set_defaults(handler=move_task)
 
     claim = verbs.add_parser("claim", help="take a ready task (default: the next one for me)")
-    claim.add_argument("id", metavar="ID", type=int, nargs="?",
+    claim.add_argument("id", metavar="ID", type=record_id, nargs="?",
                        help="the task to take (default: the next ready one for you)")
     claim.add_argument("--json", action="store_true", help="print the claimed task as JSON")
     claim.set_defaults(handler=claim_task)
 
     done = verbs.add_parser("done", help="finish a task, with a handoff summary")
-    done.add_argument("id", metavar="ID", type=int, help="the task's id")
+    done.add_argument("id", metavar="ID", type=record_id, help="the task's id")
     done.add_argument("--summary", metavar="TEXT", help="what the next session needs to know")
     done.set_defaults(handler=finish_task)
 
     block = verbs.add_parser("block", help="mark a task blocked, saying why")
-    block.add_argument("id", metavar="ID", type=int, help="the task's id")
+    block.add_argument("id", metavar="ID", type=record_id, help="the task's id")
     block.add_argument("reason", metavar="REASON", nargs="+",
                        help="why it cannot go on (words are joined)")
     block.set_defaults(handler=block_task)
 
     comment = verbs.add_parser("comment", help="comment on a task")
-    comment.add_argument("id", metavar="ID", type=int, help="the task's id")
+    comment.add_argument("id", metavar="ID", type=record_id, help="the task's id")
     comment.add_argument("text", metavar="TEXT", nargs="+", help="the comment (words are joined)")
     comment.set_defaults(handler=comment_task)
 
     assign = verbs.add_parser("assign", help="assign a task to a session ('-' to unassign)")
-    assign.add_argument("id", metavar="ID", type=int, help="the task's id")
+    assign.add_argument("id", metavar="ID", type=record_id, help="the task's id")
     assign.add_argument("session", metavar="SESSION", help="a session name, or '-' for nobody")
     assign.set_defaults(handler=assign_task)
 
     link = verbs.add_parser("link", help="make CHILD wait for PARENT (cycles are refused)")
-    link.add_argument("parent", metavar="PARENT", type=int, help="the task to finish first")
-    link.add_argument("child", metavar="CHILD", type=int, help="the task that waits for it")
+    link.add_argument("parent", metavar="PARENT", type=record_id, help="the task to finish first")
+    link.add_argument("child", metavar="CHILD", type=record_id, help="the task that waits for it")
     link.set_defaults(handler=link_tasks)
 
 
