@@ -66,10 +66,10 @@ def pane_command(command: str, path: str) -> str:
     foreground process, and notes for a pane running a shell are typed as comments.
     """
     exported = f"export PATH={shlex.quote(path)}; "
-    return exported + (f"exec {command}" if _is_simple(command) else command)
+    return exported + (f"exec {command}" if is_simple(command) else command)
 
 
-def _is_simple(command: str) -> bool:
+def is_simple(command: str) -> bool:
     """A program and its arguments: no shell operators, no leading VAR=value."""
     try:
         words = list(shlex.shlex(command, posix=True, punctuation_chars=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
 from workers import config, layout
-from workers.agents import HERMES, agent_kind, launch_plan
+from workers.agents import HERMES, agent_kind, is_simple, launch_plan
 from workers.tmux import RoomServer, require_tmux
 from worktrees.create import create_worktree
 from worktrees.naming import check_name, worktree_path
@@ -49,8 +50,12 @@ def check_request(room: Room, request: SpawnRequest) -> None:
                       f" use bullpen restart {request.name}")
     if request.profile:
         sessions.ensure_profile_free(room.conn, request.profile, request.name)
-    if not agent_words(request.agent):
+    words = agent_words(request.agent)
+    if not words:
         raise BadInput("--agent is empty; give the command the session runs")
+    if is_simple(request.agent) and shutil.which(words[0], path=layout.tool_path()) is None:
+        raise BadInput(f"{words[0]!r} is not installed or not on PATH; install it, or choose"
+                       " the agent with --agent CMD (or agent: in bullpen.yaml)")
     if agent_kind(request.agent) == HERMES:
         hermes_profile_plan(request)  # a missing or unreadable profile refuses here
 
@@ -160,7 +165,10 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
 def restart(home: Path, name: str, *, server: RoomServer | None = None,
             with_dashboard: bool = True) -> Session:
     with open_operator_room(home) as room:
-        sessions.require(room.conn, name)
+        session = sessions.require(room.conn, name)
+        if session.agent is None and session.worktree is None:
+            raise Refused(f"{name} joined with bullpen register and runs outside bullpen;"
+                          " there is no agent to restart")
         return launch(room, name, server=server, with_dashboard=with_dashboard)
 
 

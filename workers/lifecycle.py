@@ -149,8 +149,11 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
                 report.say(f"stopped {session.name}")
             sessions.set_status(room.conn, session.name, "stopped")
             sessions.update(room.conn, session.name, pane_id=None)
-        server.kill_server()
-        report.say("stopped the coordinator and the room's tmux server")
+        if server.is_alive():
+            server.kill_server()
+            report.say("stopped the coordinator and the room's tmux server")
+        else:
+            report.say("the room's tmux server was not running")
         if remove_worktrees:
             for session in sessions.all_sessions(room.conn):
                 report.say(_remove_one(root, session, force))

@@ -80,7 +80,8 @@ def test_wrong_or_missing_token_is_refused(room: Room, populated: dict[str, str]
 
 def test_read_outside_the_repository_records_nothing(room: Room, populated) -> None:
     before = fingerprint(room.db_path)
-    for path in ("../elsewhere.py", "/etc/passwd", ".git/config"):
+    for path in ("../elsewhere.py", "/etc/passwd", ".git/config", "", "src/\x1b[2Japp.py",
+                 ".bullpen/bullpen.db"):
         result = run_cli("read", path, cwd=room.home.parent, env=populated)
         assert result.returncode == 2, result
     assert fingerprint(room.db_path) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,11 @@ def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (home / "profiles" / "mine").mkdir(parents=True)
     (home / "profiles" / "mine" / "config.yaml").write_text("# my own settings\nx: 1\n")
     monkeypatch.setenv("HERMES_HOME", str(home))
+    stub = tmp_path / "bin" / "hermes"  # stands in for the hermes program (not run here)
+    stub.parent.mkdir()
+    stub.write_text("#!/bin/sh\nexec cat\n")
+    stub.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stub.parent}{os.pathsep}{os.environ['PATH']}")
     return home
 
 

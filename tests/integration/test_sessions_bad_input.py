@@ -32,6 +32,8 @@ def test_invalid_names(git_repo: Path, name: str) -> None:
     assert result.returncode == 2, result
     assert len(result.stderr.strip().splitlines()) == 1
     assert not RoomServer(socket_name_for(git_repo)).is_alive()
+    if "/" not in name and name not in ("", "..", "."):
+        nothing_started(git_repo, name)
 
 
 def test_not_a_git_repository(tmp_path: Path) -> None:
@@ -86,3 +88,19 @@ def test_unknown_session(git_repo: Path) -> None:
         # nothing started: no tmux server for the room, no coordinator
         assert not RoomServer(socket_name_for(git_repo)).is_alive(), args
         assert not (git_repo / ".bullpen" / "coordinator.lock").exists(), args
+
+
+def test_an_agent_that_is_not_installed(git_repo: Path) -> None:
+    result = run_cli("spawn", "alice", "--agent", "no-such-agent --flag", "--no-dashboard",
+                     cwd=git_repo)
+    assert_refused(result, "'no-such-agent' is not installed or not on PATH")
+    nothing_started(git_repo, "alice")
+    assert not RoomServer(socket_name_for(git_repo)).is_alive()
+
+
+def test_restart_refuses_a_session_that_runs_outside_bullpen(git_repo: Path) -> None:
+    assert run_cli("register", "outsider", cwd=git_repo).returncode == 0
+    result = run_cli("restart", "outsider", cwd=git_repo)
+    assert_refused(result, "runs outside bullpen")
+    assert not RoomServer(socket_name_for(git_repo)).is_alive()
+    nothing_started(git_repo, "outsider")

@@ -41,21 +41,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 # Which module registers each command, so a command loads only its own module: agents
-# call `bullpen hook` and `bullpen note` on every turn. A test keeps this table true.
+# call `bullpen hook` and `bullpen note` on every turn. The order is the order of
+# `bullpen --help`: what a user meets first comes first. A test keeps this table true.
 COMMANDS = {
-    "mcp": "agent_commands", "hook": "agent_commands", "hooks": "agent_commands",
-    "hermes": "agent_commands",
-    "diff": "change_commands", "sync": "change_commands",
-    "dashboard": "dashboard_commands",
-    "demo": "demo_commands",
-    "init": "init_commands", "register": "init_commands",
-    "note": "note_commands",
-    "notebook": "notebook_commands",
+    "init": "init_commands", "up": "session_commands", "down": "session_commands",
+    "demo": "demo_commands", "spawn": "session_commands", "ls": "session_commands",
+    "stop": "session_commands", "restart": "session_commands",
+    "attach": "session_commands", "dashboard": "dashboard_commands",
+    "note": "note_commands", "notebook": "notebook_commands", "task": "task_commands",
     "read": "read_commands", "alerts": "read_commands",
-    "up": "session_commands", "down": "session_commands", "spawn": "session_commands",
-    "ls": "session_commands", "stop": "session_commands", "restart": "session_commands",
-    "attach": "session_commands", "coordinator": "session_commands",
-    "task": "task_commands",
+    "diff": "change_commands", "sync": "change_commands",
+    "register": "init_commands", "mcp": "agent_commands", "hook": "agent_commands",
+    "hooks": "agent_commands", "hermes": "agent_commands",
+    "coordinator": "session_commands",
 }
 
 
@@ -71,6 +69,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     modules = [f"{__name__}.{COMMANDS[only]}"] if only in COMMANDS else command_modules()
     for module_name in modules:
         importlib.import_module(module_name).register(subparsers)
+    order = list(COMMANDS)
+    subparsers._choices_actions.sort(  # help lists commands in the table's order
+        key=lambda action: order.index(action.dest) if action.dest in order else len(order))
     return parser
 
 

@@ -54,12 +54,14 @@ def repo_relative(paths: list[str], cwd: Path | None = None) -> list[str]:
     top = git_entry.parent
     relative = []
     for raw in paths:
+        if not raw.strip() or any(ord(char) < 32 or ord(char) == 127 for char in raw):
+            raise BadInput(f"{raw!r} is not a file path")
         absolute = (cwd / raw).resolve()
         try:
             inside = absolute.relative_to(top)
         except ValueError:
-            raise BadInput(f"{raw} is outside the repository ({top})") from None
+            raise BadInput(f"{raw!r} is outside the repository ({top})") from None
         if not inside.parts or inside.parts[0] in (".git", ".bullpen"):
-            raise BadInput(f"{raw} is not a file of the repository")
+            raise BadInput(f"{raw!r} is not a file of the repository")
         relative.append(inside.as_posix())
     return relative

@@ -1,0 +1,68 @@
+"""Typing pending notes into a real pane: batches, the queue cap, once only."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import libtmux
+import pytest
+
+from board import notes, sessions
+from board.identity import Caller
+from board.room import Room
+from tests.agents.scripted_agent import command_line
+from tests.waiting import wait_for_text, wait_until
+from workers.delivery import PER_LINE, QUEUE_CAP, Deliverer
+from workers.tmux import RoomServer
+
+
+@pytest.fixture
+def agent_pane(server: libtmux.Server, tmp_path: Path) -> tuple[RoomServer, str, Path]:
+    room_tmux = RoomServer(server.socket_name or "")
+    room_tmux.ensure_session("bullpen", cwd=tmp_path)
+    log = tmp_path / "agent.jsonl"
+    pane = room_tmux.launch("bullpen", command_line(log), tmp_path, {}, "bob",
+                            new_window=True)
+    wait_for_text(lambda: room_tmux.capture(pane), "agent>")
+    return room_tmux, pane, log
+
+
+def typed_lines(log: Path) -> list[str]:
+    if not log.exists():
+        return []
+    return [json.loads(row)["line"] for row in log.read_text().splitlines()]
+
+
+def test_queue_over_the_cap_types_the_newest_and_says_so(room: Room, agent_pane) -> None:
+    server, pane, log = agent_pane
+    sessions.register(room.conn, "bob")
+    total = QUEUE_CAP + 10
+    sent = [notes.send(room.conn, Caller("operator"), "bob", f"note number {i}")
+            for i in range(total)]
+    deliverer = Deliverer(room.conn, server)
+    rounds = 0
+    while deliverer.deliver("bob", pane, "python3"):  # the coordinator, each time bob idles
+        rounds += 1
+        wait_until(lambda want=rounds: len(typed_lines(log)) == want, message="the line")
+    lines = typed_lines(log)
+    assert rounds == len(lines) == QUEUE_CAP // PER_LINE
+    assert "[bullpen] 10 older notes were not typed (queue over 50)" in lines[0]
+    typed_ids = [int(found) for line in lines for found in re.findall(r"#(\d+) from", line)]
+    assert typed_ids == [note.id for note in sent[10:]]  # each once, oldest held back
+    assert notes.pending(room.conn, "bob") == []
+    # Nothing is lost: the inbox still holds every note, unread.
+    assert len(notes.inbox(room.conn, Caller("bob"))) == total
+
+
+def test_a_note_read_from_the_inbox_is_never_typed(room: Room, agent_pane) -> None:
+    server, pane, log = agent_pane
+    sessions.register(room.conn, "bob")
+    notes.send(room.conn, Caller("operator"), "bob", "already read")
+    notes.inbox(room.conn, Caller("bob"))
+    assert Deliverer(room.conn, server).deliver("bob", pane, "python3") == []
+    later = notes.send(room.conn, Caller("operator"), "bob", "fresh one")
+    assert Deliverer(room.conn, server).deliver("bob", pane, "python3") == [later.id]
+    wait_until(lambda: typed_lines(log), message="the fresh note")
+    assert typed_lines(log) == [f"[note #{later.id} from operator] fresh one"]
