@@ -48,19 +48,22 @@ def _repo_with_files() -> Path:
     return repo
 
 
-def spawn_ratio(rounds: int = 3) -> None:
-    """Interleaved rounds (the machine is noisy); medians of each way of starting."""
+def spawn_ratio(rounds: int = 5) -> None:
+    """Interleaved rounds (the machine is noisy: one checkout can take 3x another); each
+    round's ratio compares runs made moments apart, and the median ratio is reported."""
     bullpen = str(Path(sys.executable).parent / "bullpen")
     shell, up, separate = [], [], []
     for _ in range(rounds):
         shell.append(_shell_run(_repo_with_files()))
         up.append(_bullpen_run(_repo_with_files(), bullpen, "up"))
         separate.append(_bullpen_run(_repo_with_files(), bullpen, "spawn"))
-    base, one_up, many = median(shell), median(up), median(separate)
-    print(f"start {SESSIONS} sessions ({FILES}-file repo, median of {rounds}): shell script"
-          f" {base:.2f} s; bullpen up with a plan of {SESSIONS} {one_up:.2f} s ->"
-          f" {one_up / base:.2f}x (target <= 1.3x); {SESSIONS} separate bullpen spawn"
-          f" processes {many:.2f} s -> {many / base:.2f}x")
+    up_ratio = median([ours / base for ours, base in zip(up, shell, strict=True)])
+    spawn_ratio_ = median([ours / base for ours, base in zip(separate, shell, strict=True)])
+    print(f"start {SESSIONS} sessions ({FILES}-file repo, {rounds} interleaved rounds):"
+          f" shell script median {median(shell):.2f} s; bullpen up with a plan of {SESSIONS}"
+          f" median {median(up):.2f} s, median ratio {up_ratio:.2f}x (target <= 1.3x);"
+          f" {SESSIONS} separate bullpen spawn processes median {median(separate):.2f} s,"
+          f" median ratio {spawn_ratio_:.2f}x")
 
 
 def _shell_run(repo: Path) -> float:

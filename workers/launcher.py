@@ -79,10 +79,15 @@ def hermes_profile_plan(request: SpawnRequest):
 
 
 def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
-          with_dashboard: bool = True, layout_name: str | None = None) -> Session:
-    """Create the session's worktree, register it, and start its agent in a pane."""
+          with_dashboard: bool = True, layout_name: str | None = None,
+          checked: bool = False) -> Session:
+    """Create the session's worktree, register it, and start its agent in a pane.
+
+    `checked`: the caller already ran `check_request` (up checks every session first).
+    """
     with open_operator_room(home) as room:
-        check_request(room, request)
+        if not checked:
+            check_request(room, request)
         root = repo_root_of_home(home)
         if agent_kind(request.agent) == HERMES:
             from workers.hermes import apply_plan
@@ -128,12 +133,12 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     if session.hook_status is not None:
         sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
     plan = launch_plan(session, token, room.home, setup=setup)
-    split_from = layout.ensure_room_window(server, root, room.home, with_dashboard)
+    dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard)
     side_by_side = layout_name == "side-by-side"
-    pane_id = server.launch(split_from if side_by_side else layout.ROOM_SESSION,
+    pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
                             plan.command, worktree, plan.env, title=name,
-                            new_window=not side_by_side)
-    layout.arrange(server, layout_name)
+                            new_window=not side_by_side,
+                            then=layout.arrange_args(layout_name, dashboard))
     sessions.update(room.conn, name, pane_id=pane_id, desired="running",
                     worktree=str(worktree))
     sessions.set_status(room.conn, name, "starting")

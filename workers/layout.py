@@ -72,11 +72,11 @@ def ensure_room_window(server: RoomServer, repo_root: Path, home: Path,
     return first
 
 
-def arrange(server: RoomServer, layout: str) -> None:
-    """Dashboard on the left, sessions stacked on the right (side-by-side layout)."""
-    dashboard = pane_of(server, DASHBOARD)
-    if layout != "side-by-side" or not dashboard:
-        return
-    server.run("select-layout", "-t", dashboard, "main-vertical", ";",
-               "set-option", "-w", "-t", dashboard, "main-pane-width", "45%", ";",
-               "select-layout", "-t", dashboard, "main-vertical")
+def arrange_args(layout: str, dashboard: str) -> list[str]:
+    """The tmux commands that put the dashboard on the left and the sessions stacked on
+    the right (side-by-side); none for the windows layout."""
+    if layout != "side-by-side":
+        return []
+    return ["select-layout", "-t", dashboard, "main-vertical", ";",
+            "set-option", "-w", "-t", dashboard, "main-pane-width", "45%", ";",
+            "select-layout", "-t", dashboard, "main-vertical"]

@@ -53,7 +53,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         layout.ensure_room_window(server, root, home, with_dashboard)
         for item in new:
             spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
-                  layout_name=plan.layout)
+                  layout_name=plan.layout, checked=True)
             report.say(f"started {item.name} in {layout_hint(item.name)}")
         _create_plan_tasks(room, plan)
         live = set(snapshot_all(server, with_content=False))

@@ -11,7 +11,7 @@ import hashlib
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -147,14 +147,15 @@ class RoomServer:
     # -- panes ------------------------------------------------------------------------
 
     def launch(self, target: str, command: str, cwd: Path, env: Mapping[str, str],
-               title: str, new_window: bool = False) -> str:
+               title: str, new_window: bool = False, then: Sequence[str] = ()) -> str:
         """Start `command` in a new pane and return its id (`%N`).
 
         `target` is a session name (new window) or a pane/window id to split. The pane
         keeps `remain-on-exit on`, so an exit stays visible with its status; its title
         and the `@bullpen_session` option are set to `title`. The pane first runs a
         placeholder and is respawned with `command` once its options are set, so even
-        a command that exits at once leaves a dead pane with its exit code.
+        a command that exits at once leaves a dead pane with its exit code. `then` is a
+        tmux command chained after those (e.g. a re-layout), saving a process.
         """
         if new_window:
             where = target if target.startswith(("@", "%")) else f"={target}:"
@@ -168,6 +169,7 @@ class RoomServer:
             "set-option", "-p", "-t", pane_id, SESSION_OPTION, title, ";",
             "select-pane", "-t", pane_id, "-T", title, ";",
             "respawn-pane", "-k", "-t", pane_id, "-c", str(cwd), *_env_flags(env), command,
+            *([";", *then] if then else []),
         )
         self.pane_ids_hint.append(pane_id)
         return pane_id
