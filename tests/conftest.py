@@ -40,6 +40,16 @@ def git(cwd: Path, *args: str) -> str:
     return result.stdout
 
 
+def commit_file(cwd: Path, rel: str, text: str, message: str) -> str:
+    """Write `rel` in `cwd`, commit it, and return the new commit's sha."""
+    target = cwd / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    git(cwd, "add", rel)
+    git(cwd, "commit", "-qm", message)
+    return git(cwd, "rev-parse", "HEAD").strip()
+
+
 @pytest.fixture
 def git_repo(tmp_path: Path) -> Path:
     """A real repository with one commit on `main` holding src/app.py and README.md."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import commit_file, git
 from worktrees import (
     BadWorktreeInput,
     branch_head,
@@ -15,15 +15,6 @@ from worktrees import (
     create_worktree,
     session_diff,
 )
-
-
-def commit_file(cwd: Path, rel: str, text: str, message: str) -> str:
-    target = cwd / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text)
-    git(cwd, "add", rel)
-    git(cwd, "commit", "-qm", message)
-    return git(cwd, "rev-parse", "HEAD").strip()
 
 
 def test_diff_holds_committed_uncommitted_and_untracked_work(git_repo: Path) -> None:

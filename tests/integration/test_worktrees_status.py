@@ -4,18 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import git
+from tests.conftest import commit_file, git
 from worktrees import create_worktree, worktree_status
-
-
-def commit_file(cwd: Path, rel: str, text: str, message: str) -> str:
-    """Write `rel`, commit it, and return the new commit's sha."""
-    target = cwd / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text)
-    git(cwd, "add", rel)
-    git(cwd, "commit", "-qm", message)
-    return git(cwd, "rev-parse", "HEAD").strip()
 
 
 def test_fresh_worktree_is_clean_and_merged(git_repo: Path) -> None:

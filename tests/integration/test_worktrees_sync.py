@@ -7,19 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import commit_file, git
 from worktrees import BadWorktreeInput, WorktreeError, create_worktree, sync
 
 PRECIOUS = b"uncommitted \xe2\x9c\x8d\r\nno trailing newline"
 
-
-def commit_file(cwd: Path, rel: str, text: str, message: str) -> str:
-    target = cwd / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text)
-    git(cwd, "add", rel)
-    git(cwd, "commit", "-qm", message)
-    return git(cwd, "rev-parse", "HEAD").strip()
 
 
 def head(cwd: Path) -> str:
