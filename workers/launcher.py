@@ -122,7 +122,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     root = repo_root_of_home(room.home)
     layout_name = layout_name or config.load(root).layout
     server = server or layout.server_for(root)
-    if session.pane and server.pane_exists(session.pane):
+    if layout.owns_pane(server, session.pane, name):
         server.kill_pane(session.pane)
     if session.profile:
         sessions.ensure_profile_free(room.conn, session.profile, name)
@@ -156,7 +156,7 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
             check_removable(root, name)  # refuse before stopping anything
         server = server or layout.server_for(root)
         done = []
-        if session.pane and server.is_alive() and server.kill_pane(session.pane):
+        if layout.owns_pane(server, session.pane, name) and server.kill_pane(session.pane):
             done.append(f"stopped {name}")
         sessions.update(room.conn, name, desired="stopped", pane_id=None)
         sessions.set_status(room.conn, name, "stopped")

@@ -48,6 +48,18 @@ def pane_of(server: RoomServer, role: str) -> str | None:
     return None
 
 
+def owns_pane(server: RoomServer, pane_id: str | None, role: str) -> bool:
+    """True when `pane_id` exists and is the pane of `role` (a session or the dashboard).
+
+    Pane ids restart at %0 with a new tmux server, so an id remembered from before a
+    crash may now name another pane; the `@bullpen_session` option says whose it is.
+    """
+    if not pane_id:
+        return False
+    proc = server.run("display-message", "-p", "-t", pane_id, f"#{{{SESSION_OPTION}}}")
+    return proc.returncode == 0 and proc.stdout.decode().strip() == role
+
+
 def ensure_room_window(server: RoomServer, repo_root: Path, home: Path,
                        with_dashboard: bool = True) -> str:
     """Start the visible tmux session if needed; return the pane new panes split from.

@@ -142,3 +142,14 @@ def snapshot_all(server: RoomServer, with_content: bool = True) -> dict[str, Pan
         snapshots[pane_id] = replace(row, content_hash=content_digest(text),
                                      last_lines=tail_of(text))
     return snapshots
+
+
+def owned(snapshots: dict[str, PaneSnapshot], pane_id: str | None,
+          owner: str) -> PaneSnapshot | None:
+    """The snapshot of `pane_id` if that pane still belongs to `owner`.
+
+    Pane ids restart at %0 with a new tmux server, so an id remembered from before a
+    crash may now name another pane; its `@bullpen_session` option says whose it is.
+    """
+    snap = snapshots.get(pane_id or "")
+    return snap if snap is not None and snap.session == owner else None

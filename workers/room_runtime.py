@@ -22,7 +22,7 @@ class RoomRuntime:
     def _pane(self, name: str) -> str:
         with launcher.open_operator_room(self.home) as room:
             session = sessions.require(room.conn, name)
-        if not session.pane or not self.server.pane_exists(session.pane):
+        if not layout.owns_pane(self.server, session.pane, name):
             raise BadInput(f"{name} has no pane; restart it first")
         return session.pane
 
