@@ -21,7 +21,7 @@ from board.models import Session
 from workers import layout
 from workers.delivery import Deliverer
 from workers.dispatcher import Dispatcher
-from workers.panes import snapshot_all
+from workers.panes import owned, snapshot_all
 from workers.status import Status, StatusTracker
 from workers.tmux import RoomServer
 from workers.watch_alerts import record_batch
@@ -34,6 +34,9 @@ EVENT_TICK = 0.05  # seconds between looks at the event log (a cheap indexed que
 PANE_TICK = 0.25  # seconds between pane polls (one tmux process each)
 ACTIVITY_EVERY = 5.0  # seconds between writes of a busy session's last activity
 WATCH_EVENTS = {"session_registered", "session_updated", "session_removed"}
+# Seconds without session changes before the watch set is rebuilt: `up` registers many
+# sessions in a row, and each rebuild rescans every worktree.
+RETARGET_SETTLE = 0.5
 
 
 def lock_path(home: Path) -> Path:
@@ -96,6 +99,7 @@ class Coordinator:
         self._fs_reads: dict[str, object] = {}  # session -> its FsReads, when opted in
         self._thread_conns = threading.local()  # watcher threads write on their own
         self._last_pane_poll = 0.0
+        self._retarget_at: float | None = None  # when the watch set is due for a rebuild
         self._activity_written: dict[str, float] = {}
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -105,7 +109,7 @@ class Coordinator:
         self.catch_up_commits()
         if self.watch:
             self._start_watcher()
-        self._retarget()
+        self._retarget_at = time.monotonic() + RETARGET_SETTLE
         try:
             while not stop.is_set():
                 self.tick()
@@ -121,6 +125,9 @@ class Coordinator:
         """Apply new events; poll panes and deliver when it is time."""
         self._apply_events()
         now = time.monotonic()
+        if self._retarget_at is not None and now >= self._retarget_at:
+            self._retarget_at = None
+            self._retarget()
         if now - self._last_pane_poll >= PANE_TICK:
             self._last_pane_poll = now
             self._poll_panes()
@@ -141,7 +148,7 @@ class Coordinator:
                 dispatch.set_mark(self.conn, f"head:{event.session}", event.data["commit"])
         self.dispatcher.save()
         if retarget:
-            self._retarget()
+            self._retarget_at = time.monotonic() + RETARGET_SETTLE
 
     def catch_up_commits(self) -> None:
         """Commits made while no coordinator ran are recorded now (alerts and pings follow)."""
@@ -166,8 +173,8 @@ class Coordinator:
         for session in sessions.all_sessions(self.conn):
             if session.desired != "running":
                 continue
-            snap = snapshots.get(session.pane or "")
-            pane = statuses.get(session.pane or "")
+            snap = owned(snapshots, session.pane, session.name)
+            pane = statuses.get(snap.pane_id) if snap is not None else None
             status, code = effective_status(session, pane.status if pane else None,
                                             pane.exit_code if pane else None)
             sessions.set_status(self.conn, session.name, status, code,

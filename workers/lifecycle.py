@@ -20,7 +20,7 @@ from board.room import Room
 from workers import config as config_file
 from workers import coordinator, layout
 from workers.launcher import SpawnRequest, check_request, launch, open_operator_room, spawn
-from workers.panes import snapshot_all
+from workers.panes import owned, snapshot_all
 from workers.tmux import RoomServer, require_tmux
 from worktrees.remove import remove_worktree
 from worktrees.repo import main_head
@@ -51,23 +51,26 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         for item in new:
             check_request(room, _request(item))
         layout.ensure_room_window(server, root, home, with_dashboard)
+        # The coordinator boots while the sessions are made; it waits for their
+        # registrations to settle before it watches their worktrees.
+        started = start_coordinator(server, home)
         for item in new:
             spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
                   layout_name=plan.layout, checked=True)
             report.say(f"started {item.name} in {layout_hint(item.name)}")
         _create_plan_tasks(room, plan)
-        live = set(snapshot_all(server, with_content=False))
+        panes = snapshot_all(server, with_content=False)
         for session in sessions.all_sessions(room.conn):
             if session.desired != "running" or session.name in {p.name for p in new}:
                 continue
-            if session.pane in live:
+            if owned(panes, session.pane, session.name) is not None:
                 report.say(f"{session.name} is already running")
                 continue
             launch(room, session.name, server=server, with_dashboard=with_dashboard,
                    layout_name=plan.layout)
             report.say(f"restarted {session.name} (its pane was gone)")
-    # Last: its watcher then starts once on every worktree, not once per new session.
-    if ensure_coordinator(server, home):
+    wait_for_coordinator(home)
+    if started:
         report.say("started the coordinator")
     return report
 
@@ -114,7 +117,15 @@ def _in_dependency_order(plan: config_file.Config) -> list[config_file.SessionPl
 
 
 def ensure_coordinator(server: RoomServer, home: Path) -> bool:
-    """Start the coordinator in its hidden tmux session unless one runs; True if started."""
+    """Start the coordinator unless one runs and wait until it holds its lock; True if
+    it had to be started."""
+    started = start_coordinator(server, home)
+    wait_for_coordinator(home)
+    return started
+
+
+def start_coordinator(server: RoomServer, home: Path) -> bool:
+    """Start the coordinator in its hidden tmux session unless one runs; don't wait."""
     if coordinator.is_running(home):
         return False
     command = layout.bullpen_command("coordinator")
@@ -128,13 +139,16 @@ def ensure_coordinator(server: RoomServer, home: Path) -> bool:
         flags = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
         server.check("new-session", "-d", "-s", layout.COORDINATOR_SESSION, "-c", str(root),
                      *flags, command)
+    return True
+
+
+def wait_for_coordinator(home: Path) -> None:
     deadline = time.monotonic() + COORDINATOR_START_TIMEOUT
     while not coordinator.is_running(home):
         if time.monotonic() > deadline:
             raise BullpenError("the coordinator did not start; see"
                                f" {home / 'logs' / 'coordinator.log'}")
         time.sleep(0.02)  # a process start-up: waiting for its lock, with a deadline
-    return True
 
 
 def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
@@ -205,7 +219,7 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
     with open_operator_room(home) as room:
         for session in sessions.all_sessions(room.conn):
             status, code = session.status, session.exit_code
-            snap = panes.get(session.pane or "")
+            snap = owned(panes, session.pane, session.name)
             if session.desired == "running" and snap is None:
                 status, code = "stopped", None
             elif snap is not None and snap.dead:
