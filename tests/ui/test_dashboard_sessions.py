@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from board import notes
 from board.db import connect
 from board.home import DB_NAME
@@ -125,3 +127,17 @@ async def test_the_board_with_5000_tasks(room: Room, fake_actions: FakeActions) 
         assert screen.board.tasks[4995].status == "running"
         assert screen.board.current.status == "running"
         assert len(screen.board.columns["running"]) == 626
+
+
+@pytest.mark.parametrize(("agent", "label"), [
+    ("/home/u/.venv/bin/python -m workers.demo.agents research", "agents research"),
+    ("hermes -p coder --cli", "hermes"),
+    ("/usr/bin/python3 tests/agents/scripted_agent.py --log f", "scripted_agent.py"),
+    ("claude", "claude"),
+    (None, "-"),
+    ("a-very-long-agent-program-name", "a-very-long-agent…"),
+])
+def test_agent_labels_stay_short(agent: str | None, label: str) -> None:
+    from tui.dashboard.format import agent_label
+
+    assert agent_label(agent) == label

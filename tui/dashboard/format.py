@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 import time
+from pathlib import PurePath
 
 from rich.text import Text
 
@@ -26,6 +28,27 @@ KIND_STYLES = {
     "event": "dim",
 }
 DELIVERY_STYLES = {"pending": "bold yellow", "delivered": "green", "read": "dim green"}
+
+
+def agent_label(agent: str | None, width: int = 18) -> str:
+    """A short name for an agent command: its program (`hermes`, `claude`), the script
+    of `python script.py`, or for `python -m pkg.mod ARGS` the module's last part and
+    its arguments."""
+    try:
+        words = shlex.split(agent or "")
+    except ValueError:
+        words = (agent or "").split()
+    if not words:
+        return "-"
+    program = PurePath(words[0]).name
+    if program.startswith("python") and "-m" in words[1:-1]:
+        module_at = words.index("-m") + 1
+        label = " ".join([words[module_at].rsplit(".", 1)[-1], *words[module_at + 1:]])
+    elif program.startswith("python") and len(words) > 1 and words[1].endswith(".py"):
+        label = PurePath(words[1]).name
+    else:
+        label = program
+    return label if len(label) <= width else label[: width - 1] + "…"
 
 
 def clock(timestamp: float | None) -> str:

@@ -7,7 +7,7 @@ from textual.widgets import DataTable
 
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.feed import SessionRow
-from tui.dashboard.format import clock, status_text
+from tui.dashboard.format import agent_label, clock, status_text
 
 COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "active")
 
@@ -67,7 +67,9 @@ class SessionsTable(DataTable):
         unread = Text(str(row.unread), style="bold yellow") if row.unread else Text("0",
                                                                                    style="dim")
         branch = (session.branch or "-").removeprefix("bullpen/")
-        status = session.hook_status or session.status
-        return (Text(session.name, style="bold"), session.agent or "-", status_text(status),
+        # The coordinator stores the effective status (hook reports already win there,
+        # except over an exited pane), so it is shown as it is.
+        return (Text(session.name, style="bold"), agent_label(session.agent),
+                status_text(session.status),
                 branch, "-" if count is None else str(count), unread,
                 clock(session.last_activity))
