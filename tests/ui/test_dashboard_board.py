@@ -130,3 +130,17 @@ async def test_palette_offers_every_action_and_runs_it(fake_room: Room,
         await pilot.press("enter")
         await settled(pilot)
         assert task_status(fake_room.home, 1).status == "archived"
+
+
+async def test_comment_on_a_card(fake_room: Room, fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        card = screen.board.current_task.id
+        before = tasks.get(fake_room.conn, card).comments
+        await pilot.press("c", *"looks good, ship it", "enter")
+        await settled(pilot)
+        after = tasks.get(fake_room.conn, card).comments
+        assert after[: len(before)] == before
+        assert [(c.author, c.body) for c in after[len(before):]] == [
+            ("operator", "looks good, ship it")]

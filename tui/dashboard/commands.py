@@ -32,6 +32,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("done", "d", "Done", "Finish the card with a handoff summary", "board"),
     Command("block", "b", "Block", "Mark the card blocked, with a reason", "board"),
     Command("archive", "x", "Archive", "Move the card to archived", "board"),
+    Command("comment", "c", "Comment", "Comment on the card (shown in its details)",
+            "board", show=False),
     Command("focus_session", "f,enter", "Focus pane", "Move tmux focus to the session's pane",
             "sessions"),
     Command("zoom_session", "z", "Zoom pane", "Zoom the session's tmux pane", "sessions"),

@@ -16,7 +16,8 @@ from tui.dashboard.screens.task_detail import TaskDetailScreen
 if TYPE_CHECKING:
     from tui.dashboard.screens.main import MainScreen
 
-BOARD_ACTIONS = {"move_left", "move_right", "assign", "details", "done", "block", "archive"}
+BOARD_ACTIONS = {"move_left", "move_right", "assign", "details", "done", "block", "archive",
+                 "comment"}
 
 
 def move_by(conn: sqlite3.Connection, caller: Caller, task_id: int, step: int) -> Task:
@@ -80,6 +81,16 @@ class CardActions:
                 self.write_store(tasks.block, task.id, answer["reason"].strip(), follow=task.id)
         self.app.push_screen(PromptScreen(f"Block: #{task.id} {task.title}",
                                           [Field("reason", "Reason")]), block)
+
+    def action_comment(self: MainScreen) -> None:
+        if not (task := self._card()):
+            return
+
+        def comment(answer: dict[str, str] | None) -> None:
+            if answer is not None:
+                self.write_store(tasks.comment, task.id, answer["text"].strip())
+        self.app.push_screen(PromptScreen(f"Comment: #{task.id} {task.title}",
+                                          [Field("text", "Comment")]), comment)
 
     def action_assign(self: MainScreen) -> None:
         if not (task := self._card()):
