@@ -14,13 +14,14 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from board import notes, reads, sessions
 from board.errors import BadInput, BullpenError
-from board.home import find_git_dir, room_home
+from board.home import room_home
 from board.models import Note
+from board.repo_paths import repo_relative
 from board.room import Room, open_room
 
 HERMES_READ_TOOLS = ("read_file", "search_files", "patch", "write_file")
@@ -30,36 +31,6 @@ LOG_NAME = "hooks.log"
 
 class HookInputError(BadInput):
     """A payload the hook cannot use (not JSON, no event, an event it does not know)."""
-
-
-def repo_paths(paths: Iterable[str], cwd: Path, *, strict: bool) -> list[str]:
-    """Paths made relative to the checkout holding `cwd` (like `bullpen read`).
-
-    With `strict`, a path outside the checkout (or in `.git`/`.bullpen`) is refused;
-    without it (hooks), such paths and directories are skipped silently.
-    """
-    cwd = cwd.resolve()
-    git_entry = find_git_dir(cwd)
-    if git_entry is None:
-        if strict:
-            raise BadInput(f"{cwd} is not inside a git repository")
-        return []
-    top = git_entry.parent
-    relative: list[str] = []
-    for raw in paths:
-        absolute = (cwd / os.path.expanduser(raw)).resolve()
-        try:
-            inside = absolute.relative_to(top)
-        except ValueError:
-            if strict:
-                raise BadInput(f"{raw} is outside the repository ({top})") from None
-            continue
-        if not inside.parts or inside.parts[0] in (".git", ".bullpen") or absolute.is_dir():
-            if strict:
-                raise BadInput(f"{raw} is not a file of the repository")
-            continue
-        relative.append(inside.as_posix())
-    return relative
 
 
 def format_notes(pending: list[Note]) -> str:
@@ -111,7 +82,7 @@ def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
         extra = payload.get("extra")
         failed = isinstance(extra, dict) and extra.get("status") in ("error", "blocked")
         if payload.get("tool_name") in HERMES_READ_TOOLS and not failed:
-            paths = repo_paths(_tool_paths(payload.get("tool_input"), ("path",)),
+            paths = repo_relative(_tool_paths(payload.get("tool_input"), ("path",)),
                                _cwd(payload), strict=False)
             reads.record(room.conn, session, paths, source="hook")
         return None
@@ -131,7 +102,7 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
     if event == "PostToolUse":
         if payload.get("tool_name") in CLAUDE_READ_TOOLS:
             raw = _tool_paths(payload.get("tool_input"), ("file_path", "notebook_path", "path"))
-            reads.record(room.conn, session, repo_paths(raw, _cwd(payload), strict=False),
+            reads.record(room.conn, session, repo_relative(raw, _cwd(payload), strict=False),
                          source="hook")
         return None
     if event == "UserPromptSubmit":

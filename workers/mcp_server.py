@@ -19,8 +19,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from board import alerts, notebook, notes, reads, sessions, tasks
 from board.errors import BadInput, BullpenError
+from board.repo_paths import repo_relative
 from board.room import Room
-from workers.hooks import repo_paths
 
 SERVER_NAME = "bullpen"
 INSTRUCTIONS = (
@@ -123,7 +123,7 @@ class BullpenTools:
         when another session changes them."""
         def record() -> dict:
             session = self._session("record reads")
-            relative = repo_paths(paths, self._checkout(session), strict=True)
+            relative = repo_relative(paths, self._checkout(session))
             return {"recorded": reads.record(self.room.conn, session, relative, source="mcp"),
                     "paths": relative}
         return self._call(record)

@@ -10,8 +10,9 @@ from board import sessions
 from board.errors import BadInput
 from board.home import main_worktree
 from board.models import Session
+from board.repo_paths import repo_relative
 from board.room import Room
-from tui.cli.context import repo_relative, room
+from tui.cli.context import room
 from tui.cli.output import print_json
 
 

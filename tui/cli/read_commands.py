@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from board import alerts, reads
-from tui.cli.context import repo_relative, require_session, room
+from board.repo_paths import repo_relative
+from tui.cli.context import require_session, room
 from tui.cli.output import print_json, print_table
 
 
