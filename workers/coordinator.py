@@ -201,11 +201,12 @@ class Coordinator:
 
     def _retarget(self) -> None:
         """Watch the main checkout and every session's worktree; read-watch opted-in ones."""
-        worktrees = {s.name: Path(s.worktree) for s in sessions.all_sessions(self.conn)
+        known = sessions.all_sessions(self.conn)
+        worktrees = {s.name: Path(s.worktree) for s in known
                      if s.worktree and Path(s.worktree).is_dir()}
         if self.watcher is not None:
             self.watcher.set_targets({"main": self.root, **worktrees})
-        opted_in = {s.name for s in sessions.all_sessions(self.conn) if s.fs_reads}
+        opted_in = {s.name for s in known if s.fs_reads}
         for name in set(self._fs_reads) - (opted_in & set(worktrees)):
             self._fs_reads.pop(name).stop()
         for name in (opted_in & set(worktrees)) - set(self._fs_reads):

@@ -22,6 +22,7 @@ from workers import coordinator, layout
 from workers.launcher import SpawnRequest, check_request, launch, open_operator_room, spawn
 from workers.panes import owned, snapshot_all
 from workers.tmux import RoomServer, require_tmux
+from worktrees.errors import WorktreeError
 from worktrees.remove import remove_worktree
 from worktrees.repo import main_head
 from worktrees.status import worktree_status
@@ -179,11 +180,7 @@ def _remove_one(root: Path, session: Session, force: bool) -> str:
         return f"{session.name}: no worktree"
     try:
         removed = remove_worktree(root, session.name, force=force)
-    except BullpenError as error:
-        return f"kept {session.name}'s worktree: {error}"
-    except Exception as error:  # worktrees' own typed errors carry exit_status
-        if getattr(error, "exit_status", None) is None:
-            raise
+    except WorktreeError as error:  # unsafe without --force, or git refused: keep it
         return f"kept {session.name}'s worktree: {error}"
     return f"removed {removed.path}"
 

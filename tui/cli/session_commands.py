@@ -111,9 +111,7 @@ def spawn_session(args: argparse.Namespace) -> int:
     request = launcher.SpawnRequest(name=args.name, agent=agent, profile=args.profile,
                                     task=args.task, base=args.base, on_commit=args.on_commit,
                                     fs_reads=args.fs_reads)
-    with launcher.open_operator_room(home) as room:
-        launcher.check_request(room, request)
-    session = launcher.spawn(home, request, server=server,
+    session = launcher.spawn(home, request, server=server,  # checks before it makes anything
                              with_dashboard=not args.no_dashboard, layout_name=plan.layout)
     lifecycle.ensure_coordinator(server, home)
     print(f"started {session.name} in {session.worktree} on {session.branch}"
