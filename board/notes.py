@@ -127,11 +127,6 @@ def pending(conn: sqlite3.Connection, recipient: str, limit: int | None = None) 
     return [_row_to_note(row) for row in rows]
 
 
-def pending_recipients(conn: sqlite3.Connection) -> list[str]:
-    return [row[0] for row in conn.execute(
-        "SELECT DISTINCT recipient FROM deliveries WHERE state = 'pending'")]
-
-
 def mark_delivered(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
                    via: str) -> int:
     """Mark notes delivered to `recipient` once; returns how many were still pending."""
@@ -183,11 +178,6 @@ def recent(conn: sqlite3.Connection, limit: int = 200, before_id: int | None = N
         (before_id or 2**62, limit),
     ).fetchall()
     return [_row_to_note(row) for row in reversed(rows)]
-
-
-def get(conn: sqlite3.Connection, note_id: int) -> Note | None:
-    row = conn.execute("SELECT * FROM notes WHERE id = ?", (note_id,)).fetchone()
-    return _row_to_note(row) if row else None
 
 
 def requeue(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> None:

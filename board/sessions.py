@@ -130,10 +130,3 @@ def set_hook_status(conn: sqlite3.Connection, name: str, status: str | None) -> 
         conn.execute("UPDATE sessions SET hook_status = ?, hook_status_at = ? WHERE name = ?",
                      (status, time.time(), name))
         events.emit(conn, "session_hook_status", name, status=status)
-
-
-def remove(conn: sqlite3.Connection, name: str) -> None:
-    with write(conn):
-        require(conn, name)
-        conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
-        events.emit(conn, "session_removed", name)

@@ -58,7 +58,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         for item in new:
             spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
                   layout_name=plan.layout, checked=True)
-            report.say(f"started {item.name} in {layout_hint(item.name)}")
+            report.say(f"started {item.name} in .bullpen/worktrees/{item.name}")
         _create_plan_tasks(room, plan)
         panes = snapshot_all(server, with_content=False)
         for session in sessions.all_sessions(room.conn):
@@ -74,10 +74,6 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     if started:
         report.say("started the coordinator")
     return report
-
-
-def layout_hint(name: str) -> str:
-    return f".bullpen/worktrees/{name}"
 
 
 def _request(item: config_file.SessionPlan) -> SpawnRequest:
