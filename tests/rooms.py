@@ -44,12 +44,16 @@ class LiveRoom:
         """The command line of a scripted agent logging to this room's log dir."""
         return command_line(self.logs / f"{name}.jsonl", *extra)
 
-    def lines_of(self, name: str) -> list[str]:
-        """What the scripted agent of `name` has received so far."""
+    def log_rows(self, name: str) -> list[dict]:
+        """The scripted agent's log: one `{"line", "t"}` per line it received."""
         log = self.logs / f"{name}.jsonl"
         if not log.exists():
             return []
-        return [json.loads(row)["line"] for row in log.read_text().splitlines() if row]
+        return [json.loads(row) for row in log.read_text().splitlines() if row]
+
+    def lines_of(self, name: str) -> list[str]:
+        """What the scripted agent of `name` has received so far."""
+        return [row["line"] for row in self.log_rows(name)]
 
     def wait_for_line(self, name: str, needle: str, timeout: float = 15.0) -> str:
         def found() -> str | None:

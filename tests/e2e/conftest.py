@@ -86,10 +86,7 @@ class Plan:
 
     def log_times(self, name: str) -> list[tuple[float, str]]:
         """(unix time, line) for each line `name`'s agent received."""
-        log = self.live.logs / f"{name}.jsonl"
-        rows = [json.loads(row) for row in log.read_text().splitlines() if row] \
-            if log.exists() else []
-        return [(row["t"], row["line"]) for row in rows]
+        return [(row["t"], row["line"]) for row in self.live.log_rows(name)]
 
     def worktree(self, name: str) -> Path:
         return Path(self.live.sessions()[name]["worktree"])
