@@ -30,7 +30,7 @@ from board.db import connect
 from board.identity import Caller
 from board.models import OPERATOR
 from tests.agents.scripted_agent import command_line
-from workers.tmux import RoomServer, socket_name_for
+from workers.tmux.server import RoomServer, socket_name_for
 
 ROUNDS = 50
 BACK_TO_BACK = 10

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from bench.common import median, scratch_repo
-from workers.panes import snapshot_all
-from workers.status import StatusTracker
-from workers.tmux import RoomServer, socket_name_for
+from workers.coordinator.status import StatusTracker
+from workers.tmux.panes import snapshot_all
+from workers.tmux.server import RoomServer, socket_name_for
 
 SESSIONS = 10
 FILES = 2000

@@ -24,8 +24,7 @@ from bench.common import describe, percentile, scratch_repo
 from board import alerts, notes, reads, sessions
 from board.db import connect
 from board.room import open_room
-from workers.watch_alerts import record_batch
-from workers.watcher import Watcher
+from workers.coordinator.watcher import Watcher
 
 WRITES = 200
 FILES = 20_000
@@ -83,7 +82,9 @@ def alert_latency(repo: Path) -> list[float]:
         sessions.register(room.conn, name, worktree=str(trees[name]))
     reads.record(room.conn, "b", ["src/app.py"])
     watcher_conn = connect(room.db_path)
-    watcher = Watcher(repo, lambda batch: record_batch(watcher_conn, batch))
+    def record(batch) -> None:
+        alerts.record_change(watcher_conn, batch.source, batch.paths, batch.commit, batch.message)
+    watcher = Watcher(repo, record)
     watcher.set_targets({"main": repo, **trees})
     watcher.start()
     watcher.wait_ready()

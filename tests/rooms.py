@@ -17,7 +17,7 @@ from board.db import connect
 from tests.agents.scripted_agent import command_line
 from tests.cli_runner import run_cli
 from tests.waiting import wait_until
-from workers.tmux import RoomServer, socket_name_for
+from workers.tmux.server import RoomServer, socket_name_for
 
 
 @dataclass

@@ -1,8 +1,9 @@
-"""Workers: one agent session = one tmux pane.
+"""Workers: one agent session = one process in one tmux pane, and the daemon that serves them.
 
-The tmux layer here is pure tmux (no store, no git) so it can be reused and tested alone:
-`tmux` (the room's server, launching and addressing panes by id), `panes` (one-call
-snapshots of every pane), `status` (working / idle / needs input / exited from
-snapshots), `sanitize` (note text made safe to type) and `keyboard` (typing a line into
-a pane). The coordinator wires them to the store.
+Sub-packages, each owning one responsibility:
+`tmux` (the room's tmux server, pane snapshots, typing, text cleaning, layout),
+`room` (bullpen.yaml, spawn/stop/restart, up/down/ls), `coordinator` (the per-room
+daemon: status, delivery, pings, the watcher), `agents` (what each agent kind needs:
+launch, hooks, profiles), `surfaces` (the MCP server and the hook entry point, peers of
+the CLI) and `demo` (the scripted three-agent story).
 """

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli_runner import run_cli
-from workers import layout
 from workers.demo import story
 from workers.demo.steps import STEPS
+from workers.tmux import layout
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_runner import run_cli
-from workers.tmux import RoomServer, socket_name_for
+from workers.tmux.server import RoomServer, socket_name_for
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import git
 from tests.e2e.conftest import Plan
 from tests.waiting import wait_until
-from workers import coordinator
+from workers.coordinator import loop as coordinator
 
 pytestmark = pytest.mark.slow
 

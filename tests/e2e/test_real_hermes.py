@@ -81,8 +81,10 @@ def model_config(base_url: str) -> str:
 
 def test_real_hermes_reads_calls_mcp_goes_idle_and_gets_notes(
         room: Room, git_repo: Path, hermes_home: Path) -> None:
-    from workers import hermes, launcher, layout
-    from workers.keyboard import type_line
+    from workers.agents import hermes
+    from workers.room import spawn as launcher
+    from workers.tmux import layout
+    from workers.tmux.keyboard import type_line
 
     with FakeModel(respond) as model:
         (hermes_home / "config.yaml").write_text(model_config(model.base_url))

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tests.cli_runner import BULLPEN, run_cli
-from workers.claude import write_settings
+from workers.agents.claude import write_settings
 
 HOOK = f"{BULLPEN} hook claude"
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.rooms import live_room
 from tests.waiting import wait_until
-from workers.layout import DASHBOARD, pane_of
+from workers.tmux.layout import DASHBOARD, pane_of
 
 pytestmark = pytest.mark.slow
 
@@ -52,7 +52,7 @@ def test_the_dashboard_restarts_a_dead_coordinator(git_repo: Path, tmp_path: Pat
     import os
     import signal
 
-    from workers.coordinator import is_running
+    from workers.coordinator.loop import is_running
 
     (git_repo / "bullpen.yaml").write_text("agent: cat\nsessions:\n  alice: {}\n")
     with live_room(git_repo, tmp_path / "logs") as room:

@@ -14,8 +14,8 @@ from board.identity import Caller
 from board.room import Room
 from tests.agents.scripted_agent import command_line
 from tests.waiting import wait_for_text, wait_until
-from workers.delivery import PER_LINE, QUEUE_CAP, Deliverer
-from workers.tmux import RoomServer
+from workers.coordinator.delivery import PER_LINE, QUEUE_CAP, Deliverer
+from workers.tmux.server import RoomServer
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from board import events, notes, sessions, tasks
 from board.identity import Caller
 from board.room import Room
-from workers.dispatcher import Dispatcher
+from workers.coordinator.pings import Dispatcher
 
 OPERATOR = Caller("operator")
 

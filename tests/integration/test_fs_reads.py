@@ -14,7 +14,7 @@ from board import reads, sessions
 from board.db import connect
 from board.room import Room
 from tests.conftest import git
-from workers.fs_reads import FsReads, record_to
+from workers.coordinator.fs_reads import FsReads, record_to
 
 
 def wait_until(predicate: Callable[[], object], what: str, timeout: float = 5.0) -> None:

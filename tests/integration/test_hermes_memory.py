@@ -22,7 +22,7 @@ from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import BULLPEN, identity
 from tests.hermes_install import install_hermes
-from workers import hermes
+from workers.agents import hermes
 
 USER_CONFIG = "# mine\nmodel:\n  default: gpt-x\n"
 SHARED = "the payments handler returns v1 of the ledger API"

@@ -11,7 +11,7 @@ from board import sessions
 from board.errors import BadInput, Refused
 from board.room import Room
 from tests.cli_runner import BULLPEN, run_cli
-from workers import hermes
+from workers.agents import hermes
 
 USER_CONFIG = """\
 # my hermes settings

@@ -11,7 +11,7 @@ from board import notes, reads, sessions
 from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import identity, run_cli
-from workers.hooks import handle_claude, handle_hermes, run_hook
+from workers.surfaces.hooks import handle_claude, handle_hermes, run_hook
 
 
 @pytest.fixture

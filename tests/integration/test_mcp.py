@@ -13,7 +13,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from board import reads, sessions
 from board.room import Room
 from tests.cli_runner import BULLPEN, identity, run_cli
-from workers.mcp_server import TOOL_NAMES
+from workers.surfaces.mcp_server import TOOL_NAMES
 
 
 @asynccontextmanager

@@ -68,7 +68,7 @@ def test_notes_sent_while_the_coordinator_is_dead_arrive_once(room: LiveRoom) ->
 
 
 def _coordinator_alive(room: LiveRoom) -> bool:
-    from workers.coordinator import is_running
+    from workers.coordinator.loop import is_running
     return is_running(room.home)
 
 

@@ -11,7 +11,7 @@ import pytest
 from tests.cli_runner import run_cli
 from tests.conftest import git
 from tests.rooms import live_room
-from workers.tmux import RoomServer, socket_name_for
+from workers.tmux.server import RoomServer, socket_name_for
 
 
 def assert_refused(result, needle: str) -> None:

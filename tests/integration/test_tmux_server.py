@@ -9,8 +9,8 @@ import libtmux
 import pytest
 
 from tests.waiting import wait_for_text, wait_until
-from workers.panes import snapshot_all
-from workers.tmux import (
+from workers.tmux.panes import snapshot_all
+from workers.tmux.server import (
     RoomServer,
     TmuxError,
     TmuxMissing,

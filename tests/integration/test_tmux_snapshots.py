@@ -8,9 +8,9 @@ import libtmux
 import pytest
 
 from tests.waiting import wait_until
-from workers.panes import PaneSnapshot, snapshot_all
-from workers.status import Status, StatusTracker
-from workers.tmux import RoomServer
+from workers.coordinator.status import Status, StatusTracker
+from workers.tmux.panes import PaneSnapshot, snapshot_all
+from workers.tmux.server import RoomServer
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pytest
 
 from tests.agents.scripted_agent import command_line
 from tests.waiting import wait_for_text, wait_until
-from workers.keyboard import is_shell, type_line
-from workers.panes import snapshot_all
-from workers.sanitize import as_shell_comment, clean
-from workers.tmux import RoomServer, TmuxError
+from workers.tmux.keyboard import is_shell, type_line
+from workers.tmux.panes import snapshot_all
+from workers.tmux.sanitize import as_shell_comment, clean
+from workers.tmux.server import RoomServer, TmuxError
 
 
 @pytest.fixture

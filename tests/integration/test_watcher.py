@@ -15,9 +15,8 @@ from board import alerts, notes, reads, sessions
 from board.db import connect
 from board.room import Room
 from tests.conftest import git
-from workers.change_filter import ChangeBatch
-from workers.watch_alerts import record_batch
-from workers.watcher import Watcher
+from workers.coordinator.change_filter import ChangeBatch
+from workers.coordinator.watcher import Watcher
 
 DEADLINE = 5.0
 
@@ -71,7 +70,7 @@ def team(room: Room, git_repo: Path) -> Iterator[Team]:
     found = Team(git_repo, room, None)  # type: ignore[arg-type]
 
     def on_change(batch: ChangeBatch) -> None:
-        record_batch(watcher_conn, batch)
+        alerts.record_change(watcher_conn, batch.source, batch.paths, batch.commit, batch.message)
         found.batches.append(batch)
 
     found.watcher = Watcher(git_repo, on_change)

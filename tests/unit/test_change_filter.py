@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from workers.change_filter import (
+from workers.coordinator.change_filter import (
     ADDED,
     DELETED,
     MODIFIED,

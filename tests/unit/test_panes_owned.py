@@ -1,4 +1,4 @@
-from workers.panes import PaneSnapshot, owned
+from workers.tmux.panes import PaneSnapshot, owned
 
 
 def snap(pane_id: str, session: str) -> PaneSnapshot:

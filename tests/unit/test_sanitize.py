@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workers.sanitize import (
+from workers.tmux.sanitize import (
     LIMIT,
     TRUNCATED,
     as_shell_comment,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from workers.panes import PaneSnapshot
-from workers.status import PaneStatus, Status, StatusTracker
+from workers.coordinator.status import PaneStatus, Status, StatusTracker
+from workers.tmux.panes import PaneSnapshot
 
 
 class FakeClock:

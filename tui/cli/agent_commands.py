@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_mcp(args: argparse.Namespace) -> int:
     from board.room import open_room
-    from workers.mcp_server import serve
+    from workers.surfaces.mcp_server import serve
 
     with open_room(create=False) as current:
         serve(current)
@@ -58,7 +58,7 @@ def run_mcp(args: argparse.Namespace) -> int:
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    from workers.hooks import run_hook as handle
+    from workers.surfaces.hooks import run_hook as handle
 
     output = handle(args.kind, sys.stdin.read())
     if output:
@@ -67,7 +67,7 @@ def run_hook(args: argparse.Namespace) -> int:
 
 
 def install_claude_hooks(args: argparse.Namespace) -> int:
-    from workers.claude import write_settings
+    from workers.agents.claude import write_settings
 
     files = write_settings((args.worktree or Path.cwd()).resolve())
     print(f"wrote {files.settings}")
@@ -84,7 +84,7 @@ def _confirm(question: str, yes: bool) -> bool:
 
 
 def setup_hermes(args: argparse.Namespace) -> int:
-    from workers import hermes
+    from workers.agents import hermes
 
     if args.profile == hermes.AUTO and not args.session:
         fail("bullpen: hermes setup auto needs --session NAME (the profile is per session)", 2)
@@ -104,7 +104,7 @@ def setup_hermes(args: argparse.Namespace) -> int:
 
 
 def unsetup_hermes(args: argparse.Namespace) -> int:
-    from workers import hermes
+    from workers.agents import hermes
 
     if not _confirm(f"remove bullpen's keys from profile {args.profile}?", args.yes):
         print("nothing written")

@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     from workers.demo import story
-    from workers.tmux import require_tmux
+    from workers.tmux.server import require_tmux
 
     require_tmux()
     if args.timeout <= 0:

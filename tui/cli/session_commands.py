@@ -77,7 +77,7 @@ def _home() -> Path:
 
 
 def room_up(args: argparse.Namespace) -> int:
-    from workers import lifecycle
+    from workers.room import lifecycle
 
     home = _home()
     report = lifecycle.up(home, with_dashboard=not args.no_dashboard)
@@ -90,7 +90,7 @@ def room_up(args: argparse.Namespace) -> int:
 
 
 def room_down(args: argparse.Namespace) -> int:
-    from workers import lifecycle
+    from workers.room import lifecycle
 
     if args.force and not args.remove_worktrees:
         from board.errors import BadInput
@@ -102,7 +102,9 @@ def room_down(args: argparse.Namespace) -> int:
 
 
 def spawn_session(args: argparse.Namespace) -> int:
-    from workers import config, launcher, layout, lifecycle
+    from workers.room import config, lifecycle
+    from workers.room import spawn as launcher
+    from workers.tmux import layout
 
     home = _home()
     plan = config.load(home.parent)
@@ -120,7 +122,7 @@ def spawn_session(args: argparse.Namespace) -> int:
 
 
 def list_sessions(args: argparse.Namespace) -> int:
-    from workers import lifecycle
+    from workers.room import lifecycle
 
     rows = lifecycle.list_sessions(_home())
     if args.json:
@@ -136,7 +138,7 @@ def list_sessions(args: argparse.Namespace) -> int:
 
 
 def stop_session(args: argparse.Namespace) -> int:
-    from workers import launcher
+    from workers.room import spawn as launcher
 
     if args.force and not args.remove_worktree:
         from board.errors import BadInput
@@ -148,7 +150,9 @@ def stop_session(args: argparse.Namespace) -> int:
 
 
 def restart_session(args: argparse.Namespace) -> int:
-    from workers import launcher, layout, lifecycle
+    from workers.room import lifecycle
+    from workers.room import spawn as launcher
+    from workers.tmux import layout
 
     home = _home()
     session = launcher.restart(home, args.name)  # an unknown name starts nothing
@@ -164,7 +168,8 @@ def attach_room(args: argparse.Namespace) -> int:
 def _attach(home: Path, name: str | None) -> int:
     from board import sessions
     from board.errors import BadInput
-    from workers import launcher, layout
+    from workers.room import spawn as launcher
+    from workers.tmux import layout
 
     server = layout.server_for(home.parent)
     if not server.has_session(layout.ROOM_SESSION):
@@ -181,12 +186,12 @@ def _attach(home: Path, name: str | None) -> int:
 
 
 def _socket(home: Path) -> str:
-    from workers.tmux import socket_name_for
+    from workers.tmux.server import socket_name_for
 
     return socket_name_for(home.parent)
 
 
 def run_coordinator(args: argparse.Namespace) -> int:
-    from workers import coordinator
+    from workers.coordinator import loop as coordinator
 
     return coordinator.serve(_home())

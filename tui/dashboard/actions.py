@@ -47,7 +47,7 @@ class SessionActions(Protocol):
 
 
 class RuntimeActions:
-    """The real runtime (`workers.room_runtime`), imported on first use so the dashboard
+    """The real runtime (`workers.room.runtime`), imported on first use so the dashboard
     starts, and the board keeps working, even where tmux is missing."""
 
     def __init__(self, home: Path) -> None:
@@ -56,7 +56,7 @@ class RuntimeActions:
 
     def _room(self):  # noqa: ANN202 - the runtime's type lives in a package we import lazily
         if self._runtime is None:
-            from workers.room_runtime import RoomRuntime
+            from workers.room.runtime import RoomRuntime
 
             self._runtime = RoomRuntime(self.home)
         return self._runtime

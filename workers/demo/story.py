@@ -21,8 +21,8 @@ from pathlib import Path
 from board.db import connect
 from board.errors import BullpenError
 from board.home import DB_NAME, ROOM_DIR
-from workers import layout
 from workers.demo.steps import STEPS, Seen
+from workers.tmux import layout
 
 TIMEOUT = 90.0  # seconds for the whole story; it takes ~20 s here
 POLL = 0.1

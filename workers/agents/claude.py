@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput
-from workers.hooks import bullpen_executable
+from workers.surfaces.hooks import bullpen_executable
 
 SETTINGS_PATH = Path(".claude") / "settings.local.json"
 MCP_PATH = Path(".mcp.json")

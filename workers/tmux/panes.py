@@ -21,7 +21,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass, replace
 
-from workers.tmux import SESSION_OPTION, RoomServer
+from workers.tmux.server import SESSION_OPTION, RoomServer
 
 TAIL_LINES = 8  # last non-blank lines kept per pane for prompt detection
 

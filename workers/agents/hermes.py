@@ -7,7 +7,7 @@ shown as a diff, backed up and written (`apply_plan`), and reversible (`unsetup`
 `profile: auto` makes `profiles/bullpen-<session>/` from the default profile's
 config.yaml; secrets (.env) are linked to the original, never copied. Unless the profile
 already uses another memory provider, it also gets `memory.provider: bullpen` and the
-plugin in `plugins/bullpen/` (`workers.hermes_memory`: memory backed by the notebook).
+plugin in `plugins/bullpen/` (`workers.agents.hermes_memory`: memory backed by the notebook).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 import yaml
 
 from board.errors import BadInput
-from workers import hermes_memory
-from workers.hooks import bullpen_executable
+from workers.agents import hermes_memory
+from workers.surfaces.hooks import bullpen_executable
 
 AUTO = "auto"
 SERVER_NAME = "bullpen"

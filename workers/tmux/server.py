@@ -79,7 +79,7 @@ class RoomServer:
         self.calls = 0  # tmux subprocesses started through this object
         # Pane ids the next snapshot expects; kept current by launch/kill and snapshots.
         self.pane_ids_hint: list[str] = []
-        self.reap_wanted = False  # a dead pane lacks its status: see workers.panes
+        self.reap_wanted = False  # a dead pane lacks its status: see workers.tmux.panes
 
     def __repr__(self) -> str:
         return f"RoomServer({self.socket_name!r})"

@@ -12,9 +12,9 @@ import sqlite3
 
 from board import notes
 from board.models import Note
-from workers import sanitize
-from workers.keyboard import is_shell, type_line
-from workers.tmux import RoomServer, TmuxError
+from workers.tmux import sanitize
+from workers.tmux.keyboard import is_shell, type_line
+from workers.tmux.server import RoomServer, TmuxError
 
 log = logging.getLogger(__name__)
 

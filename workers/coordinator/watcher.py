@@ -3,7 +3,7 @@
 It watches each session's worktree and the main checkout through watchfiles (inotify on
 Linux, debounced and coalesced in Rust) and reports `ChangeBatch`es: per source, either
 uncommitted edits or a commit with the files it touched. The coordinator turns each batch
-into alerts (`workers.watch_alerts.record_batch`).
+into alerts (`board.alerts.record_change`).
 
 Commits are found by watching the common git dir for branch refs, packed-refs and HEAD
 files; when one moves, every watched checkout's HEAD is re-read and the commits that are
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from watchfiles._rust_notify import RustNotify
 
-from workers.change_filter import ChangeBatch, Target, dirty, route, settled
+from workers.coordinator.change_filter import ChangeBatch, Target, dirty, route, settled
 
 __all__ = ["ChangeBatch", "Watcher"]
 

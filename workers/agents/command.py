@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from board.models import Session
-from workers.layout import tool_path
+from workers.tmux.layout import tool_path
 
 HERMES = "hermes"
 CLAUDE = "claude"
@@ -42,13 +42,13 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
     }
     command = agent
     if kind == HERMES:
-        from workers.hermes import hermes_command, hermes_env
+        from workers.agents.hermes import hermes_command, hermes_env
 
         env.update(hermes_env())
         if session.profile and shlex.split(agent) == [HERMES]:
             command = hermes_command(session.profile)
     elif kind == CLAUDE and session.worktree:
-        from workers.claude import write_settings
+        from workers.agents.claude import write_settings
 
         write_settings(Path(session.worktree))
     if setup:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from board import sessions
 from board.errors import BadInput
-from workers import config, launcher, layout, lifecycle
+from workers.room import config, lifecycle
+from workers.room import spawn as launcher
+from workers.tmux import layout
 from worktrees.status import worktree_status
 
 
@@ -56,7 +58,7 @@ class RoomRuntime:
 
     def keep_coordinator(self) -> bool:
         """Restart a dead coordinator while the room's tmux server runs; True if it did."""
-        from workers.coordinator import is_running
+        from workers.coordinator.loop import is_running
 
         if is_running(self.home) or not self.server.has_session(layout.ROOM_SESSION):
             return False

@@ -13,9 +13,10 @@ from board.home import repo_root_of_home
 from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
-from workers import config, layout
-from workers.agents import HERMES, agent_kind, is_simple, launch_plan
-from workers.tmux import RoomServer, require_tmux
+from workers.agents.command import HERMES, agent_kind, is_simple, launch_plan
+from workers.room import config
+from workers.tmux import layout
+from workers.tmux.server import RoomServer, require_tmux
 from worktrees.create import create_worktree
 from worktrees.naming import check_name, worktree_path
 from worktrees.remove import check_removable, remove_worktree
@@ -67,7 +68,7 @@ def hermes_profile_plan(request: SpawnRequest):
     cloned from the default one. A named profile must already be set up: its changes are
     shown by `bullpen hermes setup` before anything is written.
     """
-    from workers import hermes
+    from workers.agents import hermes
 
     plan = hermes.prepare_profile(request.profile or hermes.AUTO, request.name,
                                   hermes.hermes_root())
@@ -90,7 +91,7 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
             check_request(room, request)
         root = repo_root_of_home(home)
         if agent_kind(request.agent) == HERMES:
-            from workers.hermes import apply_plan
+            from workers.agents.hermes import apply_plan
 
             plan = hermes_profile_plan(request)
             apply_plan(plan)  # only a dedicated bullpen-<name> profile is written here

@@ -18,13 +18,12 @@ from board import alerts, dispatch, events, reads, sessions
 from board.db import connect
 from board.home import DB_NAME
 from board.models import Session
-from workers import layout
-from workers.delivery import Deliverer
-from workers.dispatcher import Dispatcher
-from workers.panes import owned, snapshot_all
-from workers.status import Status, StatusTracker
-from workers.tmux import RoomServer
-from workers.watch_alerts import record_batch
+from workers.coordinator.delivery import Deliverer
+from workers.coordinator.pings import Dispatcher
+from workers.coordinator.status import Status, StatusTracker
+from workers.tmux import layout
+from workers.tmux.panes import owned, snapshot_all
+from workers.tmux.server import RoomServer
 from worktrees.changes import branch_head, commits_between
 
 log = logging.getLogger(__name__)
@@ -194,7 +193,7 @@ class Coordinator:
     # -- the watcher ---------------------------------------------------------------------
 
     def _start_watcher(self) -> None:
-        from workers.watcher import Watcher
+        from workers.coordinator.watcher import Watcher
 
         self.watcher = Watcher(self.root, on_change=self._on_change)
         self.watcher.start()
@@ -210,7 +209,7 @@ class Coordinator:
         for name in set(self._fs_reads) - (opted_in & set(worktrees)):
             self._fs_reads.pop(name).stop()
         for name in (opted_in & set(worktrees)) - set(self._fs_reads):
-            from workers.fs_reads import FsReads
+            from workers.coordinator.fs_reads import FsReads
 
             reader = FsReads(worktrees[name], on_reads=self._recorder(name))
             reader.start()
@@ -224,7 +223,8 @@ class Coordinator:
         return conn
 
     def _on_change(self, batch) -> None:
-        record_batch(self._thread_conn(), batch)
+        alerts.record_change(self._thread_conn(), batch.source, batch.paths, batch.commit,
+                             batch.message)
 
     def _recorder(self, session: str):
         def record(paths: list[str]) -> None:

@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from workers.tmux import DEFAULT_SESSION, SESSION_OPTION, RoomServer, socket_name_for
+from workers.tmux.server import DEFAULT_SESSION, SESSION_OPTION, RoomServer, socket_name_for
 
 ROOM_SESSION = DEFAULT_SESSION
 COORDINATOR_SESSION = "bullpen-coordinator"

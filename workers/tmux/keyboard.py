@@ -12,8 +12,8 @@ import secrets
 import time
 from pathlib import PurePath
 
-from workers.sanitize import is_one_line
-from workers.tmux import RoomServer
+from workers.tmux.sanitize import is_one_line
+from workers.tmux.server import RoomServer
 
 SHELLS = frozenset({"sh", "bash", "zsh", "fish", "dash", "ksh"})
 ENTER_DELAY = 0.1  # seconds between the paste and the Enter (DESIGN.md: ~100 ms)

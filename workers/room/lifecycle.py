@@ -17,11 +17,12 @@ from board.errors import BullpenError
 from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room
-from workers import config as config_file
-from workers import coordinator, layout
-from workers.launcher import SpawnRequest, check_request, launch, open_operator_room, spawn
-from workers.panes import owned, snapshot_all
-from workers.tmux import RoomServer, require_tmux
+from workers.coordinator import loop as coordinator
+from workers.room import config as config_file
+from workers.room.spawn import SpawnRequest, check_request, launch, open_operator_room, spawn
+from workers.tmux import layout
+from workers.tmux.panes import owned, snapshot_all
+from workers.tmux.server import RoomServer, require_tmux
 from worktrees.errors import WorktreeError
 from worktrees.remove import remove_worktree
 from worktrees.repo import main_head

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from workers.panes import PaneSnapshot
+from workers.tmux.panes import PaneSnapshot
 
 
 class Status(StrEnum):
