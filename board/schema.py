@@ -141,4 +141,17 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sessions ADD COLUMN fs_reads INTEGER NOT NULL DEFAULT 0;
     """,
+    # 4: the audit trail of privileged actions and refusals; powers a plan grants a session
+    """
+    CREATE TABLE audit (
+        id INTEGER PRIMARY KEY,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT,
+        outcome TEXT NOT NULL,
+        detail TEXT,
+        created_at REAL NOT NULL
+    );
+    ALTER TABLE sessions ADD COLUMN may TEXT;
+    """,
 ]

@@ -1,0 +1,54 @@
+"""The audit trail: every privileged action and every refusal, append-only.
+
+Who (the caller's name), what (the power and its target), when, and the outcome
+(`allowed`, `refused`, `done`, or `failed: <reason>`). Rows are never updated or
+deleted, so the trail shows what was tried as well as what happened.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+
+from board.db import write
+from board.models import iso
+
+DETAIL_CHARS = 500  # enough for the one-line reason of a refusal or failure
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    actor: str
+    action: str
+    target: str | None
+    outcome: str
+    detail: str | None
+    created_at: float
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "actor": self.actor, "action": self.action,
+                "target": self.target, "outcome": self.outcome, "detail": self.detail,
+                "created_at": iso(self.created_at)}
+
+
+def record(conn: sqlite3.Connection, actor: str, action: str, target: str | None,
+           outcome: str, detail: str | None = None) -> int:
+    """Append one entry in its own short transaction; returns its id."""
+    if detail is not None:
+        detail = " ".join(detail.split())[:DETAIL_CHARS]
+    with write(conn):
+        return conn.execute(
+            "INSERT INTO audit (actor, action, target, outcome, detail, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (actor, action, target, outcome, detail, time.time())).lastrowid
+
+
+def entries(conn: sqlite3.Connection, limit: int = 1000) -> list[AuditEntry]:
+    """The newest `limit` entries, oldest first (the order things happened)."""
+    rows = conn.execute(
+        "SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) ORDER BY id",
+        (limit,)).fetchall()
+    return [AuditEntry(row["id"], row["actor"], row["action"], row["target"],
+                       row["outcome"], row["detail"], row["created_at"]) for row in rows]

@@ -1,0 +1,123 @@
+"""Who may run the room: default deny, as the Hermes access model this product follows.
+
+The operator (the human, no session variables) may do everything. A session may stop,
+restart or remove only itself, unless its plan grants it named powers
+(`may: [spawn, stop]` in bullpen.yaml, stored on the session). Every privileged action is
+audited: `privileged()` records the permission, then the outcome; a refusal is recorded
+and raised as `Refused` before anything is touched.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+
+from board import audit
+from board.db import write
+from board.errors import BadInput, Refused
+from board.identity import Caller
+
+
+class Power(StrEnum):
+    """The privileged verbs; the values are what `may:` lists and the audit shows."""
+
+    SPAWN = "spawn"
+    STOP = "stop"
+    RESTART = "restart"
+    REMOVE = "remove"  # a worktree and branch (with --force: even with unsaved work)
+    DOWN = "down"
+    REGISTER = "register"
+
+
+# What a session may do to itself without any grant.
+SELF_POWERS = frozenset({Power.STOP, Power.RESTART, Power.REMOVE})
+ALLOWED, REFUSED, DONE = "allowed", "refused", "done"
+
+
+def parse_powers(values: Iterable[str], where: str = "may") -> tuple[Power, ...]:
+    """Powers named in a plan; an unknown one is bad input naming the valid ones."""
+    powers = []
+    for value in values:
+        try:
+            powers.append(Power(value))
+        except ValueError:
+            known = ", ".join(power.value for power in Power)
+            raise BadInput(f"{where}: unknown power {value!r}; use some of {known}") from None
+    return tuple(dict.fromkeys(powers))
+
+
+def granted(conn: sqlite3.Connection, session: str) -> frozenset[Power]:
+    """The powers the plan granted `session` (none for an unknown session)."""
+    row = conn.execute("SELECT may FROM sessions WHERE name = ?", (session,)).fetchone()
+    if row is None or not row["may"]:
+        return frozenset()
+    return frozenset(parse_powers(json.loads(row["may"])))
+
+
+def grant(conn: sqlite3.Connection, by: Caller, session: str, powers: Iterable[Power]) -> bool:
+    """Set `session`'s granted powers (only the operator's plan grants); audited when they
+    change. Returns True if they changed."""
+    wanted = sorted(set(parse_powers(powers)))
+    if not by.is_operator:
+        audit.record(conn, by.name, "grant", session, REFUSED, "only the operator grants powers")
+        raise Refused(f"session {by.name!r} may not grant powers; only the operator can")
+    if sorted(granted(conn, session)) == wanted:
+        return False
+    with write(conn):
+        conn.execute("UPDATE sessions SET may = ? WHERE name = ?",
+                     (json.dumps([p.value for p in wanted]) if wanted else None, session))
+    audit.record(conn, by.name, "grant", session, DONE,
+                 "may: [" + ", ".join(p.value for p in wanted) + "]")
+    return True
+
+
+def check(conn: sqlite3.Connection, caller: Caller, power: Power,
+          target: str | None = None, *, force: bool = False) -> None:
+    """Allow or refuse `caller` using `power` on `target`; the answer is audited.
+
+    Raises Refused (exit 2) naming who may do it and how to grant it.
+    """
+    _refuse_unless_allowed(conn, caller, power, target, force)
+    audit.record(conn, caller.name, _action(power, force), target, ALLOWED)
+
+
+def _refuse_unless_allowed(conn: sqlite3.Connection, caller: Caller, power: Power,
+                           target: str | None, force: bool) -> None:
+    if _may(conn, caller, power, target):
+        return
+    whom = f" {target}" if target and target != caller.name else ""
+    reason = (f"session {caller.name!r} may not {power.value}{whom}: only the operator can"
+              f" (or a session granted it with may: [{power.value}] in bullpen.yaml)")
+    audit.record(conn, caller.name, _action(power, force), target, REFUSED, reason)
+    raise Refused(reason)
+
+
+def _action(power: Power, force: bool) -> str:
+    return power.value + (" --force" if force else "")
+
+
+def _may(conn: sqlite3.Connection, caller: Caller, power: Power, target: str | None) -> bool:
+    if caller.is_operator:
+        return True
+    if target == caller.name and power in SELF_POWERS:
+        return True
+    return power in granted(conn, caller.name)
+
+
+@contextmanager
+def privileged(conn: sqlite3.Connection, caller: Caller, power: Power,
+               target: str | None = None, *, force: bool = False) -> Iterator[None]:
+    """Check the permission, run the action, and audit how it ended (one entry:
+    `done`, `failed` with the reason, or `refused` when it never started)."""
+    _refuse_unless_allowed(conn, caller, power, target, force)
+    action = _action(power, force)
+    try:
+        yield
+    except BaseException as error:
+        outcome = "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"
+        audit.record(conn, caller.name, action, target, outcome, str(error) or type(error).__name__)
+        raise
+    audit.record(conn, caller.name, action, target, DONE)
