@@ -7,14 +7,47 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from board import store
 from board.errors import BadInput
+from board.home import DB_NAME
 from board.schema import APPLICATION_ID, MIGRATIONS
 
 BUSY_TIMEOUT_MS = 10_000
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
-    """Open (creating if needed) the room database at `path`, migrated to the latest schema.
+    """Open the room store whose SQLite file is `path` (or a postgresql:// URL).
+
+    The room's choice wins (board.store: BULLPEN_DATABASE_URL or `store:` in the home's
+    local config), so every caller that opens `<home>/bullpen.db` follows the room to
+    PostgreSQL. The PostgreSQL connection speaks the same SQL (board.postgres).
+    """
+    url = _postgres_url(path)
+    if url is not None:
+        from board import postgres  # psycopg is imported only by rooms that use it
+
+        return postgres.connect(url)  # type: ignore[return-value]
+    return connect_sqlite(path)
+
+
+def _postgres_url(path: Path | str) -> str | None:
+    if isinstance(path, str) and store.is_url(path):
+        return path
+    path = Path(path)
+    if path.name != DB_NAME:
+        return None
+    choice = store.choose(path.parent)
+    return choice.url if choice.kind == store.StoreKind.POSTGRESQL else None
+
+
+def is_postgres(conn: sqlite3.Connection) -> bool:
+    """True for a connection to a PostgreSQL room (board.postgres.PgConnection)."""
+    return getattr(conn, "dialect", "sqlite") == "postgresql"
+
+
+def connect_sqlite(path: Path | str) -> sqlite3.Connection:
+    """Open (creating if needed) the SQLite database at `path`, migrated to the latest
+    schema, whatever store the room has chosen (`room migrate` reads both).
 
     Refuses a file that belongs to another program or to a newer bullpen.
     """
@@ -59,6 +92,10 @@ def _check_ownership(conn: sqlite3.Connection, path: Path | str) -> None:
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
+    if is_postgres(conn):
+        from board import postgres
+
+        return postgres.schema_version(conn)  # type: ignore[arg-type]
     return conn.execute("PRAGMA user_version").fetchone()[0]
 
 

@@ -11,10 +11,11 @@ import sqlite3
 import time
 
 from board import events, validate
-from board.db import write
+from board.db import is_postgres, write
 from board.errors import BadInput
 from board.identity import Caller
 from board.models import NotebookEntry
+from board.postgres.schema import NOTEBOOK_WORDS
 
 _VISIBLE = "(nb.private = 0 OR nb.author = :viewer)"
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -51,7 +52,7 @@ def read(conn: sqlite3.Connection, viewer: Caller, author: str | None = None,
         query += " AND nb.author = :author"
         params["author"] = author
     rows = conn.execute(
-        f"SELECT * FROM ({query} ORDER BY nb.id DESC LIMIT :limit) ORDER BY id", params
+        f"SELECT * FROM ({query} ORDER BY nb.id DESC LIMIT :limit) AS newest ORDER BY id", params
     ).fetchall()
     return [_row_to_entry(row) for row in rows]
 
@@ -62,6 +63,8 @@ def search(conn: sqlite3.Connection, viewer: Caller, query: str,
     words = _WORD.findall(query or "")
     if not words:
         raise BadInput("search query has no words to look for")
+    if is_postgres(conn):
+        return _search_postgres(conn, viewer, words, limit)
     # Each word quoted: user text never reaches FTS5's query syntax.
     match = " ".join('"' + word.replace('"', '""') + '"' for word in words)
     rows = conn.execute(
@@ -72,10 +75,25 @@ def search(conn: sqlite3.Connection, viewer: Caller, query: str,
     return [_row_to_entry(row) for row in rows]
 
 
+def _search_postgres(conn: sqlite3.Connection, viewer: Caller, words: list[str],
+                     limit: int) -> list[NotebookEntry]:
+    """The same search on PostgreSQL: every word must appear (as FTS5's quoted words),
+    case-folded, through the GIN index; plainto_tsquery keeps user text out of the
+    query syntax."""
+    rows = conn.execute(
+        f"SELECT nb.* FROM notebook nb WHERE {NOTEBOOK_WORDS} @@ plainto_tsquery('simple',"
+        f" :words) AND {_VISIBLE} ORDER BY ts_rank({NOTEBOOK_WORDS},"
+        " plainto_tsquery('simple', :words)) DESC, nb.id LIMIT :limit",
+        {"words": " ".join(words), "viewer": viewer.name, "limit": limit},
+    ).fetchall()
+    return [_row_to_entry(row) for row in rows]
+
+
 def operator_view(conn: sqlite3.Connection, limit: int = 500) -> list[NotebookEntry]:
     """Every entry, private ones included (each carries `private`) — for the human's
     dashboard only; never exposed through a session-facing command."""
     rows = conn.execute(
-        "SELECT * FROM (SELECT * FROM notebook ORDER BY id DESC LIMIT ?) ORDER BY id", (limit,)
+        "SELECT * FROM (SELECT * FROM notebook ORDER BY id DESC LIMIT ?) AS newest ORDER BY id",
+        (limit,)
     ).fetchall()
     return [_row_to_entry(row) for row in rows]

@@ -119,10 +119,11 @@ def unread_count(conn: sqlite3.Connection, recipient: str) -> int:
 
 def pending(conn: sqlite3.Connection, recipient: str, limit: int | None = None) -> list[Note]:
     """Notes not yet delivered to `recipient` (not typed, not pulled by a hook, not read)."""
+    # No LIMIT -1 for "all": PostgreSQL refuses a negative limit, and 2**62 is no limit.
     rows = conn.execute(
         "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
         " WHERE d.recipient = ? AND d.state = 'pending' ORDER BY n.id LIMIT ?",
-        (recipient, -1 if limit is None else limit),
+        (recipient, 2**62 if limit is None else limit),
     ).fetchall()
     return [_row_to_note(row) for row in rows]
 

@@ -62,7 +62,7 @@ def get(conn: sqlite3.Connection, task_id: int) -> Task:
 def list_tasks(conn: sqlite3.Connection, *, statuses: Iterable[str] | None = None,
                assignee: str | None = None) -> list[Task]:
     """Every task (optionally filtered), with parents, in id order — two queries in all."""
-    query, params = "SELECT * FROM tasks WHERE 1", []
+    query, params = "SELECT * FROM tasks WHERE 1 = 1", []
     if statuses is not None:
         wanted = list(statuses)
         query += f" AND status IN ({','.join('?' * len(wanted))})"

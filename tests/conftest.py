@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from board.room import Room, open_room
+from board import store
+from board.room import Room, open_room, prepare_home
+from tests.pg_cluster import PgCluster, find_bin_dir
+
+# A test module marked `both_stores` runs each test that opens a room once per backend.
+STORES = ("sqlite", "postgresql")
 
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -64,9 +69,59 @@ def git_repo(tmp_path: Path) -> Path:
     return repo
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if ("store_backend" in metafunc.fixturenames
+            and metafunc.definition.get_closest_marker("both_stores")):
+        metafunc.parametrize("store_backend", STORES, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """A real PostgreSQL server for the whole run (skipped, with the reason, only when no
+    server can run here at all)."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed;"
+                    " .ci/run installs them")
+    cluster = PgCluster(bin_dir)
+    try:
+        cluster.start()
+    except (OSError, RuntimeError, KeyError) as error:
+        cluster.stop()
+        pytest.skip(f"cannot start a PostgreSQL server here: {error}")
+    try:
+        cluster.make_template()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
 @pytest.fixture
-def room(git_repo: Path) -> Iterator[Room]:
-    """The operator's room for `git_repo`, on a real SQLite file."""
+def store_backend(request: pytest.FixtureRequest) -> str:
+    """The room's store: SQLite unless the module runs on both (`both_stores`)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def pg_database(request: pytest.FixtureRequest, store_backend: str) -> Iterator[str | None]:
+    """A fresh PostgreSQL database URL for this test when it runs on PostgreSQL."""
+    if store_backend != "postgresql":
+        yield None
+        return
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.new_database()
+    yield cluster.url(name)
+    cluster.drop_database(name)
+
+
+@pytest.fixture
+def room(git_repo: Path, pg_database: str | None) -> Iterator[Room]:
+    """The operator's room for `git_repo`: a real SQLite file, or (under `both_stores`)
+    a real PostgreSQL database named in the room's local config, as `room join` does."""
+    if pg_database is not None:
+        home = git_repo / ".bullpen"
+        prepare_home(home)
+        store.write_local(home, store=pg_database)
     opened = open_room(env={}, start=git_repo)
     yield opened
     opened.close()

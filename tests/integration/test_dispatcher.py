@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from board import events, notes, sessions, tasks
 from board.identity import Caller
 from board.room import Room
 from workers.coordinator.pings import Dispatcher
+
+pytestmark = pytest.mark.both_stores
 
 OPERATOR = Caller("operator")
 

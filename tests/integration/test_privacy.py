@@ -11,6 +11,8 @@ from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import identity, run_cli
 
+pytestmark = pytest.mark.both_stores
+
 
 @pytest.fixture
 def two_sessions(room: Room) -> dict[str, dict[str, str]]:

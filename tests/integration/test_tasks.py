@@ -13,6 +13,8 @@ from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import BULLPEN, identity
 
+pytestmark = pytest.mark.both_stores
+
 OPERATOR = Caller("operator")
 
 

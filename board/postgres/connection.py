@@ -1,0 +1,162 @@
+"""A psycopg 3 connection that the board functions can use as they use sqlite3's.
+
+The board's statements, rows and transactions keep their SQLite shape:
+- `execute`/`executemany` take `?` or `:name` parameters; rows answer `row[0]` and
+  `row["name"]`; an insert's cursor has `lastrowid` (through `RETURNING id`).
+- The connection is in autocommit, like sqlite3's `isolation_level=None`: a statement
+  outside a transaction commits alone.
+- `BEGIN IMMEDIATE` (board.db.write) becomes `BEGIN` plus the room's transaction-scoped
+  advisory lock: writers queue one at a time as on SQLite, readers never wait (MVCC),
+  and each statement under the lock sees every earlier commit (read committed), so the
+  board's read-then-write rules hold exactly as they do on SQLite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+from typing import Any
+
+from board.errors import BullpenError, Refused
+from board.postgres.dialect import translate
+from board.store import redact
+
+WRITE_LOCK = 0x42554C4C  # "BULL": the room's one writer lock (pg_advisory_xact_lock)
+CONNECT_TIMEOUT = 10  # seconds
+
+
+class StoreFault(BullpenError):
+    """The PostgreSQL store cannot be reached or failed (exit status 1)."""
+
+
+@lru_cache(maxsize=512)
+def _row_class(names: tuple[str, ...]) -> type:
+    index = {name: position for position, name in enumerate(names)}
+
+    class Row(tuple):
+        """A result row read by position or by column name, like sqlite3.Row."""
+
+        __slots__ = ()
+
+        def __getitem__(self, key):  # type: ignore[override]
+            if isinstance(key, str):
+                return tuple.__getitem__(self, index[key])
+            return tuple.__getitem__(self, key)
+
+        def keys(self) -> list[str]:
+            return list(names)
+
+    return Row
+
+
+def _rows(cursor: Any):
+    """psycopg row factory making `Row`s (the maker is the tuple subclass itself)."""
+    if cursor.description is None:
+        return tuple
+    return _row_class(tuple(column.name for column in cursor.description))
+
+
+def _params(params: Any) -> Any:
+    """SQLite takes booleans as 0/1 in its INTEGER columns; PostgreSQL's BIGINT does not."""
+    if params is None:
+        return None
+    if isinstance(params, dict):
+        return {key: int(value) if isinstance(value, bool) else value
+                for key, value in params.items()}
+    return tuple(int(value) if isinstance(value, bool) else value for value in params)
+
+
+class Cursor:
+    """What the board reads from a statement: rows, `rowcount`, `lastrowid`."""
+
+    def __init__(self, cursor: Any, returned_id: bool) -> None:
+        self._cursor = cursor
+        self.rowcount = cursor.rowcount
+        self.lastrowid = None
+        if returned_id:
+            row = cursor.fetchone()
+            self.lastrowid = row[0] if row is not None else None
+
+    @property
+    def description(self) -> Any:
+        return self._cursor.description
+
+    def fetchone(self) -> Any:
+        return self._cursor.fetchone() if self._cursor.description else None
+
+    def fetchall(self) -> list:
+        return self._cursor.fetchall() if self._cursor.description else []
+
+    def __iter__(self) -> Iterator:
+        return iter(self.fetchall())
+
+
+class PgConnection:
+    """The board's connection to a PostgreSQL room (see the module docstring)."""
+
+    dialect = "postgresql"
+
+    def __init__(self, raw: Any, url: str) -> None:
+        self.raw = raw
+        self.url = url
+        self.id_tables: frozenset[str] = frozenset()
+
+    @property
+    def in_transaction(self) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return self.raw.info.transaction_status != TransactionStatus.IDLE
+
+    def execute(self, sql: str, params: Sequence | dict | None = None) -> Cursor:
+        """Run one statement written in the board's (SQLite) dialect."""
+        if sql.strip().upper() == "BEGIN IMMEDIATE":
+            self._run("BEGIN", None)
+            return Cursor(self._run("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,)), False)
+        text, returns_id = translate(sql, self.id_tables, params is not None, True)
+        return Cursor(self._run(text, _params(params)), returns_id)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence | dict]) -> None:
+        text, _ = translate(sql, self.id_tables, True, False)
+        batch = [_params(row) for row in rows]
+        if batch:
+            self._guarded(lambda cursor: cursor.executemany(text, batch))
+
+    def _run(self, text: str, params: Any) -> Any:
+        return self._guarded(lambda cursor: cursor.execute(text, params))
+
+    def _guarded(self, action: Any) -> Any:
+        import psycopg
+
+        cursor = self.raw.cursor()
+        try:
+            action(cursor)
+        except psycopg.errors.InsufficientPrivilege as error:
+            raise Refused(f"the room's database refused this machine"
+                          f" ({error.diag.message_primary})") from None
+        except psycopg.OperationalError as error:
+            raise StoreFault(f"the room's PostgreSQL store {redact(self.url)} failed"
+                             f" ({_first_line(error)})") from None
+        return cursor
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def open_raw(url: str, **options: Any) -> Any:
+    """A psycopg connection in autocommit with the board's rows, or one clear error."""
+    try:
+        import psycopg
+    except ImportError:  # the optional extra is not installed
+        raise BullpenError("this room's store is PostgreSQL; install it with"
+                           " pip install 'bullpen[postgres]'") from None
+    try:
+        return psycopg.connect(url, autocommit=True, row_factory=_rows,
+                               connect_timeout=CONNECT_TIMEOUT, **options)
+    except psycopg.Error as error:
+        raise StoreFault(f"cannot open the room's PostgreSQL store {redact(url)}"
+                         f" ({_first_line(error)})") from None
