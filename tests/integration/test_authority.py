@@ -13,6 +13,8 @@ from board.errors import BadInput, Refused
 from board.identity import Caller
 from board.room import Room
 
+pytestmark = pytest.mark.both_stores
+
 OPERATOR = Caller("operator")
 
 
