@@ -12,11 +12,13 @@ import sqlite3
 import time
 from collections.abc import Iterable
 
-from board import events, notes, reads
+from board import events, notes, reads, validate
 from board.db import write
 from board.models import Alert
 
 MAIN_CHECKOUT = "main"  # changed_by for edits made in the repository's main checkout
+SUBJECT_CHARS = 200  # a commit subject as stored and shown (cleaned, never refused)
+PATH_CHARS = 300  # each path as shown in an alert's text (the stored paths are exact)
 
 
 def _row_to_alert(row: sqlite3.Row) -> Alert:
@@ -29,15 +31,17 @@ def _row_to_alert(row: sqlite3.Row) -> Alert:
 def describe(alert_paths: list[str], changed_by: str, commit: str | None,
              message: str | None) -> str:
     """The text the reader sees: which files, by whom, which commit, how to look."""
-    shown = ", ".join(alert_paths[:5]) + (f" and {len(alert_paths) - 5} more"
+    shown = ", ".join(validate.one_line(path, PATH_CHARS) for path in alert_paths[:5]) + (
+        f" and {len(alert_paths) - 5} more"
                                           if len(alert_paths) > 5 else "")
     where = "the main checkout" if changed_by == MAIN_CHECKOUT else f"session {changed_by}"
     state = f"in commit {commit[:12]}" + (f" ({message})" if message else "") if commit \
         else "uncommitted"
     if changed_by == MAIN_CHECKOUT:
-        look = f"git show {commit[:12]}" if commit else f"git diff -- {alert_paths[0]}"
+        first = validate.one_line(alert_paths[0], PATH_CHARS)
+        look = f"git show {commit[:12]}" if commit else f"git diff -- {first}"
     else:
-        look = f"bullpen diff {changed_by} -- {alert_paths[0]}"
+        look = f"bullpen diff {changed_by} -- {validate.one_line(alert_paths[0], PATH_CHARS)}"
     return (f"[change alert] {shown} changed by {where}, {state}, after you read it."
             f" See: {look} — continue on the new version?")
 
@@ -48,6 +52,9 @@ def record_change(conn: sqlite3.Connection, changed_by: str, paths: Iterable[str
     changed = sorted(set(paths))
     if not changed:
         return []
+    # A subject is the committer's data, not ours to refuse: escape sequences or 9,000
+    # characters must not stop the recording (the coordinator would stop with it).
+    message = validate.one_line(message, SUBJECT_CHARS) if message else None
     now = time.time()
     alerts: list[Alert] = []
     with write(conn):

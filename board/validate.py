@@ -13,6 +13,13 @@ RESERVED_NAMES = {EVERYONE, BROADCAST, OPERATOR, "main", "bullpen", "dashboard",
 # Characters allowed in stored text besides printable ones: newline and tab.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 
+# Terminal escape sequences (CSI, OSC) and what no display should receive: controls,
+# zero-width, bidi and tag characters, lone surrogates.
+_ESCAPE_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+_UNDISPLAYABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
+    "\U000e0000-\U000e007f\ud800-\udfff]")
+
 LIMITS = {
     "note": 8_000,
     "notebook entry": 20_000,
@@ -57,3 +64,15 @@ def status(value: str) -> str:
     if value not in STATUSES:
         raise BadInput(f"invalid status {value!r}: use one of {', '.join(STATUSES)}")
     return value
+
+
+def one_line(value: str, limit: int = 200) -> str:
+    """`value` made safe to store and show as one line: escape sequences and control,
+    invisible or unpaired characters removed, whitespace collapsed, shortened with "…".
+
+    For data bullpen records but did not write (commit subjects, file names): it is
+    cleaned, never refused — refusing it would stop whoever records it.
+    """
+    text = _ESCAPE_SEQUENCE.sub("", value)
+    text = " ".join(_UNDISPLAYABLE.sub(" ", text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -192,6 +192,6 @@ def _socket(home: Path) -> str:
 
 
 def run_coordinator(args: argparse.Namespace) -> int:
-    from workers.coordinator import loop as coordinator
+    from workers.coordinator.process import serve
 
-    return coordinator.serve(_home())
+    return serve(_home())

@@ -7,18 +7,20 @@ watcher, and turns events into pings. A lock file keeps it single; `up` restarts
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import threading
 import time
+from collections import deque
 from pathlib import Path
 
 from board import alerts, dispatch, events, reads, sessions
 from board.db import connect
 from board.home import DB_NAME
 from board.models import Session
+from workers.coordinator import guard
 from workers.coordinator.delivery import Deliverer
+from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
 from workers.coordinator.status import Status, StatusTracker
 from workers.tmux import layout
@@ -26,48 +28,22 @@ from workers.tmux.panes import owned, snapshot_all
 from workers.tmux.server import RoomServer
 from worktrees.changes import branch_head, commits_between
 
+__all__ = ["LOCK_NAME", "Coordinator", "RoomGone", "is_running", "lock_path"]
+
 log = logging.getLogger(__name__)
 
-LOCK_NAME = "coordinator.lock"
 EVENT_TICK = 0.05  # seconds between looks at the event log (a cheap indexed query)
 PANE_TICK = 0.25  # seconds between pane polls (one tmux process each)
 ACTIVITY_EVERY = 5.0  # seconds between writes of a busy session's last activity
+HOUSEKEEPING_EVERY = 1.0  # seconds between checks that the lock and db are still ours
 WATCH_EVENTS = {"session_registered", "session_updated", "session_removed"}
 # Seconds without session changes before the watch set is rebuilt: `up` registers many
 # sessions in a row, and each rebuild rescans every worktree.
 RETARGET_SETTLE = 0.5
 
 
-def lock_path(home: Path) -> Path:
-    return home / LOCK_NAME
-
-
-def is_running(home: Path) -> bool:
-    """True when a coordinator holds the room's lock."""
-    path = lock_path(home)
-    if not path.exists():
-        return False
-    with path.open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(handle, fcntl.LOCK_UN)
-    return False
-
-
-def take_lock(home: Path):
-    """The open, locked lock file, or None when another coordinator holds it."""
-    handle = lock_path(home).open("a+")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        return None
-    handle.truncate(0)
-    handle.write(f"{os.getpid()}\n")
-    handle.flush()
-    return handle
+class RoomGone(Exception):
+    """The room's lock or database is no longer this coordinator's: it must stop."""
 
 
 def effective_status(session: Session, pane_status: Status | None,
@@ -85,10 +61,14 @@ def effective_status(session: Session, pane_status: Status | None,
 
 class Coordinator:
     def __init__(self, home: Path, server: RoomServer | None = None,
-                 idle_after: float = 1.5, watch: bool = True) -> None:
+                 idle_after: float = 1.5, watch: bool = True,
+                 lock: RoomLock | None = None) -> None:
         self.home = home
         self.root = home.parent
-        self.conn = connect(home / DB_NAME)
+        self.db_path = home / DB_NAME
+        self.conn = connect(self.db_path)
+        self._db_identity = _identity(self.db_path)
+        self.lock = lock
         self.server = server or layout.server_for(self.root)
         self.tracker = StatusTracker(idle_after=idle_after)
         self.deliverer = Deliverer(self.conn, self.server)
@@ -98,20 +78,38 @@ class Coordinator:
         self._fs_reads: dict[str, object] = {}  # session -> its FsReads, when opted in
         self._thread_conns = threading.local()  # watcher threads write on their own
         self._last_pane_poll = 0.0
+        self._last_housekeeping = 0.0
         self._retarget_at: float | None = None  # when the watch set is due for a rebuild
         self._activity_written: dict[str, float] = {}
+        self._caught_up = False
+        # Changes the watcher saw while the store could not take them: recorded later.
+        self._unrecorded: deque = deque()
+        self.backoff = guard.Backoff()
 
     # -- lifecycle -----------------------------------------------------------------------
 
     def run(self, stop: threading.Event) -> None:
-        """Run until `stop` is set."""
-        self.catch_up_commits()
+        """Run until `stop` is set. Store faults are retried with back-off (the state
+        says so in the lock file, for `ls`); bad items are logged and skipped."""
         if self.watch:
             self._start_watcher()
         self._retarget_at = time.monotonic() + RETARGET_SETTLE
         try:
             while not stop.is_set():
-                self.tick()
+                try:
+                    self.tick()
+                except RoomGone as gone:
+                    log.error("coordinator stopped: %s", gone)
+                    return
+                except Exception as error:
+                    if not guard.is_store_fault(error):
+                        raise
+                    self._store_fault(error)
+                    stop.wait(self.backoff.failed())
+                    continue
+                if self.backoff.succeeded():
+                    log.info("store writable again; carrying on")
+                    self._set_state("ok")
                 stop.wait(EVENT_TICK)
         finally:
             if self.watcher is not None:
@@ -122,14 +120,41 @@ class Coordinator:
 
     def tick(self) -> None:
         """Apply new events; poll panes and deliver when it is time."""
-        self._apply_events()
         now = time.monotonic()
+        if now - self._last_housekeeping >= HOUSEKEEPING_EVERY:
+            self._last_housekeeping = now
+            self._check_room()
+        if not self._caught_up:
+            self.catch_up_commits()
+            self._caught_up = True
+        self._record_unrecorded()
+        self._apply_events()
         if self._retarget_at is not None and now >= self._retarget_at:
             self._retarget_at = None
             self._retarget()
         if now - self._last_pane_poll >= PANE_TICK:
             self._last_pane_poll = now
             self._poll_panes()
+
+    def _check_room(self) -> None:
+        """Stop when the database file was deleted or replaced under us (the CLI would
+        otherwise see one room and this process write another), or another coordinator
+        took over the lock."""
+        if _identity(self.db_path) != self._db_identity:
+            raise RoomGone(f"{self.db_path} was deleted or replaced; restore it from a"
+                           " backup or run bullpen doctor, then bullpen up")
+        if self.lock is not None and not self.lock.held():
+            raise RoomGone("its lock file was replaced and another coordinator holds it")
+
+    def _store_fault(self, error: BaseException) -> None:
+        state = f"store not writable — {' '.join(str(error).split()) or type(error).__name__}"
+        if self.lock is None or self.lock.state != state:
+            log.error("coordinator: %s; retrying with back-off", state)
+        self._set_state(state)
+
+    def _set_state(self, state: str) -> None:
+        if self.lock is not None:
+            self.lock.write_state(state)
 
     # -- events --------------------------------------------------------------------------
 
@@ -139,30 +164,64 @@ class Coordinator:
             return
         retarget = False
         for event in batch:
-            self.dispatcher.handle(event)
+            try:
+                self._apply(event)
+            except Exception as error:
+                if guard.is_store_fault(error):
+                    self.dispatcher.save()  # what was done stays done; retry from here
+                    raise
+                log.error("event %d (%s) skipped: %s", event.id, event.kind,
+                          guard.reason(error))
+            self.dispatcher.cursor = event.id
             retarget |= event.kind in WATCH_EVENTS
-            if event.kind == "note_sent":
-                self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
-            if event.kind == "change_recorded" and event.data.get("commit") and event.session:
-                dispatch.set_mark(self.conn, f"head:{event.session}", event.data["commit"])
         self.dispatcher.save()
         if retarget:
             self._retarget_at = time.monotonic() + RETARGET_SETTLE
 
+    def _apply(self, event) -> None:
+        self.dispatcher.handle(event)
+        if event.kind == "note_sent":
+            self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
+        if event.kind == "change_recorded" and event.data.get("commit") and event.session:
+            dispatch.set_mark(self.conn, f"head:{event.session}", event.data["commit"])
+
     def catch_up_commits(self) -> None:
-        """Commits made while no coordinator ran are recorded now (alerts and pings follow)."""
+        """Commits made while no coordinator ran are recorded now (alerts and pings follow).
+
+        Each session on its own: one that fails is logged and marked seen, so a bad
+        commit can never stop every later start-up.
+        """
         for session in sessions.all_sessions(self.conn):
             if not session.branch:
                 continue
+            try:
+                self._catch_up(session)
+            except Exception as error:
+                if guard.is_store_fault(error):
+                    raise
+                log.error("catch-up of %s's commits skipped: %s", session.name,
+                          guard.reason(error))
+                self._skip_to_head(session)
+
+    def _skip_to_head(self, session: Session) -> None:
+        """Mark the branch's head seen, so the next start-up does not retry it."""
+        try:
             head = branch_head(self.root, session.branch)
-            seen = dispatch.get_mark(self.conn, f"head:{session.name}") or session.base
-            if not head or head == seen:
-                continue
-            found = commits_between(self.root, seen, head) if seen else []
-            files = sorted({path for commit in found for path in commit.files})
-            if files:
-                alerts.record_change(self.conn, session.name, files, head, found[-1].message)
+        except Exception:  # a vanished branch or git failing: nothing to mark
+            return
+        if head:
             dispatch.set_mark(self.conn, f"head:{session.name}", head)
+
+    def _catch_up(self, session: Session) -> None:
+        head = branch_head(self.root, session.branch)
+        seen = dispatch.get_mark(self.conn, f"head:{session.name}") or session.base
+        if not head or head == seen:
+            return
+        found = commits_between(self.root, seen, head) if seen else []
+        files = sorted({path for commit in found for path in commit.files})
+        if files:
+            alerts.record_change(self.conn, session.name, files, head, found[-1].message)
+        dispatch.set_mark(self.conn, f"head:{session.name}", head)
 
     # -- panes ---------------------------------------------------------------------------
 
@@ -172,14 +231,24 @@ class Coordinator:
         for session in sessions.all_sessions(self.conn):
             if session.desired != "running":
                 continue
-            snap = owned(snapshots, session.pane, session.name)
-            pane = statuses.get(snap.pane_id) if snap is not None else None
-            status, code = effective_status(session, pane.status if pane else None,
-                                            pane.exit_code if pane else None)
-            sessions.set_status(self.conn, session.name, status, code,
-                                activity_at=self._activity(session.name, status))
-            if status == Status.IDLE and snap is not None:
-                self.deliverer.deliver(session.name, snap.pane_id, snap.current_command)
+            try:
+                self._poll_one(session, snapshots, statuses)
+            except Exception as error:
+                if guard.is_store_fault(error):
+                    raise
+                log.error("session %s skipped this tick: %s", session.name,
+                          guard.reason(error))
+
+    def _poll_one(self, session: Session, snapshots, statuses) -> None:
+        """Record one session's status and deliver its notes if it is idle."""
+        snap = owned(snapshots, session.pane, session.name)
+        pane = statuses.get(snap.pane_id) if snap is not None else None
+        status, code = effective_status(session, pane.status if pane else None,
+                                        pane.exit_code if pane else None)
+        sessions.set_status(self.conn, session.name, status, code,
+                            activity_at=self._activity(session.name, status))
+        if status == Status.IDLE and snap is not None:
+            self.deliverer.deliver(session.name, snap.pane_id, snap.current_command)
 
     def _activity(self, name: str, status: str) -> float | None:
         """Now, for a working session whose last activity is older than the throttle;
@@ -223,8 +292,30 @@ class Coordinator:
         return conn
 
     def _on_change(self, batch) -> None:
-        alerts.record_change(self._thread_conn(), batch.source, batch.paths, batch.commit,
-                             batch.message)
+        """Record a watcher batch (on the watcher's thread); if the store cannot take it,
+        the main loop records it once the store is writable again."""
+        try:
+            self._record(self._thread_conn(), batch)
+        except Exception as error:
+            if guard.is_store_fault(error):
+                self._unrecorded.append(batch)
+            else:
+                log.error("change in %s skipped: %s", batch.source, guard.reason(error))
+
+    def _record_unrecorded(self) -> None:
+        while self._unrecorded:
+            batch = self._unrecorded[0]
+            try:
+                self._record(self.conn, batch)
+            except Exception as error:
+                if guard.is_store_fault(error):
+                    raise
+                log.error("change in %s skipped: %s", batch.source, guard.reason(error))
+            self._unrecorded.popleft()
+
+    @staticmethod
+    def _record(conn, batch) -> None:
+        alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
 
     def _recorder(self, session: str):
         def record(paths: list[str]) -> None:
@@ -232,22 +323,9 @@ class Coordinator:
         return record
 
 
-def serve(home: Path) -> int:
-    """The `bullpen coordinator` process: take the lock or leave quietly."""
-    handle = take_lock(home)
-    if handle is None:
-        print("a coordinator is already running for this room")
-        return 0
-    logs = home / "logs"
-    logs.mkdir(exist_ok=True)
-    logging.basicConfig(filename=logs / "coordinator.log", level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    print(f"bullpen coordinator for {home.parent} (pid {os.getpid()}); log in {logs}")
-    stop = threading.Event()
+def _identity(path: Path) -> tuple[int, int] | None:
     try:
-        Coordinator(home).run(stop)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        handle.close()
-    return 0
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino

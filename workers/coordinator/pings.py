@@ -13,11 +13,14 @@ events after a crash never pings twice.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 
-from board import dispatch, sessions, tasks
+from board import dispatch, sessions, tasks, validate
 from board.errors import BullpenError
 from board.models import OPERATOR, Event
+
+log = logging.getLogger(__name__)
 
 CURSOR = "dispatcher_cursor"
 
@@ -38,7 +41,9 @@ def ready_ping(conn: sqlite3.Connection, task_id: int) -> str:
 
 
 def commit_ping(author: str, commit: str, message: str | None, paths: list[str]) -> str:
-    files = ", ".join(paths[:10]) + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
+    files = ", ".join(validate.one_line(path, 300) for path in paths[:10])
+    files += f" and {len(paths) - 10} more" if len(paths) > 10 else ""
+    message = validate.one_line(message) if message else None
     return (f"{author} committed {commit[:12]}" + (f" \"{message}\"" if message else "")
             + f" touching {files}. See: bullpen diff {author}")
 
@@ -60,8 +65,8 @@ class Dispatcher:
                 dispatch.send_once(self.conn, f"finished:{event.session}:{event.ref}", OPERATOR,
                                    f"{event.session} finished its last task (#{event.ref}).",
                                    kind="system")
-        except BullpenError:
-            pass  # the session or task vanished since; nothing to ping
+        except BullpenError as error:  # the session or task vanished since, or bad data
+            log.info("event %d (%s): no ping: %s", event.id, event.kind, error)
         self.cursor = event.id
 
     def save(self) -> None:

@@ -18,6 +18,8 @@ from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room
 from workers.coordinator import loop as coordinator
+from workers.coordinator import process
+from workers.coordinator.lock import check_lock_path
 from workers.room import config as config_file
 from workers.room.spawn import SpawnRequest, check_request, launch, open_operator_room, spawn
 from workers.tmux import layout
@@ -43,6 +45,7 @@ class Report:
 def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = None) -> Report:
     """Start or repair the room for the repository owning `home`."""
     require_tmux()
+    check_lock_path(home)  # a directory or symlink in the lock's place: say so, start nothing
     root = home.parent
     plan = config_file.load(root)  # a bad plan stops everything before anything starts
     main_head(root)
@@ -126,6 +129,7 @@ def start_coordinator(server: RoomServer, home: Path) -> bool:
     """Start the coordinator in its hidden tmux session unless one runs; don't wait."""
     if coordinator.is_running(home):
         return False
+    process.failed_path(home).unlink(missing_ok=True)  # a failure written now is this start's
     command = layout.bullpen_command("coordinator")
     env = {"BULLPEN_HOME": str(home), "PATH": layout.tool_path()}
     root = home.parent
@@ -143,6 +147,9 @@ def start_coordinator(server: RoomServer, home: Path) -> bool:
 def wait_for_coordinator(home: Path) -> None:
     deadline = time.monotonic() + COORDINATOR_START_TIMEOUT
     while not coordinator.is_running(home):
+        failure = process.start_failure(home)
+        if failure:
+            raise BullpenError(f"the coordinator did not start: {failure}")
         if time.monotonic() > deadline:
             raise BullpenError("the coordinator did not start; see"
                                f" {home / 'logs' / 'coordinator.log'}")

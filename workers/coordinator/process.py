@@ -1,0 +1,71 @@
+"""The `bullpen coordinator` process: the lock, logging, and a reason when it stops.
+
+Whatever stops it is logged as one line and kept in `coordinator.failed` (beside the
+lock, not in logs/, which may be what failed), where `up` finds the reason to print
+instead of "see the log".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from pathlib import Path
+
+from workers.coordinator import guard
+from workers.coordinator.lock import RoomLock
+from workers.coordinator.loop import Coordinator
+
+log = logging.getLogger(__name__)
+
+FAILED_NAME = "coordinator.failed"
+
+
+def failed_path(home: Path) -> Path:
+    return home / FAILED_NAME
+
+
+def start_failure(home: Path) -> str | None:
+    """Why the last coordinator stopped, if it stopped on a fault (`up` clears it first)."""
+    try:
+        return failed_path(home).read_text(errors="replace").strip() or None
+    except OSError:
+        return None
+
+
+def serve(home: Path) -> int:
+    """Run the coordinator: take the lock or leave quietly; 1 when it stopped on a fault."""
+    logs = home / "logs"
+    try:
+        logs.mkdir(exist_ok=True)
+        logging.basicConfig(filename=logs / "coordinator.log", level=logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.raiseExceptions = False  # a full disk must not print logging tracebacks
+        lock = RoomLock.take(home)
+    except Exception as error:
+        return _stopped(home, error)
+    if lock is None:
+        print("a coordinator is already running for this room")
+        return 0
+    print(f"bullpen coordinator for {home.parent} (pid {os.getpid()}); log in {logs}")
+    stop = threading.Event()
+    try:
+        failed_path(home).unlink(missing_ok=True)
+        Coordinator(home, lock=lock).run(stop)
+    except KeyboardInterrupt:
+        pass
+    except Exception as error:
+        return _stopped(home, error)
+    finally:
+        lock.close()
+    return 0
+
+
+def _stopped(home: Path, error: BaseException) -> int:
+    line = " ".join(str(error).split()) or type(error).__name__
+    log.error("coordinator stopped: %s", guard.reason(error))
+    print(f"bullpen coordinator: {line}")
+    with contextlib.suppress(OSError):
+        failed_path(home).write_text(line + "\n")
+    return 1
