@@ -1,8 +1,9 @@
-"""StatusTracker transitions, driven by a fake clock (no tmux, no sleeps)."""
+"""StatusTracker: evidence to agent state, driven by a fake clock (no tmux, no sleeps)."""
 
 from __future__ import annotations
 
-from workers.coordinator.status import PaneStatus, Status, StatusTracker
+from workers.agents.kinds import adapter_for
+from workers.coordinator.status import HookReport, PaneStatus, Status, StatusTracker
 from workers.tmux.panes import PaneSnapshot
 
 
@@ -18,27 +19,32 @@ class FakeClock:
 
 def snap(content: str | None, *, dead: bool = False, status: int | None = None,
          signal: int | None = None, lines: tuple[str, ...] = (),
-         pane_id: str = "%1") -> dict[str, PaneSnapshot]:
-    """One-pane snapshot dict with `content` standing in for the hash."""
+         pane_id: str = "%1", in_front: bool | None = True, command: str = "agent",
+         alternate: bool = False) -> dict[str, PaneSnapshot]:
+    """One-pane snapshot dict with `content` standing in for the hash; `lines` is the
+    screen, with the cursor at the end of its last line."""
+    cursor_y = max(len(lines) - 1, 0)
     shot = PaneSnapshot(pane_id=pane_id, pid=10, dead=dead, dead_status=status,
-                        current_command="agent", title="a", width=80, height=24,
-                        content_hash=content, last_lines=lines, dead_signal=signal)
+                        current_command=command, title="a", width=80, height=24,
+                        content_hash=content, last_lines=lines, dead_signal=signal,
+                        screen=lines, cursor_x=len(lines[-1]) if lines else 0,
+                        cursor_y=cursor_y, in_front=in_front, alternate=alternate)
     return {pane_id: shot}
 
 
 def tracker() -> tuple[StatusTracker, FakeClock]:
     clock = FakeClock()
-    return StatusTracker(idle_after=1.5, clock=clock), clock
+    return StatusTracker(idle_after=1.5, clock=clock, wall=clock), clock
 
 
-def test_first_sight_is_working_then_idle_after_the_debounce() -> None:
+def test_first_sight_is_starting_then_idle_after_the_debounce() -> None:
     t, clock = tracker()
-    assert t.update(snap("h1"))["%1"].status is Status.WORKING
+    assert t.update(snap("h1"))["%1"].status is Status.STARTING
     clock.now += 1.0
-    assert t.update(snap("h1"))["%1"].status is Status.WORKING
+    assert t.update(snap("h1"))["%1"].status is Status.STARTING
     clock.now += 0.5
     idle = t.update(snap("h1"))["%1"]
-    assert idle == PaneStatus(Status.IDLE, since=101.5)
+    assert (idle.status, idle.since) == (Status.IDLE, 101.5)
 
 
 def test_change_resets_the_debounce() -> None:
@@ -63,31 +69,27 @@ def test_since_is_kept_while_the_status_holds() -> None:
     assert t.update(snap("h1"))["%1"].since == first.since == 102.0
 
 
-def test_prompt_in_last_lines_means_needs_input_once_output_settles() -> None:
+def test_a_question_is_needs_input_at_once_with_the_question_as_reason() -> None:
     t, clock = tracker()
     lines = ("Run `rm build/`?", "Do you want to proceed? (y/n)")
-    assert t.update(snap("h1", lines=lines))["%1"].status is Status.WORKING
-    clock.now += 0.2
     status = t.update(snap("h1", lines=lines))["%1"]
     assert status.status is Status.NEEDS_INPUT
-    assert status.prompt == "Do you want to proceed? (y/n)"
+    assert status.prompt == status.reason == "Do you want to proceed? (y/n)"
     clock.now += 10
     assert t.update(snap("h1", lines=lines))["%1"].status is Status.NEEDS_INPUT
 
 
-def test_each_prompt_pattern_is_recognised() -> None:
+def test_a_question_anywhere_on_a_tui_screen_is_found() -> None:
+    """Claude's permission prompt: the question is far above the last lines."""
     t, _ = tracker()
-    for line in ("Overwrite? [Y/n]", "Continue (yes/no)", "Allow this tool?",
-                 "approve or deny", "Press Enter to continue", "Delete? (y/n)"):
-        assert t.prompt_in((line,)) == line, line
+    lines = ("● Bash(rm -rf build)", "", " Bash command", "   rm -rf build", "",
+             " Do you want to proceed?", " ❯ 1. Yes", "   2. No", "", "", "",
+             " Esc to cancel · Tab to amend")
+    status = t.update(snap("h1", lines=lines), {"%1": adapter_for("claude")})["%1"]
+    assert (status.status, status.reason) == (Status.NEEDS_INPUT, "Do you want to proceed?")
 
 
-def test_prose_is_not_a_prompt() -> None:
-    t, _ = tracker()
-    assert t.prompt_in(("we allow empty lists here", "done.")) is None
-
-
-def test_old_prompts_above_the_last_lines_are_ignored() -> None:
+def test_old_answered_questions_above_the_prompt_are_history() -> None:
     t, clock = tracker()
     lines = ("Proceed? (y/n)", "y", "ok", "working on it", "done", "agent>")
     t.update(snap("h1", lines=lines))
@@ -95,12 +97,74 @@ def test_old_prompts_above_the_last_lines_are_ignored() -> None:
     assert t.update(snap("h1", lines=lines))["%1"].status is Status.IDLE
 
 
+CLAUDE_IDLE = ("─" * 40, "❯\u00a0", "─" * 40, "  ? for shortcuts")
+CLAUDE_BUSY = ("❯ say hi", "", "✢ Photosynthesizing…", "─" * 40, "❯\u00a0", "─" * 40,
+               "  esc to interrupt")
+
+
+def test_empty_prompt_held_still_beats_a_stale_working_hook() -> None:
+    """After Esc, Claude's Stop hook never fires: the screen says idle."""
+    t, clock = tracker()
+    claude = {"%1": adapter_for("claude")}
+    hooks = {"%1": HookReport("working", at=clock.now)}
+    assert t.update(snap("h1", lines=CLAUDE_IDLE), claude, hooks)["%1"].status \
+        is not Status.IDLE
+    clock.now += 1.6
+    assert t.update(snap("h1", lines=CLAUDE_IDLE), claude, hooks)["%1"].status is Status.IDLE
+
+
+def test_changing_output_contradicts_an_idle_hook() -> None:
+    t, clock = tracker()
+    claude = {"%1": adapter_for("claude")}
+    hooks = {"%1": HookReport("idle", at=clock.now)}
+    for step in range(5):
+        clock.now += 0.5
+        state = t.update(snap(f"h{step}", lines=CLAUDE_IDLE), claude, hooks)["%1"]
+        assert state.status is not Status.IDLE
+    busy = t.update(snap("busy", lines=CLAUDE_BUSY), claude, hooks)["%1"]
+    assert busy.status is Status.WORKING
+    clock.now += 10
+    assert t.update(snap("busy", lines=CLAUDE_BUSY), claude, hooks)["%1"].status \
+        is Status.WORKING  # a spinner is busy however still the capture happens to be
+
+
+def test_unrecognised_still_screen_of_a_known_agent_is_unknown_not_idle() -> None:
+    t, clock = tracker()
+    hermes = {"%1": adapter_for("hermes")}
+    t.update(snap("h1", lines=("some output",)), hermes)
+    clock.now += 40  # past the start-up allowance
+    state = t.update(snap("h1", lines=("some output",)), hermes)["%1"]
+    assert state.status is Status.UNKNOWN
+
+
+def test_another_program_in_front_is_never_idle() -> None:
+    t, clock = tracker()
+    lines = ("NAME", "     less - opposite of more", ":")
+    t.update(snap("h1", lines=lines, in_front=False, command="less"))
+    clock.now += 5
+    state = t.update(snap("h1", lines=lines, in_front=False, command="less"))["%1"]
+    assert (state.status, state.reason) == (Status.UNKNOWN, "less in front")
+    alternate = t.update(snap("h1", lines=lines, alternate=True, command="vim"),
+                         {"%1": adapter_for("bash")})["%1"]
+    assert alternate.status is not Status.IDLE
+
+
+def test_text_in_the_input_line_is_reported() -> None:
+    t, clock = tracker()
+    lines = ("─" * 40, "❯\u00a0half typed", "─" * 40)
+    t.update(snap("h1", lines=lines), {"%1": adapter_for("claude")})
+    clock.now += 2
+    state = t.update(snap("h1", lines=lines), {"%1": adapter_for("claude")})["%1"]
+    assert (state.status, state.input_text) == (Status.IDLE, "half typed")
+
+
 def test_dead_pane_is_exited_with_its_code() -> None:
     t, clock = tracker()
     t.update(snap("h1"))
     clock.now += 0.3
     status = t.update(snap("h2", dead=True, status=3))["%1"]
-    assert status == PaneStatus(Status.EXITED, since=100.3, exit_code=3)
+    assert (status.status, status.since, status.exit_code) == (Status.EXITED, 100.3, 3)
+    assert isinstance(status, PaneStatus)
 
 
 def test_killed_pane_reports_128_plus_signal_once_reaped() -> None:
@@ -125,7 +189,7 @@ def test_vanished_panes_are_forgotten() -> None:
     t.update(snap("h1"))
     clock.now += 2
     assert t.update({}) == {}
-    assert t.update(snap("h1"))["%1"].status is Status.WORKING
+    assert t.update(snap("h1"))["%1"].status is Status.STARTING
 
 
 def test_panes_are_tracked_independently() -> None:
@@ -135,4 +199,4 @@ def test_panes_are_tracked_independently() -> None:
     clock.now += 2
     statuses = t.update({**snap("a1", pane_id="%1"), **snap("b2", pane_id="%2")})
     assert statuses["%1"].status is Status.IDLE
-    assert statuses["%2"].status is Status.WORKING
+    assert statuses["%2"].status is Status.STARTING  # still changing, never settled

@@ -20,14 +20,15 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from workers.tmux.server import SESSION_OPTION, RoomServer
 
 TAIL_LINES = 8  # last non-blank lines kept per pane for prompt detection
 
 _FIELDS = ("pane_id", "pane_pid", "pane_dead", "pane_dead_status", "pane_dead_signal",
-           "pane_width",
-           "pane_height", SESSION_OPTION, "pane_current_command", "pane_title")
+           "pane_width", "pane_height", "cursor_x", "cursor_y", "alternate_on",
+           "pane_in_mode", SESSION_OPTION, "pane_current_command", "pane_title")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,14 @@ class PaneSnapshot:
     session: str = ""  # the `@bullpen_session` pane option ("" for panes bullpen didn't start)
     last_lines: tuple[str, ...] = ()  # last non-blank visible lines, right-stripped
     dead_signal: int | None = None
+    screen: tuple[str, ...] = ()  # every visible line, right-stripped (empty: not captured)
+    cursor_x: int = 0
+    cursor_y: int = 0
+    alternate: bool = False  # alternate screen on: a pager, an editor, a full-screen TUI
+    in_mode: bool = False  # copy mode: keys go to tmux, not to the program
+    # The pane's own process owns its terminal (no child such as sudo, less or vim in
+    # the foreground); None when that cannot be read (a dead pane, no /proc).
+    in_front: bool | None = None
 
 
 def _int_or_none(text: str) -> int | None:
@@ -61,7 +70,8 @@ def _parse_row(line: str) -> PaneSnapshot | None:
     parts = line.split("\t", len(_FIELDS) - 1)
     if len(parts) != len(_FIELDS) or not parts[0].startswith("%"):
         return None
-    pane_id, pid, dead, status, signal, width, height, session, command, title = parts
+    (pane_id, pid, dead, status, signal, width, height, cursor_x, cursor_y, alternate,
+     in_mode, session, command, title) = parts
     is_dead = dead == "1"
     return PaneSnapshot(
         pane_id=pane_id, pid=_int_or_none(pid), dead=is_dead,
@@ -69,7 +79,27 @@ def _parse_row(line: str) -> PaneSnapshot | None:
         current_command=command, title=title, width=_int_or_none(width) or 0,
         height=_int_or_none(height) or 0, content_hash=None, session=session,
         dead_signal=_int_or_none(signal) if is_dead else None,
+        cursor_x=_int_or_none(cursor_x) or 0, cursor_y=_int_or_none(cursor_y) or 0,
+        alternate=alternate == "1", in_mode=in_mode == "1",
     )
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """/proc/PID/stat after the command name (which may hold spaces and parentheses)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rfind(")") + 2:].split()
+
+
+def owns_terminal(pid: int | None) -> bool | None:
+    """True when `pid`'s process group is the foreground group of its terminal."""
+    fields = _stat_fields(pid) if pid else None
+    if not fields or len(fields) < 6:
+        return None
+    group, foreground = int(fields[2]), int(fields[5])
+    return None if foreground <= 0 else group == foreground
 
 
 def content_digest(text: str) -> str:
@@ -81,6 +111,11 @@ def tail_of(text: str, count: int = TAIL_LINES) -> tuple[str, ...]:
     """The last `count` non-blank lines of `text`, right-stripped."""
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     return tuple(lines[-count:])
+
+
+def screen_lines(text: str) -> tuple[str, ...]:
+    """Every line of a capture, right-stripped, so row N is the screen's row N."""
+    return tuple(line.rstrip() for line in text.split("\n"))
 
 
 def _chain(nonce: str, pane_ids: list[str], with_content: bool, reap: bool) -> list[str]:
@@ -140,7 +175,8 @@ def snapshot_all(server: RoomServer, with_content: bool = True) -> dict[str, Pan
             snapshots[pane_id] = row
             continue
         snapshots[pane_id] = replace(row, content_hash=content_digest(text),
-                                     last_lines=tail_of(text))
+                                     last_lines=tail_of(text), screen=screen_lines(text),
+                                     in_front=None if row.dead else owns_terminal(row.pid))
     return snapshots
 
 

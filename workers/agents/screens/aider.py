@@ -1,0 +1,31 @@
+"""aider: a line-oriented REPL whose prompt is `> ` (or `architect> `, `ask> ` …) at the
+cursor; it asks `(Y)es/(N)o` questions on the cursor line.
+
+No aider is installed here: the reader follows aider's documented prompts and has no
+captured fixtures.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
+from workers.agents.screens.questions import asks
+
+_PROMPT = re.compile(r"^(?:[\w-]+)?> ")
+_YES_NO = re.compile(r"\(Y\)es/\(N\)o", re.IGNORECASE)
+
+
+class AiderAdapter(Adapter):
+    kind = AgentKind.AIDER
+    programs = frozenset({"aider", "python", "python3"})
+
+    def read(self, screen: Screen) -> Reading:
+        line = screen.cursor_line
+        if _YES_NO.search(line) or asks(line):
+            return Reading(Sign.QUESTION, line.strip())
+        match = _PROMPT.match(line)
+        if match is None:
+            return Reading(Sign.NOTHING)
+        typed = line[match.end():].strip()
+        return Reading(Sign.PROMPT_TEXT, typed) if typed else Reading(Sign.PROMPT_EMPTY)

@@ -1,0 +1,43 @@
+"""Hermes Agent (0.19, classic `--cli`): its prompt_toolkit input line, read from the screen.
+
+Seen in 0.19.0 (fixtures tests/fixtures/screens/hermes_*): idle, the input is a `❯` line
+between two rules; while a turn runs the same line reads `⚕ ❯ msg=interrupt · /queue ·
+/bg · /steer · Ctrl+C cancel` and a timer (`⏱ 4s`) ticks above it. Enter while busy
+interrupts the turn, so bullpen never types into a busy Hermes: the `pre_llm_call` hook
+hands pending notes to the model at its next call instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
+from workers.agents.screens.questions import find_question
+from workers.agents.screens.tui import input_box, menu_question, prompt_reading
+
+_BUSY_INPUT = re.compile(r"^\s*⚕\s*❯")
+_BUSY = re.compile(r"Ctrl\+C cancel|⏱ \d")
+
+
+class HermesAdapter(Adapter):
+    kind = AgentKind.HERMES
+    programs = frozenset({"hermes", "python", "python3"})
+    has_hooks = True  # pre_llm_call hands pending notes to the next model call
+
+    def read(self, screen: Screen) -> Reading:
+        busy = next((line.strip() for line in screen.lines
+                     if _BUSY_INPUT.search(line) or _BUSY.search(line)), None)
+        if busy is not None:
+            return Reading(Sign.BUSY, busy)
+        prompt = prompt_reading(input_box(screen, ("❯",)))
+        if prompt is not None:
+            return prompt  # questions above it are the transcript, already answered
+        question = menu_question(screen) or find_question(screen.lines)
+        if question is not None:
+            return Reading(Sign.QUESTION, question)
+        return Reading(Sign.NOTHING)
+
+    def busy_line(self, text: str) -> str | None:
+        """`/queue TEXT` queues a message for after the turn; bullpen does not use it
+        (the screen is never still while busy, and the hook delivers at the next call)."""
+        return "/queue " + " ".join(text.split())
