@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from board.room import Room
-from tests.ui.fakes import FakeActions, populate
+from tests.ui.fakes import BASE_TIME, FakeActions, populate
 
 
 @pytest.fixture(autouse=True)
@@ -16,6 +16,14 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> None:
     """Render times in UTC so snapshots do not depend on the machine's zone."""
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
+
+
+@pytest.fixture(autouse=True)
+def pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ages ("5m") count from an hour after the fake data's base time."""
+    from tui.dashboard import format
+
+    monkeypatch.setattr(format, "now", lambda: BASE_TIME + 3600)
 
 
 @pytest.fixture

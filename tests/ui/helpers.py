@@ -9,8 +9,8 @@ from textual.pilot import Pilot
 
 from board.db import connect
 from board.home import DB_NAME
+from board.views import last_event_id
 from tui.dashboard.app import DashboardApp
-from tui.dashboard.queries import last_event_id
 from tui.dashboard.screens.main import MainScreen
 
 

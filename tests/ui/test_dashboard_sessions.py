@@ -33,7 +33,9 @@ async def test_session_keys_call_the_runtime(fake_room: Room, fake_actions: Fake
         await app.workers.wait_for_complete()
         await pilot.press("s", *"tester", "enter", *"aider", "enter", *"write tests", "enter")
         await app.workers.wait_for_complete()
-        assert fake_actions.calls == [
+        # The periodic coordinator check may fire on a slow machine; it is not a key's call.
+        calls = [call for call in fake_actions.calls if call[0] != "keep_coordinator"]
+        assert calls == [
             ("focus", "coder", {}), ("zoom", "coder", {}), ("stop", "coder", {}),
             ("restart", "coder", {}), ("focus", "coder", {}),
             ("spawn", "tester", {"agent": "aider", "task": "write tests"}),

@@ -16,6 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from board.errors import BullpenError
+from workers.tmux.server import TmuxError
+from worktrees.errors import WorktreeError
+
+# What a runtime verb may raise that the dashboard reports instead of dying on: bullpen's
+# own errors (tmux and git ones included) and the OS's (a worktree removed meanwhile).
+RUNTIME_ERRORS: tuple[type[Exception], ...] = (BullpenError, TmuxError, WorktreeError, OSError)
+
 
 @runtime_checkable
 class SessionActions(Protocol):

@@ -35,7 +35,7 @@ class DashboardApp(App[None]):
         if isinstance(screen, MainScreen):
             for command in COMMANDS:
                 yield SystemCommand(command.title, command.help,
-                                    lambda action=command.action: screen.run_action(action))
+                                    lambda command=command: screen.run_command(command))
         yield from super().get_system_commands(screen)
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from board import notebook, notes, sessions
+from board import notebook, notes, sessions, views
 from board.models import Event, Note, NotebookEntry, Session, Task
-from tui.dashboard import queries
-from tui.dashboard.queries import AlertRow
+from board.views import AlertRow
 
 STREAM_HISTORY = 200  # notes loaded at start; older ones stay in the store
 NOTEBOOK_HISTORY = 50
@@ -71,7 +70,7 @@ class RoomDelta:
 
 def session_rows(conn: sqlite3.Connection) -> list[SessionRow]:
     """Every session with its unread count (two queries)."""
-    unread = queries.unread_counts(conn)
+    unread = views.unread_counts(conn)
     return [SessionRow(s, unread.get(s.name, 0)) for s in sessions.all_sessions(conn)]
 
 
@@ -120,14 +119,14 @@ def event_item(event: Event) -> StreamItem | None:
 
 def load_snapshot(conn: sqlite3.Connection) -> RoomDelta:
     """Everything the dashboard shows at start, as one `initial` delta."""
-    last_event = queries.last_event_id(conn)
+    last_event = views.last_event_id(conn)
     recent = notes.recent(conn, STREAM_HISTORY)
     stream = [note_item(note) for note in recent]
     stream += [entry_item(entry) for entry in notebook.operator_view(conn, NOTEBOOK_HISTORY)]
     stream.sort(key=lambda item: item.at)
     return RoomDelta(
-        last_event=last_event, initial=True, tasks=queries.all_cards(conn), stream=stream,
-        sessions=session_rows(conn), alerts=queries.alerts_with_state(conn, ALERT_ROWS),
+        last_event=last_event, initial=True, tasks=views.all_cards(conn), stream=stream,
+        sessions=session_rows(conn), alerts=views.alerts_with_state(conn, ALERT_ROWS),
         last_note=recent[-1].id if recent else 0,
     )
 
@@ -162,13 +161,13 @@ def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) ->
         if item is not None:
             stream.append(item)
     if new_notes:
-        fresh = queries.notes_after(conn, last_note)
+        fresh = views.notes_after(conn, last_note)
         stream += [note_item(note) for note in fresh]
         if fresh:
             delta.last_note = fresh[-1].id
-    stream += [entry_item(entry) for entry in queries.notebook_entries(conn, entry_ids)]
+    stream += [entry_item(entry) for entry in views.notebook_entries(conn, entry_ids)]
     delta.stream = sorted(stream, key=lambda item: item.at)
-    delta.tasks, delta.removed_tasks = queries.tasks_by_ids(conn, task_ids)
+    delta.tasks, delta.removed_tasks = views.tasks_by_ids(conn, task_ids)
     delta.sessions_dirty, delta.alerts_dirty = sessions_dirty, alerts_dirty
     return delta
 
@@ -179,4 +178,4 @@ def fill_panels(conn: sqlite3.Connection, delta: RoomDelta, sessions_too: bool,
     if sessions_too:
         delta.sessions = session_rows(conn)
     if alerts_too:
-        delta.alerts = queries.alerts_with_state(conn, ALERT_ROWS)
+        delta.alerts = views.alerts_with_state(conn, ALERT_ROWS)

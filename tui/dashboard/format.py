@@ -1,9 +1,15 @@
-"""Turning store records into Rich text for the widgets (no clock: times are absolute)."""
+"""Turning store records into Rich text for the widgets.
+
+Ages ("5m") count from `now()`, which tests pin to a fixed time so snapshots hold.
+"""
 
 from __future__ import annotations
 
 import shlex
+import textwrap
 import time
+from collections.abc import Callable
+from functools import lru_cache
 from pathlib import PurePath
 
 from rich.text import Text
@@ -49,6 +55,32 @@ def agent_label(agent: str | None, width: int = 18) -> str:
     else:
         label = program
     return label if len(label) <= width else label[: width - 1] + "…"
+
+
+now: Callable[[], float] = time.time  # the clock ages count from (tests pin it)
+
+
+def age(timestamp: float | None) -> str:
+    """How long ago, in the largest whole unit: 'now', '45s', '12m', '3h', '2d'."""
+    if timestamp is None:
+        return "-"
+    seconds = max(now() - timestamp, 0)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return "now"
+
+
+@lru_cache(maxsize=4096)
+def wrap_title(title: str, width: int, lines: int) -> tuple[str, ...]:
+    """`title` over at most `lines` lines of `width`, the last cut with '…' if needed."""
+    if width <= 1:
+        return (title[:width],)
+    wrapped = textwrap.wrap(" ".join(title.split()), width) or [""]
+    if len(wrapped) > lines:
+        rest = " ".join(wrapped[lines - 1:])
+        wrapped = [*wrapped[: lines - 1], rest[: width - 1] + "…"]
+    return tuple(wrapped)
 
 
 def clock(timestamp: float | None) -> str:

@@ -1,4 +1,5 @@
-"""Messages that cross the dashboard: from the tail thread and workers up to the screen."""
+"""Messages that cross the dashboard: from the tail thread and thread workers up to the
+screen (workers never touch widgets; they post one of these)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from board.models import Task
 from tui.dashboard.feed import RoomDelta
 
 
@@ -25,7 +27,7 @@ class TailFailed(Message):
 
 @dataclass
 class PreviewCaptured(Message):
-    """A worker captured a session's pane."""
+    """A worker captured a session's pane (or says why it could not)."""
 
     session: str
     text: str
@@ -40,3 +42,26 @@ class ChangedFilesCounted(Message):
     """A worker counted the files changed in sessions' worktrees."""
 
     counts: dict[str, int | None]
+
+
+@dataclass
+class StoreWritten(Message):
+    """A board function the operator asked for succeeded; `follow` names the card whose
+    column the focus should follow (the card moved)."""
+
+    result: object
+    follow: int | None = None
+
+
+@dataclass
+class TaskLoaded(Message):
+    """A worker read one task with its links and comments."""
+
+    task: Task
+
+
+@dataclass
+class RuntimeDone(Message):
+    """A session verb finished; `text` is what to tell the human (None: nothing)."""
+
+    text: str | None

@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from board import events
+from board import events, views
 from board.db import connect
-from tui.dashboard import feed, queries
+from board.errors import BullpenError
+from tui.dashboard import feed
 from tui.dashboard.feed import RoomDelta
 
 POLL_SECONDS = 0.03
@@ -55,7 +56,7 @@ class EventTail:
     def _run(self) -> None:
         try:
             conn = connect(self.db_path)
-        except Exception as error:  # a missing or foreign database: say so, don't die silently
+        except (BullpenError, sqlite3.Error) as error:  # a missing or foreign database: say so
             self._report(error)
             return
         try:
@@ -74,7 +75,7 @@ class EventTail:
             if self._stop.is_set():
                 return
             try:
-                if queries.last_event_id(conn) > last_event:
+                if views.last_event_id(conn) > last_event:
                     delta = feed.load_delta(conn, events.since(conn, last_event, BATCH),
                                             last_note)
                 elif sessions_due or alerts_due:

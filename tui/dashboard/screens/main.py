@@ -1,30 +1,45 @@
-"""The dashboard's one screen: sessions and preview, board, note stream and watcher."""
+"""The dashboard's one screen: it composes the panels, turns their request messages into
+board functions and runtime verbs, and runs everything that blocks in thread workers.
+
+Widgets own their keys (the board its card keys, the sessions table its row keys) and
+post `…Requested` messages; the screen keeps only the keys that span panels. Workers
+never touch widgets: they post a result message, and their failures all arrive at
+`on_worker_state_changed` (every worker runs with `exit_on_error=False`: a refused move
+or a missing tmux must not close the view).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer
+from textual.worker import Worker, WorkerState
 
-from board import tasks
-from board.errors import BullpenError
+from board import columns, notes, tasks
+from board.errors import BadInput
 from board.home import DB_NAME
+from board.models import EVERYONE, Task
 from tui.dashboard.actions import SessionActions
-from tui.dashboard.commands import bindings_for
-from tui.dashboard.feed import RoomDelta
-from tui.dashboard.messages import ChangedFilesCounted, PreviewCaptured, RoomUpdated, TailFailed
-from tui.dashboard.screens.card_actions import BOARD_ACTIONS, CardActions
-from tui.dashboard.screens.session_actions import SESSION_ACTIONS, SessionActionsMixin
+from tui.dashboard.commands import Command, bindings_for
+from tui.dashboard.jobs import Jobs
+from tui.dashboard.messages import (
+    ChangedFilesCounted,
+    PreviewCaptured,
+    RoomUpdated,
+    RuntimeDone,
+    StoreWritten,
+    TailFailed,
+    TaskLoaded,
+)
+from tui.dashboard.screens.prompt import Field, PromptScreen
+from tui.dashboard.screens.task_detail import TaskDetailScreen
 from tui.dashboard.tail import EventTail
 from tui.dashboard.widgets.board import Board
-from tui.dashboard.widgets.card_list import CardList
 from tui.dashboard.widgets.note_stream import NoteStream
 from tui.dashboard.widgets.preview import Preview
 from tui.dashboard.widgets.sessions_table import SessionsTable
@@ -37,7 +52,7 @@ PANELS = {"sessions": "#sessions", "board": "#column-ready", "stream": "#stream"
           "watcher": "#watcher"}
 
 
-class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
+class MainScreen(Screen[None]):
     """Composes the panels, applies store deltas, and runs blocking work in threads."""
 
     BINDINGS = [
@@ -52,9 +67,10 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
         self.actions = actions
         self.writer: StoreWriter | None = None
         self.tail: EventTail | None = None
+        self.jobs: Jobs  # set on mount, with the writer and the tail it uses
         self.applied_event = 0  # the newest event id shown (tests and the bench wait on it)
         self.loaded = False
-        self._capturing = False
+        self._capturing: str | None = None  # the session whose pane a worker is capturing
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
@@ -88,9 +104,10 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
                               on_delta=lambda delta: self.post_message(RoomUpdated(delta)),
                               on_error=lambda error: self.post_message(TailFailed(str(error))))
         self.tail.start()
+        self.jobs = Jobs(self, self.writer, self.tail, self.actions)
         self.set_interval(PREVIEW_SECONDS, self.refresh_preview)
-        self.set_interval(COORDINATOR_CHECK_SECONDS, self.keep_coordinator)
-        self.query_one("#column-ready", CardList).focus()
+        self.set_interval(COORDINATOR_CHECK_SECONDS, self.jobs.keep_coordinator)
+        self.board.column("ready").focus()
 
     def on_unmount(self) -> None:
         if self.tail is not None:
@@ -98,20 +115,23 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
         if self.writer is not None:
             self.writer.close()
 
+    # The store's deltas, from the tail thread.
+
     def on_room_updated(self, message: RoomUpdated) -> None:
-        delta: RoomDelta = message.delta
+        delta = message.delta
         if delta.tasks or delta.removed_tasks or delta.initial:
             self.board.apply(delta.tasks, delta.removed_tasks, initial=delta.initial)
         if delta.stream:
             self.stream.add(delta.stream)
         if delta.sessions is not None:
             self.sessions_table.show(delta.sessions)
+            self.board.session_names = [row.session.name for row in delta.sessions]
         if delta.alerts is not None:
             self.query_one(WatcherTable).show(delta.alerts)
         changed = ([row.session.name for row in delta.sessions or ()] if delta.initial
                    else sorted(delta.changed_sessions))
         if changed:
-            self.count_changed(changed)
+            self.jobs.count_changed(changed)
         self.applied_event = max(self.applied_event, delta.last_event)
         if delta.initial:
             self.loaded = True
@@ -122,32 +142,112 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
     def on_tail_failed(self, message: TailFailed) -> None:
         self.notify(f"reading the store failed: {message.error}", severity="error")
 
+    # Worker results.
+
     def on_preview_captured(self, message: PreviewCaptured) -> None:
         self.preview.show(message.session, message.text)
 
     def on_changed_files_counted(self, message: ChangedFilesCounted) -> None:
         self.sessions_table.show_changed(message.counts)
 
+    def on_store_written(self, message: StoreWritten) -> None:
+        task = message.result[0] if isinstance(message.result, tuple) else message.result
+        if message.follow is not None and isinstance(task, Task) and task.id == message.follow:
+            self.board.follow(task.id, task.status)
+
+    def on_task_loaded(self, message: TaskLoaded) -> None:
+        task = message.task
+        titles = {i: self.board.tasks[i].title for i in (*task.parents, *task.children)
+                  if i in self.board.tasks}
+        self.app.push_screen(TaskDetailScreen(task, titles))
+
+    def on_runtime_done(self, message: RuntimeDone) -> None:
+        if message.text:
+            self.notify(message.text)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one handler for worker failures: each becomes a notification (a failed
+        capture shows in the preview instead)."""
+        worker = event.worker
+        if worker.group == "preview" and event.state in (WorkerState.SUCCESS,
+                                                         WorkerState.ERROR,
+                                                         WorkerState.CANCELLED):
+            session, self._capturing = self._capturing, None
+            if event.state is WorkerState.ERROR and session is not None:
+                self.preview.show(session, f"(no pane to show: {worker.error})")
+            return
+        if event.state is not WorkerState.ERROR:
+            return
+        error = worker.error
+        if isinstance(error, BadInput):
+            self.notify(str(error), title="refused", severity="error")
+        else:
+            self.notify(f"{worker.description}: {error}", severity="error")
+
+    # Requests from the board: one board function each, as the CLI's task commands.
+
+    def on_board_move_requested(self, message: Board.MoveRequested) -> None:
+        self.jobs.write_store(columns.move_by, message.task_id, message.step,
+                         follow=message.task_id)
+
+    def on_board_archive_requested(self, message: Board.ArchiveRequested) -> None:
+        self.jobs.write_store(tasks.move, message.task_id, "archived",
+                              follow=message.task_id)
+
+    def on_board_done_requested(self, message: Board.DoneRequested) -> None:
+        self.jobs.write_store(tasks.done, message.task_id, message.summary,
+                              follow=message.task_id)
+
+    def on_board_block_requested(self, message: Board.BlockRequested) -> None:
+        self.jobs.write_store(tasks.block, message.task_id, message.reason,
+                              follow=message.task_id)
+
+    def on_board_comment_requested(self, message: Board.CommentRequested) -> None:
+        self.jobs.write_store(tasks.comment, message.task_id, message.text)
+
+    def on_board_assign_requested(self, message: Board.AssignRequested) -> None:
+        self.jobs.write_store(tasks.assign, message.task_id, message.assignee)
+
+    def on_board_add_requested(self, message: Board.AddRequested) -> None:
+        self.jobs.write_store(tasks.add, message.title, body=message.body,
+                         assignee=message.assignee, after=message.after)
+
+    def on_board_details_requested(self, message: Board.DetailsRequested) -> None:
+        self.jobs.load_task(message.task_id)
+
+    # Requests from the sessions table: the runtime's verbs.
+
+    def on_sessions_table_focus_requested(self, message: SessionsTable.FocusRequested) -> None:
+        self.jobs.run_runtime(f"focus {message.name}", self.actions.focus, message.name)
+
+    def on_sessions_table_zoom_requested(self, message: SessionsTable.ZoomRequested) -> None:
+        self.jobs.run_runtime(f"zoom {message.name}", self.actions.zoom, message.name)
+
+    def on_sessions_table_stop_requested(self, message: SessionsTable.StopRequested) -> None:
+        self.jobs.run_runtime(f"stop {message.name}", self.actions.stop, message.name,
+                         done=f"stopped {message.name}")
+
+    def on_sessions_table_restart_requested(self,
+                                            message: SessionsTable.RestartRequested) -> None:
+        self.jobs.run_runtime(f"restart {message.name}", self.actions.restart, message.name,
+                         done=f"restarted {message.name}")
+
+    def on_sessions_table_spawn_requested(self, message: SessionsTable.SpawnRequested) -> None:
+        self.jobs.run_runtime(f"spawn {message.name}", self.actions.spawn, message.name,
+                         agent=message.agent, task=message.task,
+                         done=f"spawned {message.name}")
+
     @on(DataTable.RowHighlighted, "#sessions")
     def _session_highlighted(self) -> None:
+        self.board.selected_session = self.sessions_table.selected
         self.refresh_preview()
-        self.refresh_bindings()
 
-    @on(DataTable.RowSelected, "#sessions")
-    def _session_selected(self) -> None:
-        self.action_focus_session()
+    # Keys that span panels.
 
-    def on_card_list_highlighted(self) -> None:
-        self.refresh_bindings()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Card actions need a card, session actions a session (shown dimmed otherwise)."""
-        if action in BOARD_ACTIONS and self.is_mounted and self.board.current_task is None:
-            return None
-        if action in SESSION_ACTIONS and self.is_mounted and \
-                self.sessions_table.selected is None:
-            return None
-        return True
+    async def run_command(self, command: Command) -> None:
+        """Run a command from the palette on the widget whose keys it belongs to."""
+        owner = {"board": self.board, "sessions": self.sessions_table}.get(command.group, self)
+        await owner.run_action(command.action)
 
     def action_panel(self, panel: str) -> None:
         self.query_one(PANELS[panel]).focus()
@@ -157,83 +257,33 @@ class MainScreen(CardActions, SessionActionsMixin, Screen[None]):
 
         self.app.push_screen(HelpScreen())
 
+    def action_compose(self) -> None:
+        self._compose_to(self.sessions_table.selected or EVERYONE)
+
+    def action_compose_all(self) -> None:
+        self._compose_to(EVERYONE)
+
+    def _compose_to(self, to: str) -> None:
+        fields = [Field("to", "To (a session, 'all' or 'operator')", to), Field("text", "Note")]
+
+        def send(answer: dict[str, str] | None) -> None:
+            if answer is not None:
+                self.jobs.write_store(notes.send, answer["to"].strip(), answer["text"])
+        self.app.push_screen(PromptScreen("Send a note", fields, focus="text"), send)
+
+    def action_filter_stream(self) -> None:
+        selected = self.sessions_table.selected
+        self.stream.narrow(None if self.stream.only is not None or selected is None
+                           else selected)
+
+    def action_toggle_preview(self) -> None:
+        self.preview.display = not self.preview.display
+        self.refresh_preview()
+
     def refresh_preview(self) -> None:
         """Capture the selected session's pane, if the preview is showing."""
         name = self.sessions_table.selected
         if name is not None and self.preview.display and self.app.screen is self \
-                and not self._capturing:
-            self._capturing = True  # one capture at a time; a slow tmux never piles up threads
-            self.capture_preview(name)
-
-    # Thread workers: the only places that block (SQLite writes, tmux, git).
-
-    @work(thread=True, group="store")
-    def write_store(self, function: Callable[..., Any], *args: Any, follow: int | None = None,
-                    **kwargs: Any) -> None:
-        """Call a board function as the operator; refusals become notifications."""
-        assert self.writer is not None and self.tail is not None
-        try:
-            result = self.writer.call(function, *args, **kwargs)
-        except BullpenError as error:
-            self.app.call_from_thread(self.notify, str(error), title="refused",
-                                      severity="error")
-            return
-        task = result[0] if isinstance(result, tuple) else result
-        if follow is not None and getattr(task, "id", None) == follow:
-            self.app.call_from_thread(self.board.follow, follow, task.status)
-        self.tail.poke()
-
-    @work(thread=True, group="store")
-    def load_details(self, task_id: int) -> None:
-        """Read one task with its links and comments, then show it."""
-        assert self.writer is not None
-        try:
-            task = self.writer.read(tasks.get, task_id)
-        except BullpenError as error:
-            self.app.call_from_thread(self.notify, str(error), severity="error")
-            return
-        self.app.call_from_thread(self.show_details, task)
-
-    @work(thread=True, group="session")
-    def run_session_action(self, verb: str, name: str, done: str | None = None,
-                           **kwargs: Any) -> None:
-        """Call `actions.<verb>(name, ...)`; any failure becomes a notification."""
-        try:
-            getattr(self.actions, verb)(name, **kwargs)
-        except Exception as error:  # the runtime's errors (tmux, git) must not kill the view
-            self.app.call_from_thread(self.notify, f"{verb} {name}: {error}",
-                                      severity="error")
-            return
-        if done:
-            self.app.call_from_thread(self.notify, done)
-
-    @work(thread=True, group="preview")
-    def capture_preview(self, name: str) -> None:
-        try:
-            text = self.actions.capture(name)
-        except Exception as error:  # no pane yet, tmux gone: say so in the preview itself
-            text = f"(no pane to show: {error})"
-        finally:
-            self._capturing = False
-        self.post_message(PreviewCaptured(name, text))
-
-    @work(thread=True, exclusive=True, group="coordinator")
-    def keep_coordinator(self) -> None:
-        """Restart the room's coordinator if it died (deliveries and pings stop without it)."""
-        try:
-            restarted = self.actions.keep_coordinator()
-        except Exception as error:  # tmux gone: the sessions panel shows it already
-            self.app.call_from_thread(self.notify, f"coordinator: {error}", severity="error")
-            return
-        if restarted:
-            self.app.call_from_thread(self.notify, "the coordinator had stopped; restarted it")
-
-    @work(thread=True, group="git")
-    def count_changed(self, names: list[str]) -> None:
-        counts: dict[str, int | None] = {}
-        for name in names:
-            try:
-                counts[name] = self.actions.changed_files(name)
-            except Exception:  # a missing worktree counts as unknown
-                counts[name] = None
-        self.post_message(ChangedFilesCounted(counts))
+                and self._capturing is None:
+            self._capturing = name  # one capture at a time; a slow tmux never piles up
+            self.jobs.capture(name)

@@ -1,26 +1,85 @@
-"""The status board: one `CardList` per status, fed with task deltas."""
+"""The status board: one column per status, fed with task deltas; its keys act on the
+highlighted card and post request messages up to the screen, which writes the store."""
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.message import Message
 
+from board.columns import neighbour
+from board.errors import BadInput
 from board.models import Task
 from board.validate import STATUSES
+from tui.dashboard.commands import bindings_for
+from tui.dashboard.screens.prompt import Field, PromptScreen
 from tui.dashboard.widgets.board_column import BoardColumn
 from tui.dashboard.widgets.card_list import CardList
+
+CARD_ACTIONS = frozenset({"move_left", "move_right", "assign", "details", "done", "block",
+                          "archive", "comment"})
 
 
 class Board(Horizontal):
     """Columns of cards; applies task changes without reloading the rest."""
+
+    BINDINGS = bindings_for("board")
+
+    @dataclass
+    class MoveRequested(Message):
+        """Move the card one column (`step` -1 or 1)."""
+
+        task_id: int
+        step: int
+
+    @dataclass
+    class ArchiveRequested(Message):
+        task_id: int
+
+    @dataclass
+    class DoneRequested(Message):
+        task_id: int
+        summary: str | None
+
+    @dataclass
+    class BlockRequested(Message):
+        task_id: int
+        reason: str
+
+    @dataclass
+    class CommentRequested(Message):
+        task_id: int
+        text: str
+
+    @dataclass
+    class AssignRequested(Message):
+        task_id: int
+        assignee: str | None  # None: nobody
+
+    @dataclass
+    class AddRequested(Message):
+        """A new card, waiting for the tasks in `after`."""
+
+        title: str
+        body: str
+        assignee: str | None
+        after: list[int]
+
+    @dataclass
+    class DetailsRequested(Message):
+        task_id: int
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.tasks: dict[int, Task] = {}
         self.columns: dict[str, list[int]] = {status: [] for status in STATUSES}
         self.current: CardList | None = None  # the column whose card actions apply
+        self.session_names: list[str] = []  # set by the screen, offered when assigning
+        self.selected_session: str | None = None  # the default assignee of a new card
         self._follow: tuple[int, str] | None = None
 
     def compose(self) -> ComposeResult:
@@ -96,10 +155,98 @@ class Board(Horizontal):
 
     def on_card_list_leave(self, message: CardList.Leave) -> None:
         message.stop()
-        index = STATUSES.index(message.card_list.status) + message.step
-        if 0 <= index < len(STATUSES):
-            target = self.column(STATUSES[index])
-            row = message.card_list.cursor - int(message.card_list.scroll_y) // 2
-            target.cursor = int(target.scroll_y) // 2 + max(row, 0)
+        status = neighbour(message.card_list.status, message.step)
+        if status is not None:
+            target = self.column(status)
+            target.cursor = target.row_at(message.card_list.visible_row)
             target.focus()
             self.current = target
+
+    # Key actions: each asks the screen (by message) for one board function.
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Card actions need a card (their keys show dimmed otherwise)."""
+        if action in CARD_ACTIONS and self.is_mounted and self.current_task is None:
+            return None
+        return True
+
+    def _ask(self, title: str, fields: list[Field],
+             then: Callable[[dict[str, str]], None]) -> None:
+        def answered(answer: dict[str, str] | None) -> None:
+            if answer is not None:
+                then(answer)
+        self.app.push_screen(PromptScreen(title, fields), answered)
+
+    def action_move_left(self) -> None:
+        if task := self.current_task:
+            self.post_message(self.MoveRequested(task.id, -1))
+
+    def action_move_right(self) -> None:
+        if task := self.current_task:
+            self.post_message(self.MoveRequested(task.id, 1))
+
+    def action_archive(self) -> None:
+        if task := self.current_task:
+            self.post_message(self.ArchiveRequested(task.id))
+
+    def action_details(self) -> None:
+        if task := self.current_task:
+            self.post_message(self.DetailsRequested(task.id))
+
+    def action_done(self) -> None:
+        if task := self.current_task:
+            self._ask(f"Done: #{task.id} {task.title}",
+                      [Field("summary", "Handoff summary (optional)",
+                             placeholder="what the next session needs to know")],
+                      lambda answer: self.post_message(self.DoneRequested(
+                          task.id, answer["summary"].strip() or None)))
+
+    def action_block(self) -> None:
+        if task := self.current_task:
+            self._ask(f"Block: #{task.id} {task.title}", [Field("reason", "Reason")],
+                      lambda answer: self.post_message(self.BlockRequested(
+                          task.id, answer["reason"].strip())))
+
+    def action_comment(self) -> None:
+        if task := self.current_task:
+            self._ask(f"Comment: #{task.id} {task.title}", [Field("text", "Comment")],
+                      lambda answer: self.post_message(self.CommentRequested(
+                          task.id, answer["text"].strip())))
+
+    def action_assign(self) -> None:
+        if not (task := self.current_task):
+            return
+        names = ", ".join(self.session_names) or "no sessions yet"
+
+        def assign(answer: dict[str, str]) -> None:
+            who = answer["session"].strip()
+            self.post_message(self.AssignRequested(task.id, None if who in ("", "-") else who))
+        self._ask(f"Assign: #{task.id} {task.title}",
+                  [Field("session", f"Session ({names}; '-' for nobody)", task.assignee or "")],
+                  assign)
+
+    def action_new_task(self) -> None:
+        fields = [Field("title", "Title"),
+                  Field("assign", "Assign to (optional)", self.selected_session or ""),
+                  Field("after", "After task ids (optional)", placeholder="e.g. 3 4"),
+                  Field("body", "Details (optional)")]
+
+        def add(answer: dict[str, str]) -> None:
+            try:
+                after = parse_ids(answer["after"])
+            except BadInput as error:
+                self.notify(str(error), severity="error")
+                return
+            self.post_message(self.AddRequested(answer["title"].strip(), answer["body"].strip(),
+                                                answer["assign"].strip() or None, after))
+        self._ask("New card", fields, add)
+
+
+def parse_ids(text: str) -> list[int]:
+    """'3, 4 #5' → [3, 4, 5]; anything else is refused."""
+    found = []
+    for word in text.replace(",", " ").split():
+        if not word.lstrip("#").isdigit():
+            raise BadInput(f"not a task id: {word!r}")
+        found.append(int(word.lstrip("#")))
+    return found

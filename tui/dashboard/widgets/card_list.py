@@ -1,7 +1,8 @@
 """One board column: a virtual list of cards that renders only the visible lines.
 
 A column may hold thousands of tasks, so cards are not widgets: the column keeps task ids
-and draws two lines per card on demand (Textual's line API).
+and draws three lines per card on demand (Textual's line API): the title over two
+lines, then the id, assignee, age and marks (⧗ waits on parents, ⊘ blocked, ◆ review).
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from board.models import Task
-from tui.dashboard.commands import bindings_for
+from tui.dashboard.format import age, wrap_title
 
-CARD_HEIGHT = 2
+CARD_HEIGHT = 3
+TITLE_LINES = 2
 ID_STYLE = Style(bold=True)
 META_STYLE = Style(dim=True)
 WAIT_STYLE = Style(color="yellow")
 BLOCK_STYLE = Style(color="red")
+REVIEW_STYLE = Style(color="magenta")
 
 
 class CardList(ScrollView, can_focus=True):
@@ -40,7 +43,6 @@ class CardList(ScrollView, can_focus=True):
         Binding("end", "cursor(1000000)", show=False),
         Binding("left,h", "neighbour(-1)", "Column left", show=False),
         Binding("right,l", "neighbour(1)", "Column right", show=False),
-        *bindings_for("board"),
     ]
     COMPONENT_CLASSES = {"card-list--cursor", "card-list--cursor-blurred"}
     DEFAULT_CSS = """
@@ -99,6 +101,15 @@ class CardList(ScrollView, can_focus=True):
             return True
         return False
 
+    @property
+    def visible_row(self) -> int:
+        """The cursor's card counted from the top of the visible window."""
+        return max(self.cursor - int(self.scroll_y) // CARD_HEIGHT, 0)
+
+    def row_at(self, visible_row: int) -> int:
+        """The card index shown `visible_row` cards from the top of the window."""
+        return int(self.scroll_y) // CARD_HEIGHT + visible_row
+
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, len(self.ids) - 1)) if self.ids else 0
 
@@ -134,7 +145,11 @@ class CardList(ScrollView, can_focus=True):
         if index >= len(self.ids):
             return Strip.blank(width, base)
         task = self.tasks[self.ids[index]]
-        segments = self._title_line(task) if part == 0 else self._meta_line(task)
+        if part < TITLE_LINES:
+            lines = wrap_title(task.title, width, TITLE_LINES)
+            segments = [Segment(lines[part])] if part < len(lines) else []
+        else:
+            segments = self._meta_line(task)
         style = base
         if index == self.cursor:
             component = "card-list--cursor" if self.has_focus else "card-list--cursor-blurred"
@@ -145,16 +160,15 @@ class CardList(ScrollView, can_focus=True):
         return strip.apply_style(style).adjust_cell_length(width, style)
 
     @staticmethod
-    def _title_line(task: Task) -> list[Segment]:
-        return [Segment(f"#{task.id} ", ID_STYLE), Segment(task.title)]
-
-    @staticmethod
     def _meta_line(task: Task) -> list[Segment]:
-        segments = [Segment("  "), Segment(f"@{task.assignee}" if task.assignee else "-",
-                                           META_STYLE)]
+        segments = [Segment(f"#{task.id}", ID_STYLE), Segment(" "),
+                    Segment(f"@{task.assignee}" if task.assignee else "-", META_STYLE),
+                    Segment(f" {age(task.updated_at)}", META_STYLE)]
         if task.waiting:
             waits = ",".join(f"#{parent}" for parent in task.parents)
             segments.append(Segment(f" ⧗{waits}", WAIT_STYLE))
-        elif task.status == "blocked" and task.block_reason:
-            segments.append(Segment(f" ⊘ {task.block_reason}", BLOCK_STYLE))
+        elif task.status == "blocked":
+            segments.append(Segment(f" ⊘ {task.block_reason or ''}".rstrip(), BLOCK_STYLE))
+        elif task.status == "review":
+            segments.append(Segment(" ◆", REVIEW_STYLE))
         return segments

@@ -1,13 +1,18 @@
-"""The sessions panel: one row per session with status colour, branch, unread notes."""
+"""The sessions panel: one row per session with its status in words and colour, branch,
+unread notes and last activity; its keys ask the screen to act on the selected session."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import DataTable
 
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.feed import SessionRow
-from tui.dashboard.format import agent_label, clock, status_text
+from tui.dashboard.format import age, agent_label, status_text
+from tui.dashboard.screens.prompt import Field, PromptScreen
 
 COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "active")
 
@@ -17,12 +22,39 @@ class SessionsTable(DataTable):
 
     BINDINGS = bindings_for("sessions")
 
+    @dataclass
+    class FocusRequested(Message):
+        """Move tmux focus to the session's pane."""
+
+        name: str
+
+    @dataclass
+    class ZoomRequested(Message):
+        name: str
+
+    @dataclass
+    class StopRequested(Message):
+        name: str
+
+    @dataclass
+    class RestartRequested(Message):
+        name: str
+
+    @dataclass
+    class DetailsRequested(Message):
+        name: str
+
+    @dataclass
+    class SpawnRequested(Message):
+        name: str
+        agent: str | None
+        task: str | None
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.rows_by_name: dict[str, SessionRow] = {}
         self.changed: dict[str, int | None] = {}
         self.border_title = "sessions"
-        self.border_subtitle = "? help · ^p commands"
 
     def on_mount(self) -> None:
         for name in COLUMNS:
@@ -35,6 +67,11 @@ class SessionsTable(DataTable):
             return None
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
         return key.value
+
+    def select(self, name: str) -> None:
+        """Put the cursor on `name`'s row."""
+        if name in self.rows_by_name:
+            self.move_cursor(row=self.get_row_index(name), animate=False)
 
     def show(self, rows: list[SessionRow]) -> None:
         """Show `rows`: changed cells only when the sessions are the same, else redraw."""
@@ -51,8 +88,8 @@ class SessionsTable(DataTable):
         for row in rows:
             self.add_row(*self._cells(row), key=row.session.name)
         self.border_title = f"sessions {len(rows)}"
-        if selected in self.rows_by_name:
-            self.move_cursor(row=self.get_row_index(selected), animate=False)
+        if selected is not None:
+            self.select(selected)
 
     def show_changed(self, counts: dict[str, int | None]) -> None:
         """Update the changed-files column for the sessions counted."""
@@ -70,6 +107,47 @@ class SessionsTable(DataTable):
         # The coordinator stores the effective status (hook reports already win there,
         # except over an exited pane), so it is shown as it is.
         return (Text(session.name, style="bold"), agent_label(session.agent),
-                status_text(session.status),
-                branch, "-" if count is None else str(count), unread,
-                clock(session.last_activity))
+                status_text(session.status), branch, "-" if count is None else str(count),
+                unread, age(session.last_activity))
+
+    # Key actions: each asks the screen (by message) for one runtime verb.
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Row actions need a session (their keys show dimmed otherwise)."""
+        if action != "spawn_session" and action.endswith("_session") and self.is_mounted \
+                and self.selected is None:
+            return None
+        return True
+
+    def action_focus_session(self) -> None:
+        if name := self.selected:
+            self.post_message(self.FocusRequested(name))
+
+    def action_zoom_session(self) -> None:
+        if name := self.selected:
+            self.post_message(self.ZoomRequested(name))
+
+    def action_stop_session(self) -> None:
+        if name := self.selected:
+            self.post_message(self.StopRequested(name))
+
+    def action_restart_session(self) -> None:
+        if name := self.selected:
+            self.post_message(self.RestartRequested(name))
+
+    def action_details_session(self) -> None:
+        if name := self.selected:
+            self.post_message(self.DetailsRequested(name))
+
+    def action_spawn_session(self) -> None:
+        fields = [Field("name", "Name", placeholder="lower-case, e.g. tester"),
+                  Field("agent", "Agent command (optional)",
+                        placeholder="default from bullpen.yaml"),
+                  Field("task", "Task (optional)")]
+
+        def spawn(answer: dict[str, str] | None) -> None:
+            if answer is not None and answer["name"].strip():
+                self.post_message(self.SpawnRequested(answer["name"].strip(),
+                                                      answer["agent"].strip() or None,
+                                                      answer["task"].strip() or None))
+        self.app.push_screen(PromptScreen("Spawn a session", fields), spawn)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
+from board.views import AlertRow
 from tui.dashboard.format import DELIVERY_STYLES, clock
-from tui.dashboard.queries import AlertRow
 
 COLUMNS = ("path", "reader", "state", "changed by", "when")
 

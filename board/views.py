@@ -1,8 +1,10 @@
-"""Read-only bulk queries the dashboard needs that board/ does not offer (yet).
+"""Bulk read views for the human's surfaces (the dashboard, `task graph`): whole panels in
+a few queries, whatever the room's size.
 
-Candidates to move into `board` once another surface needs them: unread counts for
-every session in one query, alerts joined with their note's delivery state, and a
-batch of tasks by id.
+Read-only: nothing here writes or emits an event. Each function takes a plain
+`sqlite3.Connection`; the dashboard calls them from its tail thread, so its event loop
+never waits on SQLite (the same functions, and the same SQL, for every caller).
+Private notebook entries are returned here only by `notebook_entries`, the operator's view.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ class AlertRow:
     """An alert with the delivery state of its note to the reader."""
 
     alert: Alert
-    state: str  # pending | delivered | read
+    state: str  # pending | delivered | held | read
 
 
 def last_event_id(conn: sqlite3.Connection) -> int:
@@ -69,7 +71,8 @@ def tasks_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> tuple[list[Tas
 
 
 def all_cards(conn: sqlite3.Connection) -> list[Task]:
-    """Every task as a card (no comments or children): two queries, whatever the count."""
+    """Every task as a card (parents, no children or comments): two queries, whatever
+    the count. Children follow from the parents (see `task_graph`)."""
     parents: dict[int, list[int]] = {}
     for parent, child in conn.execute("SELECT parent, child FROM task_links ORDER BY parent"):
         parents.setdefault(child, []).append(parent)
@@ -85,13 +88,17 @@ def _card(row: sqlite3.Row, parents: tuple[int, ...]) -> Task:
                 updated_at=row["updated_at"])
 
 
+def _note(row: sqlite3.Row) -> Note:
+    return Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
+                body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
+                kind=row["kind"], task=row["task"])
+
+
 def notes_after(conn: sqlite3.Connection, after_id: int, limit: int = 500) -> list[Note]:
     """Notes newer than `after_id`, oldest first."""
     rows = conn.execute("SELECT * FROM notes WHERE id > ? ORDER BY id LIMIT ?",
                         (after_id, limit)).fetchall()
-    return [Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
-                 body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
-                 kind=row["kind"], task=row["task"]) for row in rows]
+    return [_note(row) for row in rows]
 
 
 def notebook_entries(conn: sqlite3.Connection, ids: Iterable[int]) -> list[NotebookEntry]:

@@ -1,0 +1,91 @@
+"""The dashboard's thread workers: the only places that block (SQLite writes, tmux, git).
+
+Each job calls one headless function (a board function through the `StoreWriter`, or a
+`SessionActions` verb), then posts its result as a message to the screen; no job touches
+a widget. Every job runs with `exit_on_error=False`, so its failure arrives at the
+screen's one `on_worker_state_changed` handler instead of closing the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.screen import Screen
+
+from board import tasks
+from tui.dashboard.actions import RUNTIME_ERRORS, SessionActions
+from tui.dashboard.messages import (
+    ChangedFilesCounted,
+    PreviewCaptured,
+    RuntimeDone,
+    StoreWritten,
+    TaskLoaded,
+)
+from tui.dashboard.tail import EventTail
+from tui.dashboard.writer import StoreWriter
+
+
+class Jobs:
+    """Starts the screen's thread workers; results come back as messages to `screen`."""
+
+    def __init__(self, screen: Screen, writer: StoreWriter, tail: EventTail,
+                 actions: SessionActions) -> None:
+        self.screen = screen
+        self.writer = writer
+        self.tail = tail
+        self.actions = actions
+
+    def _run(self, job: Callable[[], None], group: str, description: str,
+             exclusive: bool = False) -> None:
+        self.screen.run_worker(job, thread=True, group=group, description=description,
+                               exclusive=exclusive, exit_on_error=False)
+
+    def write_store(self, function: Callable[..., Any], *args: Any, follow: int | None = None,
+                    **kwargs: Any) -> None:
+        """Call a board function as the operator; a moved card is followed by `follow`."""
+        def job() -> None:
+            result = self.writer.call(function, *args, **kwargs)
+            self.tail.poke()
+            self.screen.post_message(StoreWritten(result, follow))
+        self._run(job, "store", function.__name__)
+
+    def load_task(self, task_id: int) -> None:
+        """Read one task with its links and comments."""
+        def job() -> None:
+            self.screen.post_message(TaskLoaded(self.writer.read(tasks.get, task_id)))
+        self._run(job, "store", f"task {task_id}")
+
+    def run_runtime(self, what: str, verb: Callable[..., None], *args: Any,
+                    done: str | None = None, **kwargs: Any) -> None:
+        """Call a session verb of the runtime (tmux, git); `done` is said when it worked."""
+        def job() -> None:
+            verb(*args, **kwargs)
+            self.screen.post_message(RuntimeDone(done))
+        self._run(job, "session", what)
+
+    def capture(self, name: str) -> None:
+        """Capture a session's pane for the preview."""
+        def job() -> None:
+            self.screen.post_message(PreviewCaptured(name, self.actions.capture(name)))
+        self._run(job, "preview", f"capture {name}")
+
+    def keep_coordinator(self) -> None:
+        """Restart the room's coordinator if it died (deliveries and pings stop without it)."""
+        def job() -> None:
+            if self.actions.keep_coordinator():
+                self.screen.post_message(
+                    RuntimeDone("the coordinator had stopped; restarted it"))
+        self._run(job, "coordinator", "coordinator", exclusive=True)
+
+    def count_changed(self, names: list[str]) -> None:
+        """Count each session's changed files (unknown when its worktree cannot be read)."""
+        def job() -> None:
+            counts: dict[str, int | None] = {}
+            for name in names:
+                try:
+                    counts[name] = self.actions.changed_files(name)
+                except RUNTIME_ERRORS:  # a missing or broken worktree counts as unknown
+                    counts[name] = None
+            self.screen.post_message(ChangedFilesCounted(counts))
+        self._run(job, "git", "changed files")
