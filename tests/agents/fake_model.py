@@ -1,10 +1,15 @@
-"""A scripted OpenAI-compatible model server on 127.0.0.1, for driving a real agent offline.
+"""Scripted model servers on 127.0.0.1, for driving a real agent offline.
 
-Streaming chat requests get Server-Sent Events (`chat.completion.chunk` lines, tool-call
-deltas, a finish chunk, a usage chunk, `[DONE]`), as Hermes requires; a non-streaming
-request (Hermes' title call) gets one plain completion; anything else (model probes) 404.
-What to answer is decided by a `respond(request)` callable, so a test scripts each turn
-from what the agent sent. Every request body is kept, in order, for assertions.
+Two wire formats, one behaviour: `FakeModel` speaks OpenAI chat completions (Hermes),
+`FakeAnthropic` speaks Anthropic Messages (Claude Code). Each streams Server-Sent Events
+for the agent's main requests (those offering tools) and decides the answer with a
+`respond(request)` callable, so a test scripts each step from what the agent sent.
+Requests without tools (titles, topic checks) get a short plain answer and are kept
+apart. Every main request is kept with whether its answer was streamed to the end: a
+turn the agent cut short (an interrupt) shows as `finished=False` in `exchanges()`.
+
+`hold()` makes the next answers wait until `release()`, so a test can keep the agent
+busy for exactly as long as it needs (no timing guesses).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODEL = "stub-model"
+HOLD_LIMIT = 120.0  # seconds a held answer waits at most, so a failed test cannot hang
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,164 @@ Reply = Text | ToolCall
 Responder = Callable[[dict], Reply]
 
 
+@dataclass
+class Exchange:
+    """One main request and whether its streamed answer reached the agent whole."""
+
+    request: dict
+    reply: Reply | None = None
+    finished: bool = False
+
+
+class _ScriptedServer:
+    """The HTTP side shared by both formats; subclasses say how to answer."""
+
+    def __init__(self, respond: Responder) -> None:
+        self.respond = respond
+        self.other_requests: list[dict] = []  # requests without tools (titles and such)
+        self._exchanges: list[Exchange] = []
+        self._lock = threading.Lock()
+        self._open = threading.Event()
+        self._open.set()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def address(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._open.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def hold(self) -> None:
+        """Answers to main requests wait from now on (the agent stays busy)."""
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
+    def exchanges(self) -> list[Exchange]:
+        with self._lock:
+            return list(self._exchanges)
+
+    def snapshot(self) -> list[dict]:
+        """The main requests so far, in order."""
+        return [exchange.request for exchange in self.exchanges()]
+
+    def waiting(self) -> int:
+        """Main requests that have no answer streamed yet (held or in progress)."""
+        return sum(1 for exchange in self.exchanges() if exchange.reply is None)
+
+    # -- per format ----------------------------------------------------------------------
+
+    def is_chat_path(self, path: str) -> bool:
+        raise NotImplementedError
+
+    def stream(self, reply: Reply, number: int) -> list[str]:
+        """The SSE lines (each ending in a blank line) for one reply."""
+        raise NotImplementedError
+
+    def plain(self, body: dict) -> dict:
+        """The JSON answer to a request without tools."""
+        raise NotImplementedError
+
+    # -- HTTP ----------------------------------------------------------------------------
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # keep test output clean
+                pass
+
+            def _json(self, status: int, document: dict) -> None:
+                data = json.dumps(document).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                self._json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if not model.is_chat_path(self.path.split("?")[0]):
+                    self._json(404, {"error": {"message": "not found"}})
+                    return
+                body = json.loads(raw or b"{}")
+                if not body.get("tools"):
+                    with model._lock:
+                        model.other_requests.append(body)
+                    if body.get("stream"):
+                        self._stream(model.stream(Text("Scripted session"), 0))
+                    else:
+                        self._json(200, model.plain(body))
+                    return
+                exchange = Exchange(body)
+                with model._lock:
+                    model._exchanges.append(exchange)
+                    number = len(model._exchanges)
+                model._open.wait(HOLD_LIMIT)
+                exchange.reply = model.respond(body)
+                exchange.finished = self._stream(model.stream(exchange.reply, number))
+
+            def _stream(self, lines: list[str]) -> bool:
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Cache-Control", "no-cache")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    for line in lines:
+                        self.wfile.write(line.encode())
+                        self.wfile.flush()
+                except OSError:  # the agent hung up: its turn was cut short
+                    return False
+                finally:
+                    self.close_connection = True
+                return True
+
+        return Handler
+
+
+class FakeModel(_ScriptedServer):
+    """OpenAI chat completions (`POST /v1/chat/completions`), as Hermes calls them."""
+
+    @property
+    def base_url(self) -> str:
+        return self.address + "/v1"
+
+    @property
+    def requests(self) -> list[dict]:
+        return self.snapshot()
+
+    def is_chat_path(self, path: str) -> bool:
+        return path.rstrip("/").endswith("/chat/completions")
+
+    def stream(self, reply: Reply, number: int) -> list[str]:
+        return [f"data: {event if isinstance(event, str) else json.dumps(event)}\n\n"
+                for event in sse_events(reply, number)]
+
+    def plain(self, body: dict) -> dict:
+        return {"id": "chatcmpl-title", "object": "chat.completion",
+                "created": int(time.time()), "model": MODEL,
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": "Scripted session"}}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}
+
+
 def _chunk(number: int, delta: dict, finish: str | None = None) -> dict:
     return {"id": f"chatcmpl-{number}", "object": "chat.completion.chunk",
             "created": int(time.time()), "model": MODEL,
@@ -45,7 +209,7 @@ def _chunk(number: int, delta: dict, finish: str | None = None) -> dict:
 
 
 def sse_events(reply: Reply, number: int) -> list[dict | str]:
-    """The SSE payloads for one streamed reply, `[DONE]` last."""
+    """The OpenAI SSE payloads for one streamed reply, `[DONE]` last."""
     events: list[dict | str] = [_chunk(number, {"role": "assistant", "content": ""})]
     if isinstance(reply, Text):
         events.append(_chunk(number, {"content": reply.text}))
@@ -66,107 +230,69 @@ def sse_events(reply: Reply, number: int) -> list[dict | str]:
     return events
 
 
-class FakeModel:
-    """The server; use as a context manager. `base_url` goes into the agent's config."""
-
-    def __init__(self, respond: Responder) -> None:
-        self.respond = respond
-        self.requests: list[dict] = []  # streamed chat requests, in order
-        self.other_requests: list[dict] = []  # non-streamed (title) requests
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+class FakeAnthropic(_ScriptedServer):
+    """Anthropic Messages (`POST /v1/messages`), as Claude Code calls them."""
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return self.address  # Claude appends /v1/messages itself
 
-    def __enter__(self) -> FakeModel:
-        self._thread.start()
-        return self
+    def is_chat_path(self, path: str) -> bool:
+        return path.rstrip("/").endswith("/v1/messages")
 
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def stream(self, reply: Reply, number: int) -> list[str]:
+        return [f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
+                for event in anthropic_events(reply, number)]
 
-    def snapshot(self) -> list[dict]:
-        with self._lock:
-            return list(self.requests)
+    def plain(self, body: dict) -> dict:
+        return {"id": "msg_plain", "type": "message", "role": "assistant", "model": MODEL,
+                "content": [{"type": "text", "text": "Scripted session"}],
+                "stop_reason": "end_turn", "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 2}}
 
-    def _answer(self, body: dict) -> tuple[int, list[dict | str] | dict]:
-        with self._lock:
-            if not body.get("stream"):
-                self.other_requests.append(body)
-                return 0, {"id": "chatcmpl-title", "object": "chat.completion",
-                           "created": int(time.time()), "model": MODEL,
-                           "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant",
-                                                    "content": "Scripted session"}}],
-                           "usage": {"prompt_tokens": 10, "completion_tokens": 2,
-                                     "total_tokens": 12}}
-            self.requests.append(body)
-            number = len(self.requests)
-        return number, sse_events(self.respond(body), number)
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        model = self
+def anthropic_events(reply: Reply, number: int) -> list[dict]:
+    """The Anthropic SSE events for one streamed reply, `message_stop` last."""
+    start = {"type": "message_start", "message": {
+        "id": f"msg_{number}", "type": "message", "role": "assistant", "model": MODEL,
+        "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 100, "output_tokens": 1}}}
+    if isinstance(reply, Text):
+        block = {"type": "text", "text": ""}
+        delta = {"type": "text_delta", "text": reply.text}
+        stop_reason = "end_turn"
+    else:
+        block = {"type": "tool_use", "id": f"toolu_{number:04d}", "name": reply.name,
+                 "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(reply.arguments)}
+        stop_reason = "tool_use"
+    return [start,
+            {"type": "content_block_start", "index": 0, "content_block": block},
+            {"type": "content_block_delta", "index": 0, "delta": delta},
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": stop_reason,
+                                                "stop_sequence": None},
+             "usage": {"output_tokens": 10}},
+            {"type": "message_stop"}]
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
 
-            def log_message(self, *args: object) -> None:  # keep test output clean
-                pass
-
-            def _not_found(self) -> None:
-                body = b'{"error": {"message": "not found"}}'
-                self.send_response(404)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-                self._not_found()
-
-            def do_POST(self) -> None:  # noqa: N802
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._not_found()
-                    return
-                number, answer = model._answer(json.loads(raw or b"{}"))
-                if isinstance(answer, dict):
-                    data = json.dumps(answer).encode()
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                for event in answer:
-                    payload = event if isinstance(event, str) else json.dumps(event)
-                    self.wfile.write(f"data: {payload}\n\n".encode())
-                    self.wfile.flush()
-                self.close_connection = True
-
-        return Handler
+def _text_of(content: object) -> str:
+    if isinstance(content, list):
+        return " ".join(part.get("text", "") or _text_of(part.get("content"))
+                        for part in content if isinstance(part, dict))
+    return str(content or "")
 
 
 def last_user_text(request: dict) -> str:
-    """The text of the last user message of a chat request."""
+    """The text of the last user message that is not only tool results (both formats)."""
     for message in reversed(request.get("messages", [])):
-        if message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, list):
-                return " ".join(part.get("text", "") for part in content
-                                if isinstance(part, dict))
-            return str(content or "")
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, list) and content and all(
+                isinstance(part, dict) and part.get("type") == "tool_result" for part in content):
+            continue
+        return _text_of(content)
     return ""
 
 
@@ -174,8 +300,18 @@ def tool_results_since_user(request: dict) -> int:
     """How many tool results follow the last user message (the step within a turn)."""
     count = 0
     for message in reversed(request.get("messages", [])):
-        if message.get("role") == "user":
-            break
+        content = message.get("content")
+        results = [part for part in content if isinstance(part, dict)
+                   and part.get("type") == "tool_result"] if isinstance(content, list) else []
         if message.get("role") == "tool":
             count += 1
+        elif message.get("role") == "user" and results:
+            count += len(results)
+        elif message.get("role") == "user":
+            break
     return count
+
+
+def all_text(request: dict) -> str:
+    """Every piece of text in a request (messages and system), for `in` checks."""
+    return json.dumps(request, ensure_ascii=False)

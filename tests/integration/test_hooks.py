@@ -11,7 +11,17 @@ from board import notes, reads, sessions
 from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import identity, run_cli
-from workers.surfaces.hooks import handle_claude, handle_hermes, run_hook
+from workers.agents import agent_files
+from workers.surfaces.hooks import bullpen_executable, handle_claude, handle_hermes, run_hook
+
+REVIEW = ("Review the conversation above and consider saving to memory if appropriate.\n\n"
+          "Focus on: ...")
+
+
+def reply_hint(sender: str, note_id: int) -> str:
+    """How a note says to answer it: the MCP tool, or bullpen by its absolute path."""
+    return (f" (reply with the tool mcp__bullpen__send_note to={sender!r} reply_to={note_id},"
+            f" or run: {bullpen_executable()} note send {sender} 'TEXT' --reply-to {note_id})")
 
 
 @pytest.fixture
@@ -54,7 +64,8 @@ def test_hermes_pre_llm_call_takes_pending_notes_once(bob: Room, git_repo: Path)
     output = handle_hermes(hermes_payload("pre_llm_call", git_repo,
                                           user_message="continue"), bob)
     assert output == {"context": f"[bullpen note {note.id} from alice] the API moved to v2"
-                                 f" (answer with send_note to=alice reply_to={note.id})"}
+                                 + reply_hint("alice", note.id)}
+    assert "to=bullpen" not in output["context"]
     assert notes.delivery_state(bob.conn, note.id, "bob") == "delivered"
     assert sessions.get(bob.conn, "bob").hook_status == "working"
     assert handle_hermes(hermes_payload("pre_llm_call", git_repo), bob) is None
@@ -70,7 +81,7 @@ def test_claude_payloads(bob: Room, git_repo: Path) -> None:
     handle_claude({**base, "hook_event_name": "PostToolUse", "tool_name": "Grep",
                    "tool_input": {"pattern": "def", "path": "README.md"}}, bob)
     handle_claude({**base, "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                   "tool_input": {"command": "cat src/other.py"}}, bob)
+                   "tool_input": {"command": "cat src/other.py"}}, bob)  # no such file
     assert read_paths(bob, "bob") == ["README.md", "src/app.py"]
 
     note = notes.send(bob.conn, "alice", "bob", "please review #4")
@@ -78,7 +89,7 @@ def test_claude_payloads(bob: Room, git_repo: Path) -> None:
     assert handle_claude(prompt, bob) == {"hookSpecificOutput": {
         "hookEventName": "UserPromptSubmit",
         "additionalContext": f"[bullpen note {note.id} from alice] please review #4"
-                             f" (answer with send_note to=alice reply_to={note.id})"}}
+                             + reply_hint("alice", note.id)}}
     assert handle_claude(prompt, bob) is None
     handle_claude({**base, "hook_event_name": "Stop", "stop_hook_active": False}, bob)
     assert sessions.get(bob.conn, "bob").hook_status == "idle"
@@ -114,3 +125,63 @@ def test_bullpen_hook_command_prints_context(room: Room, git_repo: Path) -> None
     assert json.loads(result.stdout)["context"].startswith(f"[bullpen note {note.id} from alice]")
     quiet = run_cli("hook", "hermes", cwd=git_repo, env=env, input="garbage")
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+
+
+def test_claude_bash_reads_come_from_the_command_text(bob: Room, git_repo: Path) -> None:
+    (git_repo / "docs").mkdir()
+    (git_repo / "docs" / "notes.md").write_text("notes\n")
+    base = {"session_id": "abc123", "cwd": str(git_repo), "hook_event_name": "PostToolUse",
+            "tool_name": "Bash"}
+    for command in ["sed -n 1,20p src/app.py", "rg -n TODO docs/notes.md | head -n 3",
+                    "grep handler README.md > /tmp/out.txt", "cat /etc/hostname",
+                    "ls -la src", "echo README.md"]:
+        handle_claude({**base, "tool_input": {"command": command}}, bob)
+    assert read_paths(bob, "bob") == ["README.md", "docs/notes.md", "src/app.py"]
+
+
+def test_claude_permission_request_is_needs_input_until_the_tool_runs(
+        bob: Room, git_repo: Path) -> None:
+    base = {"session_id": "abc123", "cwd": str(git_repo)}
+    handle_claude({**base, "hook_event_name": "PermissionRequest", "tool_name": "Write",
+                   "tool_input": {"file_path": str(git_repo / "b.txt"), "content": "x"}}, bob)
+    assert sessions.get(bob.conn, "bob").hook_status == "needs_input"
+    log = (bob.home / "logs" / "hooks.log").read_text()
+    assert f"needs input: Claude asks to use Write ({git_repo / 'b.txt'})" in log
+    handle_claude({**base, "hook_event_name": "PostToolUse", "tool_name": "Write",
+                   "tool_input": {"file_path": str(git_repo / "b.txt")}}, bob)
+    assert sessions.get(bob.conn, "bob").hook_status == "working"
+
+
+def test_claude_session_start_keeps_the_conversation_to_resume(bob: Room,
+                                                               git_repo: Path) -> None:
+    handle_claude({"session_id": "674842eb-1a4c", "cwd": str(git_repo),
+                   "hook_event_name": "SessionStart", "source": "startup"}, bob)
+    assert agent_files.read_value(bob.home, "bob", agent_files.CONVERSATION) == "674842eb-1a4c"
+    handle_claude({"session_id": "99-after-clear", "cwd": str(git_repo),
+                   "hook_event_name": "SessionStart", "source": "clear"}, bob)
+    assert agent_files.read_value(bob.home, "bob", agent_files.CONVERSATION) == "99-after-clear"
+
+
+def test_hermes_review_agent_takes_no_notes_and_reports_nothing(bob: Room,
+                                                                git_repo: Path) -> None:
+    first = notes.send(bob.conn, "alice", "bob", "first")
+    turn = hermes_payload("pre_llm_call", git_repo, user_message="do the work", task_id="t1")
+    assert str(first.id) in handle_hermes(turn, bob)["context"]
+    second = notes.send(bob.conn, "alice", "bob", "second")
+    # The review starts while the turn is open, and again after it ended: neither counts.
+    review = hermes_payload("pre_llm_call", git_repo, user_message=REVIEW, task_id="r1")
+    assert handle_hermes(review, bob) is None
+    nested = hermes_payload("pre_llm_call", git_repo, user_message="subagent goal",
+                            task_id="s1")
+    assert handle_hermes(nested, bob) is None
+    handle_hermes(hermes_payload("on_session_end", git_repo, task_id="r1"), bob)
+    assert sessions.get(bob.conn, "bob").hook_status == "working"
+    handle_hermes(hermes_payload("on_session_end", git_repo, task_id="t1"), bob)
+    assert sessions.get(bob.conn, "bob").hook_status == "idle"
+    assert handle_hermes(review, bob) is None
+    handle_hermes(hermes_payload("on_session_end", git_repo, task_id="r1"), bob)
+    assert notes.delivery_state(bob.conn, second.id, "bob") != "delivered"
+    later = hermes_payload("pre_llm_call", git_repo, user_message="next", task_id="t2")
+    assert str(second.id) in handle_hermes(later, bob)["context"]
+    assert agent_files.read_value(bob.home, "bob", agent_files.CONVERSATION) == (
+        "20260101_120000_abcd")

@@ -17,6 +17,8 @@ from tui.cli.output import print_json, print_table
 def register(subparsers: argparse._SubParsersAction) -> None:
     up = subparsers.add_parser("up", help="start the room (or reattach to it)")
     up.add_argument("--detach", action="store_true", help="start and return (scripts, CI)")
+    up.add_argument("--fresh", action="store_true", help="agents started again begin new"
+                    " conversations instead of resuming their last ones")
     up.add_argument("--no-dashboard", action="store_true", help=argparse.SUPPRESS)
     up.set_defaults(handler=room_up)
 
@@ -55,6 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     restart = subparsers.add_parser("restart", help="start a session's agent again")
     restart.add_argument("name", metavar="NAME", help="the session to start again")
+    restart.add_argument("--fresh", action="store_true",
+                         help="start a new conversation instead of resuming the last one")
     restart.set_defaults(handler=restart_session)
 
     attach = subparsers.add_parser("attach", help="put this terminal on the room")
@@ -80,7 +84,7 @@ def room_up(args: argparse.Namespace) -> int:
     from workers.room import lifecycle
 
     home = _home()
-    report = lifecycle.up(home, with_dashboard=not args.no_dashboard)
+    report = lifecycle.up(home, with_dashboard=not args.no_dashboard, fresh=args.fresh)
     for line in report.lines:
         print(line)
     if args.detach or not sys.stdout.isatty():
@@ -155,7 +159,7 @@ def restart_session(args: argparse.Namespace) -> int:
     from workers.tmux import layout
 
     home = _home()
-    session = launcher.restart(home, args.name)  # an unknown name starts nothing
+    session = launcher.restart(home, args.name, fresh=args.fresh)  # unknown: starts nothing
     lifecycle.ensure_coordinator(layout.server_for(home.parent), home)
     print(f"restarted {session.name} (pane {session.pane})")
     return 0

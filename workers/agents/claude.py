@@ -1,24 +1,37 @@
-"""Claude Code integration: the worktree-local hook settings and the MCP server entry.
+"""Claude Code integration: hook settings, the MCP server entry, and how a pane starts it.
 
-`write_settings` merges into `.claude/settings.local.json` and `.mcp.json`, keeping every
-key it does not own; running it again replaces bullpen's own entries instead of adding
-copies.
+A bullpen session writes nothing into its worktree: `launch_files` puts the settings
+(hooks, and permission for bullpen's own MCP tools) and the MCP config under
+`.bullpen/agents/<session>/`, and `claude_command` passes them with Claude's `--settings`
+and `--mcp-config` flags, plus `--resume ID` when the session's last conversation is on
+disk (recorded by its SessionStart hook), so a restart carries on where it was.
+
+`write_settings` is for a Claude started outside bullpen (`bullpen hooks claude`): it
+merges into the checkout's `.claude/settings.local.json` and `.mcp.json`, keeping every
+key it does not own; running it again replaces bullpen's own entries.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput
+from workers.agents import agent_files
 from workers.surfaces.hooks import bullpen_executable
 
 SETTINGS_PATH = Path(".claude") / "settings.local.json"
 MCP_PATH = Path(".mcp.json")
 SERVER_NAME = "bullpen"
 READ_MATCHER = "Read|Grep|Edit|Write"
+# Tools whose input names files read (Bash: its command text is parsed for reads).
+LAUNCH_READ_MATCHER = "Read|Grep|Glob|Edit|MultiEdit|Write|NotebookEdit|Bash"
+ALLOWED_TOOLS = ("mcp__bullpen",)  # bullpen's own MCP tools run without a prompt
+SETTINGS_FILE = "claude-settings.json"
+MCP_FILE = "claude-mcp.json"
 IDENTITY_VARIABLES = ("BULLPEN_HOME", "BULLPEN_SESSION", "BULLPEN_TOKEN")
 
 
@@ -124,3 +137,55 @@ def write_settings(worktree: Path, executable: str | None = None) -> ClaudeFiles
     _write(settings_path, settings)
     _write(mcp_path, mcp)
     return ClaudeFiles(settings_path, mcp_path)
+
+
+def launch_settings(executable: str) -> dict:
+    """The `--settings` document of a bullpen session: its hooks (reads, notes at the
+    turn boundary, idle, permission questions, the conversation id) and permission for
+    bullpen's own MCP tools."""
+    command = {"type": "command", "command": hook_command(executable)}
+    everywhere = [{"hooks": [command]}]
+    return {
+        "hooks": {
+            "PostToolUse": [{"matcher": LAUNCH_READ_MATCHER, "hooks": [command]}],
+            "UserPromptSubmit": everywhere,
+            "Stop": everywhere,
+            "PermissionRequest": everywhere,
+            "SessionStart": everywhere,
+        },
+        "permissions": {"allow": list(ALLOWED_TOOLS)},
+    }
+
+
+def launch_files(home: Path, session: str, executable: str | None = None) -> ClaudeFiles:
+    """Write the session's settings and MCP config under `.bullpen/agents/<session>/`."""
+    executable = executable or bullpen_executable()
+    directory = agent_files.agent_dir(home, session)
+    files = ClaudeFiles(directory / SETTINGS_FILE, directory / MCP_FILE)
+    _write(files.settings, launch_settings(executable))
+    _write(files.mcp, merge_mcp({}, executable))
+    return files
+
+
+def transcript_exists(conversation: str, env: dict[str, str] | None = None) -> bool:
+    """Whether Claude keeps conversation `conversation` on disk (`--resume` needs it)."""
+    env = dict(os.environ) if env is None else env
+    config = Path(env.get("CLAUDE_CONFIG_DIR") or Path(env.get("HOME") or Path.home()) / ".claude")
+    return any((config / "projects").glob(f"*/{conversation}.jsonl"))
+
+
+def resume_id(home: Path, session: str, fresh: bool = False) -> str | None:
+    """The conversation a launch resumes: the session's last one, unless `fresh`."""
+    if fresh:
+        agent_files.forget(home, session, agent_files.CONVERSATION)
+        return None
+    conversation = agent_files.read_value(home, session, agent_files.CONVERSATION)
+    return conversation if conversation and transcript_exists(conversation) else None
+
+
+def claude_command(agent: str, files: ClaudeFiles, resume: str | None = None) -> str:
+    """`agent` with bullpen's settings and MCP config (and the conversation to resume)."""
+    flags = ["--settings", str(files.settings), "--mcp-config", str(files.mcp)]
+    if resume:
+        flags += ["--resume", resume]
+    return f"{agent} {shlex.join(flags)}"

@@ -6,6 +6,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+from board.errors import Refused
 from board.models import Session
 from workers.tmux.layout import tool_path
 
@@ -30,8 +31,11 @@ def agent_kind(agent: str | None) -> str:
     return program if program in (HERMES, CLAUDE) else "generic"
 
 
-def launch_plan(session: Session, token: str, home: Path, setup: str | None = None) -> LaunchPlan:
-    """The command and environment for one launch of `session`'s agent."""
+def launch_plan(session: Session, token: str, home: Path, setup: str | None = None,
+                fresh: bool = False) -> LaunchPlan:
+    """The command and environment for one launch of `session`'s agent.
+
+    Hermes and Claude resume the session's last conversation unless `fresh`."""
     agent = session.agent or "sh"
     kind = agent_kind(agent)
     env = {
@@ -42,19 +46,49 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
     }
     command = agent
     if kind == HERMES:
-        from workers.agents.hermes import hermes_command, hermes_env
+        command = _hermes_launch(session, home, env, fresh)
+    elif kind == CLAUDE and takes_flags(agent):
+        from workers.agents import claude
 
-        env.update(hermes_env())
-        if session.profile and shlex.split(agent) == [HERMES]:
-            command = hermes_command(session.profile)
-    elif kind == CLAUDE and session.worktree:
-        from workers.agents.claude import write_settings
-
-        write_settings(Path(session.worktree))
+        files = claude.launch_files(home, session.name)
+        command = claude.claude_command(agent, files, claude.resume_id(home, session.name, fresh))
     if setup:
         # The set-up step runs first in the worktree; if it fails the pane shows its exit.
         command = f"{setup} || exit $?; exec {command}"
     return LaunchPlan(command=pane_command(command, env["PATH"]), env=env, kind=kind)
+
+
+def _hermes_launch(session: Session, home: Path, env: dict[str, str], fresh: bool) -> str:
+    """Hermes' command (its profile, the conversation to resume) and environment (hook
+    consent, the secrets its auto profile refers to). Refused when the profile lost
+    bullpen's set-up since spawn checked it."""
+    from workers.agents import agent_files, hermes
+
+    env.update(hermes.hermes_env())
+    agent = session.agent or HERMES
+    if not session.profile:
+        return agent
+    root = hermes.hermes_root()
+    if not hermes.is_set_up(session.profile, root):
+        raise Refused(f"hermes profile {session.profile!r} no longer has bullpen's MCP server"
+                      f" and hooks; set it up again with: bullpen hermes setup"
+                      f" {session.profile}")
+    env.update(hermes.launch_secrets(session.profile, root))
+    if fresh:
+        agent_files.forget(home, session.name, agent_files.CONVERSATION)
+    if shlex.split(agent) != [HERMES]:
+        return agent
+    resume = agent_files.read_value(home, session.name, agent_files.CONVERSATION)
+    return hermes.hermes_command(session.profile, resume)
+
+
+def takes_flags(command: str) -> bool:
+    """A program with arguments, maybe after VAR=value words: flags can be appended."""
+    try:
+        words = list(shlex.shlex(command, posix=True, punctuation_chars=True))
+    except ValueError:
+        return False
+    return bool(words) and not any(set(word) <= set("();<>|&") for word in words)
 
 
 def pane_command(command: str, path: str) -> str:

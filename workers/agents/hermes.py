@@ -4,8 +4,9 @@ A profile gets the bullpen MCP server under `mcp_servers` (identity passed throu
 `${…}` interpolation, since Hermes scrubs a stdio server's environment) and three shell
 hooks running `bullpen hook hermes`. Changes are computed first (`prepare_profile`),
 shown as a diff, backed up and written (`apply_plan`), and reversible (`unsetup`).
-`profile: auto` makes `profiles/bullpen-<session>/` from the default profile's
-config.yaml; secrets (.env) are linked to the original, never copied. Unless the profile
+`profile: auto` makes `profiles/bullpen-<session>/` from the default profile: its
+config.yaml with literal secrets replaced by references, SOUL.md and skills/ copied, .env
+linked (`workers.agents.hermes_files`: modes kept, secrets never copied). Unless the profile
 already uses another memory provider, it also gets `memory.provider: bullpen` and the
 plugin in `plugins/bullpen/` (`workers.agents.hermes_memory`: memory backed by the notebook).
 """
@@ -24,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from board.errors import BadInput
-from workers.agents import hermes_memory
+from workers.agents import hermes_files, hermes_memory
 from workers.surfaces.hooks import bullpen_executable
 
 AUTO = "auto"
@@ -207,11 +208,11 @@ def prepare_profile(profile: str, session: str, hermes_home: Path,
         source = profile_dir("default", hermes_home) / "config.yaml"
         if (directory / "config.yaml").exists():  # made by an earlier launch: reuse it
             before, original = _read_config(directory / "config.yaml")
-            merged = with_bullpen(original, executable)
+            merged = with_bullpen(hermes_files.without_secrets(original), executable)
             return ProfilePlan(name, directory, before, _render(before, original, merged),
                                plugin=_plugin_changes(directory, merged))
         before, original = _read_config(source)
-        merged = with_bullpen(original, executable)
+        merged = with_bullpen(hermes_files.without_secrets(original), executable)
         return ProfilePlan(name, directory, None, _render(before, original, merged),
                            create=True, source=source,
                            plugin=_plugin_changes(directory, merged))
@@ -232,22 +233,21 @@ def _backup(path: Path) -> Path:
     while backup.exists():
         backup = path.with_name(f"{BACKUP_PREFIX}{stamp}-{suffix}")
         suffix += 1
-    backup.write_bytes(path.read_bytes())
+    hermes_files.copy_keeping_mode(path, backup)
     return backup
 
 
 def _write(path: Path, text: str) -> None:
-    staged = path.with_name(path.name + ".bullpen-tmp")
-    staged.write_text(text)
-    staged.replace(path)
+    hermes_files.write_keeping_mode(path, text)
 
 
 def apply_plan(plan: ProfilePlan) -> Path | None:
     """Write a plan: back up the existing config.yaml (returned), then write the new one.
     An `auto` profile is created, its secrets linked to the default profile's."""
     if plan.create:
-        plan.directory.mkdir(parents=True, exist_ok=True)
+        hermes_files.make_private_dir(plan.directory)
         if plan.source is not None:
+            hermes_files.carry_identity(plan.source.parent, plan.directory)
             for name in SECRET_FILES:
                 original = plan.source.parent / name
                 link = plan.directory / name
@@ -256,7 +256,7 @@ def apply_plan(plan: ProfilePlan) -> Path | None:
     if not plan.changed:
         return None
     for name, _now, new in plan.plugin:
-        plugin_dir(plan.directory).mkdir(parents=True, exist_ok=True)
+        hermes_files.make_private_dir(plugin_dir(plan.directory))
         _write(plugin_dir(plan.directory) / name, new)
     if plan.before == plan.after and not plan.create:
         return None
@@ -303,9 +303,36 @@ def unsetup(profile: str, hermes_home: Path) -> Path | None:
     return backup
 
 
-def hermes_command(profile: str) -> str:
-    """The command that starts Hermes' classic REPL on `profile` in a pane."""
-    return f"hermes -p {shlex.quote(profile)} --cli"
+def hermes_command(profile: str, resume: str | None = None) -> str:
+    """The command that starts Hermes' classic REPL on `profile` in a pane, resuming
+    conversation `resume` when given."""
+    command = f"hermes -p {shlex.quote(profile)} --cli"
+    return command + (f" --resume {shlex.quote(resume)}" if resume else "")
+
+
+def is_set_up(profile: str, hermes_home: Path) -> bool:
+    """Whether the profile's config still has bullpen's MCP server and hooks."""
+    try:
+        _text, config = _read_config(profile_dir(profile, hermes_home) / "config.yaml")
+        servers, hooks = _section(config, "mcp_servers"), _section(config, "hooks")
+    except BadInput:
+        return False
+    return SERVER_NAME in servers and all(
+        isinstance(hooks.get(event), list) and any(_is_ours(entry) for entry in hooks[event])
+        for event in HOOK_EVENTS)
+
+
+def launch_secrets(profile: str, hermes_home: Path) -> dict[str, str]:
+    """The secret values an auto profile's config refers to, read now from the default
+    profile, for the pane's environment (never written to a file)."""
+    path = profile_dir(profile, hermes_home) / "config.yaml"
+    if profile == "default" or not path.exists():
+        return {}
+    try:
+        _text, source = _read_config(profile_dir("default", hermes_home) / "config.yaml")
+    except BadInput:
+        return {}
+    return hermes_files.secret_env(path.read_text(), source)
 
 
 def hermes_env() -> dict[str, str]:

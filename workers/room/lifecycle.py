@@ -42,8 +42,10 @@ class Report:
         self.lines.append(line)
 
 
-def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = None) -> Report:
-    """Start or repair the room for the repository owning `home`."""
+def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = None,
+       fresh: bool = False) -> Report:
+    """Start or repair the room for the repository owning `home`; agents started again
+    resume their conversations unless `fresh`."""
     require_tmux()
     check_lock_path(home)  # a directory or symlink in the lock's place: say so, start nothing
     root = home.parent
@@ -72,7 +74,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
                 report.say(f"{session.name} is already running")
                 continue
             launch(room, session.name, server=server, with_dashboard=with_dashboard,
-                   layout_name=plan.layout)
+                   layout_name=plan.layout, fresh=fresh)
             report.say(f"restarted {session.name} (its pane was gone)")
     wait_for_coordinator(home)
     if started:

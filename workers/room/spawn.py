@@ -113,9 +113,10 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
 
 def launch(room: Room, name: str, *, server: RoomServer | None = None,
            with_dashboard: bool = True, setup: str | None = None,
-           layout_name: str | None = None) -> Session:
+           layout_name: str | None = None, fresh: bool = False) -> Session:
     """Start (or start again) the agent of a registered session in a fresh pane, placed
-    by `layout_name` (default: bullpen.yaml's layout).
+    by `layout_name` (default: bullpen.yaml's layout). Hermes and Claude resume their
+    last conversation unless `fresh`.
 
     Each launch gets a new token, so an old process of this session loses its identity.
     """
@@ -133,7 +134,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     token = sessions.new_launch_token(room.conn, name)
     if session.hook_status is not None:
         sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
-    plan = launch_plan(session, token, room.home, setup=setup)
+    plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh)
     dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard)
     side_by_side = layout_name == "side-by-side"
     pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
@@ -169,13 +170,13 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
 
 
 def restart(home: Path, name: str, *, server: RoomServer | None = None,
-            with_dashboard: bool = True) -> Session:
+            with_dashboard: bool = True, fresh: bool = False) -> Session:
     with open_operator_room(home) as room:
         session = sessions.require(room.conn, name)
         if session.agent is None and session.worktree is None:
             raise Refused(f"{name} joined with bullpen register and runs outside bullpen;"
                           " there is no agent to restart")
-        return launch(room, name, server=server, with_dashboard=with_dashboard)
+        return launch(room, name, server=server, with_dashboard=with_dashboard, fresh=fresh)
 
 
 def agent_words(agent: str) -> list[str]:

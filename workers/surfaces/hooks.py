@@ -1,8 +1,16 @@
 """Agent hooks: Hermes and Claude Code tell bullpen what they read, pull pending notes into
 their next turn, and report their own status.
 
-Each `handle_*` function is pure over an open room: it takes the decoded hook payload and
-returns what the hook prints (a dict) or None. `run_hook` is the process entry point: it
+Each `handle_*` function works over an open room: it takes the decoded hook payload and
+returns what the hook prints (a dict) or None.
+
+Hermes runs side agents inside a session — the background review (its user message
+starts "Review the conversation above"), the skill curator, delegated subagents — with
+the session's environment, so they fire the same hooks. Only the session's own turn
+counts: its `pre_llm_call` records the turn's task id, a `pre_llm_call` arriving while
+that turn is open (or with a side agent's prompt) takes no notes and reports nothing,
+and an `on_session_end` for another task id is ignored. Title and compression calls are
+plain model calls and fire no hooks. `run_hook` is the process entry point: it
 never disturbs the agent — a bad payload or a missing identity is logged to
 `<room>/logs/hooks.log` and the hook exits 0 with nothing printed.
 """
@@ -23,9 +31,14 @@ from board.home import room_home
 from board.models import Note
 from board.repo_paths import repo_relative
 from board.room import Room, open_room
+from workers.agents import agent_files
+from workers.surfaces.bash_reads import read_paths
 
 HERMES_READ_TOOLS = ("read_file", "search_files", "patch", "write_file")
 CLAUDE_READ_TOOLS = ("Read", "Grep", "Glob", "Edit", "MultiEdit", "Write", "NotebookEdit")
+HERMES_SIDE_PROMPTS = ("Review the conversation above",
+                       "You are running as Hermes' background skill CURATOR")
+OPEN, DONE = "open", "done"
 LOG_NAME = "hooks.log"
 
 
@@ -33,16 +46,28 @@ class HookInputError(BadInput):
     """A payload the hook cannot use (not JSON, no event, an event it does not know)."""
 
 
-def format_notes(pending: list[Note]) -> str:
-    """Pending notes as text for the agent's next turn: sender, id, how to reply."""
+def format_notes(pending: list[Note], executable: str | None = None) -> str:
+    """Pending notes as text for the agent's next turn: sender, id, and how to reply with
+    what the agent really has (the MCP tool, or this `bullpen` by its absolute path,
+    which a terminal tool with a reset PATH still finds)."""
     lines = []
     for note in pending:
-        if note.kind == "alert":
-            lines.append(f"[bullpen alert, note {note.id}] {note.body}")
-        else:
-            lines.append(f"[bullpen note {note.id} from {note.sender}] {note.body}"
-                         f" (answer with send_note to={note.sender} reply_to={note.id})")
+        if note.kind in ("alert", "ping", "handoff", "system") or note.sender in ("bullpen",):
+            lines.append(f"[bullpen {note.kind}, note {note.id}] {note.body}")
+            continue
+        cli = executable or _executable_or_name()
+        lines.append(f"[bullpen note {note.id} from {note.sender}] {note.body}"
+                     f" (reply with the tool mcp__bullpen__send_note to={note.sender!r}"
+                     f" reply_to={note.id}, or run: {cli} note send {note.sender} 'TEXT'"
+                     f" --reply-to {note.id})")
     return "\n".join(lines)
+
+
+def _executable_or_name() -> str:
+    try:
+        return bullpen_executable()
+    except BullpenError:
+        return "bullpen"
 
 
 def _session(room: Room) -> str:
@@ -74,6 +99,28 @@ def _pull_notes(room: Room, session: str) -> str:
     return format_notes(notes.take_pending(room.conn, session, via="hook"))
 
 
+def _extra(payload: Mapping[str, object]) -> dict:
+    extra = payload.get("extra")
+    return extra if isinstance(extra, dict) else {}
+
+
+def _main_turn(room: Room, session: str) -> tuple[str | None, str | None]:
+    """(task id, open|done) of the session's own latest Hermes turn."""
+    value = agent_files.read_value(room.home, session, agent_files.MAIN_TURN)
+    task, _, state = (value or "").partition(" ")
+    return task or None, state or None
+
+
+def _is_side_turn(room: Room, session: str, payload: Mapping[str, object]) -> bool:
+    """A `pre_llm_call` of a Hermes side agent (review, curator, subagent)?"""
+    extra = _extra(payload)
+    message = str(extra.get("user_message") or "").lstrip()
+    if message.startswith(HERMES_SIDE_PROMPTS):
+        return True
+    task, state = _main_turn(room, session)
+    return state == OPEN and task != str(extra.get("task_id") or "-")
+
+
 def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
     """One Hermes shell-hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`)."""
     session = _session(room)
@@ -86,10 +133,21 @@ def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
                                _cwd(payload), strict=False)
             reads.record(room.conn, session, paths, source="hook")
         return None
+    task = str(_extra(payload).get("task_id") or "-")
     if event == "pre_llm_call":
+        if _is_side_turn(room, session, payload):
+            return None  # a side agent's turn: the conversation would never see the notes
+        agent_files.write_value(room.home, session, agent_files.MAIN_TURN, f"{task} {OPEN}")
+        if isinstance(payload.get("session_id"), str) and payload["session_id"]:
+            agent_files.write_value(room.home, session, agent_files.CONVERSATION,
+                                    str(payload["session_id"]))
         context = _pull_notes(room, session)
         return {"context": context} if context else None
     if event == "on_session_end":
+        main, _state = _main_turn(room, session)
+        if main is not None and task != main:
+            return None  # a side agent ended, the session's own turn may still run
+        agent_files.write_value(room.home, session, agent_files.MAIN_TURN, f"{task} {DONE}")
         sessions.set_hook_status(room.conn, session, "idle")
         return None
     raise HookInputError(f"unknown hermes hook event {event!r}")
@@ -100,10 +158,30 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
     session = _session(room)
     event = _event(payload, "hook_event_name")
     if event == "PostToolUse":
-        if payload.get("tool_name") in CLAUDE_READ_TOOLS:
-            raw = _tool_paths(payload.get("tool_input"), ("file_path", "notebook_path", "path"))
-            reads.record(room.conn, session, repo_relative(raw, _cwd(payload), strict=False),
+        tool, tool_input = payload.get("tool_name"), payload.get("tool_input")
+        raw: list[str] = []
+        if tool in CLAUDE_READ_TOOLS:
+            raw = _tool_paths(tool_input, ("file_path", "notebook_path", "path"))
+        elif tool == "Bash" and isinstance(tool_input, dict):
+            raw = read_paths(str(tool_input.get("command") or ""))
+        cwd = _cwd(payload)
+        found = [path for path in raw if (cwd / path).is_file()]
+        if found:
+            reads.record(room.conn, session, repo_relative(found, cwd, strict=False),
                          source="hook")
+        current = sessions.get(room.conn, session)
+        if current is not None and current.hook_status == "needs_input":
+            sessions.set_hook_status(room.conn, session, "working")  # the question was answered
+        return None
+    if event == "PermissionRequest":
+        sessions.set_hook_status(room.conn, session, "needs_input")
+        log_line({"BULLPEN_HOME": str(room.home), "BULLPEN_SESSION": session}, "claude",
+                 f"needs input: {permission_question(payload)}")
+        return None
+    if event == "SessionStart":
+        conversation = payload.get("session_id")
+        if isinstance(conversation, str) and conversation:
+            agent_files.write_value(room.home, session, agent_files.CONVERSATION, conversation)
         return None
     if event == "UserPromptSubmit":
         context = _pull_notes(room, session)
@@ -115,6 +193,17 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
         sessions.set_hook_status(room.conn, session, "idle")
         return None
     raise HookInputError(f"unknown claude hook event {event!r}")
+
+
+def permission_question(payload: Mapping[str, object]) -> str:
+    """What Claude asks the human: the tool and what it would act on."""
+    tool = str(payload.get("tool_name") or "a tool")
+    tool_input = payload.get("tool_input")
+    target = ""
+    if isinstance(tool_input, dict):
+        target = str(tool_input.get("command") or tool_input.get("file_path")
+                     or tool_input.get("path") or tool_input.get("url") or "")
+    return f"Claude asks to use {tool}" + (f" ({target[:200]})" if target else "")
 
 
 HANDLERS: dict[str, Callable[[Mapping[str, object], Room], dict | None]] = {

@@ -14,8 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+try:  # mcp 2.x
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError:  # mcp 1.x: hermes-agent[mcp] 0.19 pins 1.26, and bullpen installs beside it
+    from mcp.server.fastmcp import FastMCP as MCPServer  # type: ignore[assignment,no-redef]
+    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[assignment,no-redef]
 
 from board import alerts, notebook, notes, reads, sessions, tasks
 from board.errors import BadInput, BullpenError

@@ -1,0 +1,46 @@
+"""What bullpen keeps about one session's agent, outside the worktree: `.bullpen/agents/NAME/`.
+
+The agent's own conversation id (so a restart resumes it), the id of the turn the
+session itself is running (so a Hermes side agent's hook calls can be told apart), and
+the Claude Code settings and MCP files that launch passes with `--settings` and
+`--mcp-config`. Nothing here lives in the worktree, so nothing of bullpen's can be
+committed from it. Stdlib only: the hook process imports this on every call.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+AGENTS_DIR = "agents"
+CONVERSATION = "conversation"  # the agent's conversation/session id, for resuming
+MAIN_TURN = "main-turn"  # Hermes: task id of the turn the session itself runs
+
+
+def agent_dir(home: Path, session: str) -> Path:
+    """`.bullpen/agents/<session>/` (made on first use, private to the user)."""
+    directory = home / AGENTS_DIR / session
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return directory
+
+
+def read_value(home: Path, session: str, key: str) -> str | None:
+    """One stored value, or None when it was never written."""
+    try:
+        value = (home / AGENTS_DIR / session / key).read_text().strip()
+    except OSError:
+        return None
+    return value or None
+
+
+def write_value(home: Path, session: str, key: str, value: str) -> None:
+    """Store one value atomically (a hook and a launch may race)."""
+    target = agent_dir(home, session) / key
+    staged = target.with_name(f".{key}.{os.getpid()}")
+    staged.write_text(value + "\n")
+    staged.replace(target)
+
+
+def forget(home: Path, session: str, key: str) -> None:
+    """Drop one value (`--fresh`: the next launch starts a new conversation)."""
+    (home / AGENTS_DIR / session / key).unlink(missing_ok=True)
