@@ -12,6 +12,8 @@ from board.room import Room
 from tests.cli_runner import identity, run_cli
 from tests.conftest import git
 
+pytestmark = pytest.mark.both_stores
+
 
 def add_session(room: Room, repo: Path, name: str) -> tuple[Path, dict[str, str]]:
     """A registered session with its worktree on `bullpen/<name>`; returns its path and env."""

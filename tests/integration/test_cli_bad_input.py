@@ -8,18 +8,21 @@ from pathlib import Path
 import pytest
 
 from board import sessions, tasks
+from board.db import is_postgres
 from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import identity, run_cli
+
+pytestmark = pytest.mark.both_stores
 
 TABLES = ("sessions", "tasks", "task_links", "task_comments", "notes", "deliveries",
           "notebook", "reads", "events")
 
 
-def fingerprint(db: Path) -> dict[str, int]:
-    with sqlite3.connect(db) as conn:
-        return {table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                for table in TABLES}
+def fingerprint(room: Room) -> dict[str, int]:
+    """Row counts of every table, as committed (the room's connection is in autocommit)."""
+    return {table: room.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in TABLES}
 
 
 @pytest.fixture
@@ -59,34 +62,34 @@ CASES = {
 def test_bad_input_is_one_line_exit_two_and_changes_nothing(
         room: Room, populated: dict[str, str], case: str) -> None:
     args, message = CASES[case]
-    before = fingerprint(room.db_path)
+    before = fingerprint(room)
     result = run_cli(*args, cwd=room.home.parent)
     assert result.returncode == 2, result
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert fingerprint(room.db_path) == before
+    assert fingerprint(room) == before
 
 
 def test_wrong_or_missing_token_is_refused(room: Room, populated: dict[str, str]) -> None:
-    before = fingerprint(room.db_path)
+    before = fingerprint(room)
     for env in ({**populated, "BULLPEN_TOKEN": "forged"},
                 {**populated, "BULLPEN_TOKEN": ""},
                 {**populated, "BULLPEN_SESSION": "nobody"}):
         result = run_cli("note", "send", "bob", "hello", cwd=room.home.parent, env=env)
         assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
         assert "BULLPEN_" in result.stderr
-    assert fingerprint(room.db_path) == before
+    assert fingerprint(room) == before
 
 
 def test_read_outside_the_repository_records_nothing(room: Room, populated) -> None:
-    before = fingerprint(room.db_path)
+    before = fingerprint(room)
     for path in ("../elsewhere.py", "/etc/passwd", ".git/config", "", "src/\x1b[2Japp.py",
                  ".bullpen/bullpen.db"):
         result = run_cli("read", path, cwd=room.home.parent, env=populated)
         assert result.returncode == 2, result
-    assert fingerprint(room.db_path) == before
+    assert fingerprint(room) == before
     ok = run_cli("read", "src/app.py", cwd=room.home.parent, env=populated)
-    assert ok.returncode == 0 and fingerprint(room.db_path)["reads"] == 1
+    assert ok.returncode == 0 and fingerprint(room)["reads"] == 1
 
 
 def test_outside_a_git_repository(tmp_path: Path) -> None:
@@ -126,6 +129,9 @@ def test_a_text_file_posing_as_the_database(tmp_path: Path) -> None:
 
 
 def test_a_database_from_a_newer_bullpen(room: Room) -> None:
-    room.conn.execute("PRAGMA user_version = 99")
+    if is_postgres(room.conn):
+        room.conn.execute("UPDATE bullpen_schema SET version = 99")
+    else:
+        room.conn.execute("PRAGMA user_version = 99")
     result = run_cli("task", "ls", cwd=room.home.parent)
     assert result.returncode == 2 and "newer than this bullpen" in result.stderr

@@ -17,6 +17,8 @@ from tests.waiting import wait_for_text, wait_until
 from workers.coordinator.delivery import PER_LINE, QUEUE_CAP, Deliverer
 from workers.tmux.server import RoomServer
 
+pytestmark = pytest.mark.both_stores
+
 
 @pytest.fixture
 def agent_pane(server: libtmux.Server, tmp_path: Path) -> tuple[RoomServer, str, Path]:

@@ -16,6 +16,8 @@ from board.room import Room
 from tests.conftest import git
 from workers.coordinator.fs_reads import FsReads, record_to
 
+pytestmark = pytest.mark.both_stores
+
 
 def wait_until(predicate: Callable[[], object], what: str, timeout: float = 5.0) -> None:
     deadline = time.monotonic() + timeout

@@ -23,6 +23,8 @@ def reply_hint(sender: str, note_id: int) -> str:
     return (f" (reply with the tool mcp__bullpen__send_note to={sender!r} reply_to={note_id},"
             f" or run: {bullpen_executable()} note send {sender} 'TEXT' --reply-to {note_id})")
 
+pytestmark = pytest.mark.both_stores
+
 
 @pytest.fixture
 def bob(room: Room) -> Room:

@@ -8,12 +8,15 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from board import reads, sessions
 from board.room import Room
 from tests.cli_runner import BULLPEN, identity, run_cli
 from workers.surfaces.mcp_server import TOOL_NAMES
+
+pytestmark = pytest.mark.both_stores
 
 
 @asynccontextmanager

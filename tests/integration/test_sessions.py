@@ -13,7 +13,7 @@ from tests.cli_runner import identity
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.both_stores]
 
 
 @pytest.fixture

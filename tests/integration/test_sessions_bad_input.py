@@ -13,6 +13,8 @@ from tests.conftest import git
 from tests.rooms import live_room
 from workers.tmux.server import RoomServer, socket_name_for
 
+pytestmark = pytest.mark.both_stores
+
 
 def assert_refused(result, needle: str) -> None:
     assert result.returncode == 2, result

@@ -18,6 +18,8 @@ from tests.conftest import git
 from workers.coordinator.change_filter import ChangeBatch
 from workers.coordinator.watcher import Watcher
 
+pytestmark = pytest.mark.both_stores
+
 DEADLINE = 5.0
 
 
