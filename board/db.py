@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from board import store
-from board.errors import BadInput
+from board.errors import BadInput, BullpenError
 from board.home import DB_NAME
 from board.schema import APPLICATION_ID, MIGRATIONS
 
@@ -56,6 +56,8 @@ def connect_sqlite(path: Path | str) -> sqlite3.Connection:
                                timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
     except sqlite3.OperationalError as error:  # a directory in the way, no permission, ...
         raise BadInput(f"cannot open {path} ({error}); check BULLPEN_HOME") from None
+    except OSError as error:  # a path the OS refuses (too long, ...)
+        raise BadInput(f"cannot open {path} ({error.strerror}); check BULLPEN_HOME") from None
     conn.row_factory = sqlite3.Row
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -67,11 +69,46 @@ def connect_sqlite(path: Path | str) -> sqlite3.Connection:
         _migrate(conn)
     except sqlite3.DatabaseError as error:
         conn.close()
-        raise BadInput(f"{path} is not a bullpen database ({error})") from error
+        if is_fault(error):  # full, read-only, damaged: the file may well be ours
+            raise StoreFault(describe_fault(error, path)) from None
+        raise BadInput(f"{path} is not a bullpen database ({error})") from None
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+class StoreFault(BullpenError):
+    """The store cannot be used right now: disk full, read-only, damaged (exit 1)."""
+
+
+# What each SQLite failure means to the user, and what to do about it.
+_FAULTS = (
+    ("full", "is full ({error}); free space on its disk, then retry"),
+    ("readonly", "is read-only ({error}); make it writable (mount, permissions), then retry"),
+    ("read-only", "is read-only ({error}); make it writable (mount, permissions), then retry"),
+    ("malformed", "is damaged ({error}); run bullpen doctor"),
+    ("i/o error", "cannot be read or written ({error}); check its disk, then retry"),
+    ("unable to open", "cannot be opened ({error}); check its directory, then retry"),
+    ("locked", "is busy ({error}); retry in a moment"),
+)
+
+
+def is_fault(error: BaseException) -> bool:
+    """A store fault (disk full, read-only, I/O, damage, busy), not a wrong file."""
+    text = str(error).lower()
+    return isinstance(error, sqlite3.OperationalError) or any(
+        key in text for key, _ in _FAULTS)
+
+
+def describe_fault(error: BaseException, path: Path | str | None = None) -> str:
+    """One line saying what is wrong with the store and what to do."""
+    text = " ".join(str(error).split())
+    where = f"the store {path}" if path else "the store"
+    for key, advice in _FAULTS:
+        if key in text.lower():
+            return f"{where} {advice.format(error=text)}"
+    return f"{where} failed ({text})"
 
 
 def _check_ownership(conn: sqlite3.Connection, path: Path | str) -> None:

@@ -57,8 +57,48 @@ def room_home(env: Mapping[str, str] | None = None, start: Path | None = None) -
     env = os.environ if env is None else env
     explicit = env.get("BULLPEN_HOME")
     if explicit:
-        return Path(explicit).resolve()
+        return check_home(Path(_checked_path(explicit, "BULLPEN_HOME")).resolve())
     return main_worktree(start) / ROOM_DIR
+
+
+NAME_MAX = 255  # bytes in one path component (Linux, macOS)
+PATH_MAX = 4096
+
+
+def _checked_path(value: str, what: str) -> str:
+    """`value` if the OS can take it as a path; else BadInput naming `what`."""
+    try:
+        encoded = os.fsencode(value)
+    except UnicodeError:
+        raise BadInput(f"{what} is not a valid path") from None
+    if b"\0" in encoded:
+        raise BadInput(f"{what} contains a NUL byte")
+    if len(encoded) > PATH_MAX:
+        raise BadInput(f"{what} is {len(encoded)} bytes long; the limit is {PATH_MAX}")
+    longest = max(encoded.split(b"/"), key=len)
+    if len(longest) > NAME_MAX:
+        raise BadInput(f"{what} has a {len(longest)}-byte name in it; the limit is {NAME_MAX}")
+    return value
+
+
+def check_home(home: Path) -> Path:
+    """Refuse a room directory that cannot be one: `/`, a file, or someone else's."""
+    if home == Path(home.anchor):
+        raise BadInput(f"BULLPEN_HOME is {home}; point it at a room directory (for example"
+                       " .bullpen in your repository), or unset it")
+    try:
+        info = home.stat()
+    except FileNotFoundError:
+        return home
+    except OSError as error:
+        raise BadInput(f"cannot use {home} as the room ({error.strerror});"
+                       " check BULLPEN_HOME") from None
+    if not home.is_dir():
+        raise BadInput(f"{home} is not a directory; point BULLPEN_HOME at a room directory")
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise BadInput(f"{home} belongs to another user (uid {info.st_uid}); use a room"
+                       " directory you own")
+    return home
 
 
 def repo_root_of_home(home: Path) -> Path:

@@ -8,10 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from board.db import connect
+from board.db import StoreFault, connect
 from board.errors import BadInput
 from board.home import DB_NAME, room_home
 from board.identity import Caller, resolve_caller
+from board.store import StoreKind, choose
 
 EXCLUDE_LINE = "/.bullpen/"
 
@@ -45,6 +46,7 @@ def open_room(env: Mapping[str, str] | None = None, start: Path | None = None,
         if not create:
             raise BadInput(f"no bullpen room at {home}; run bullpen init")
         prepare_home(home)
+    check_store_present(home)
     conn = connect(home / DB_NAME)
     try:
         caller = resolve_caller(conn, env)
@@ -52,6 +54,23 @@ def open_room(env: Mapping[str, str] | None = None, start: Path | None = None,
         conn.close()
         raise
     return Room(home, conn, caller)
+
+
+# What a room leaves in its directory once it has run; with these but no database, the
+# database was lost, and a new empty one would hide that (and orphan the sessions).
+ROOM_TRACES = ("worktrees", "coordinator.lock", "logs")
+
+
+def check_store_present(home: Path) -> None:
+    """Refuse to start a new, empty store in a room that already ran (StoreFault)."""
+    if (home / DB_NAME).exists() or choose(home).kind != StoreKind.SQLITE:
+        return
+    traces = [name for name in ROOM_TRACES if (home / name).exists()]
+    if traces:
+        raise StoreFault(
+            f"the room's database {home / DB_NAME} is missing, but the room's"
+            f" {' and '.join(traces)} are there; restore bullpen.db from a backup, or move"
+            f" {home} aside to start an empty room (bullpen doctor shows what is left)")
 
 
 def prepare_home(home: Path) -> None:

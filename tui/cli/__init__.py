@@ -103,9 +103,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # typed errors from any layer carry their exit status
         exit_status = getattr(error, "exit_status", None)
         if exit_status is None:
-            raise
+            message, exit_status = _untyped(error)
+            fail(f"bullpen: {message}", exit_status)
         fail(f"bullpen: {error}", exit_status)
     return int(status or 0)
+
+
+def _untyped(error: Exception) -> tuple[str, int]:
+    """One line and an exit status for a failure no layer typed: never a traceback.
+
+    BULLPEN_DEBUG=1 re-raises it, for the traceback a bug report needs.
+    """
+    if os.environ.get("BULLPEN_DEBUG"):
+        raise error
+    import sqlite3
+
+    if isinstance(error, UnicodeError):  # surrogate-escaped bytes that are not UTF-8
+        return "an argument or input is not valid UTF-8; pass text in UTF-8", 2
+    if isinstance(error, sqlite3.Error):
+        from board.db import describe_fault
+
+        return describe_fault(error), 1
+    if isinstance(error, OSError):
+        where = f" ({error.filename})" if error.filename else ""
+        return f"{error.strerror or error}{where}", 1
+    return (f"unexpected {type(error).__name__}: {' '.join(str(error).split())}"
+            " (rerun with BULLPEN_DEBUG=1 for details)"), 1
 
 
 if __name__ == "__main__":

@@ -126,9 +126,14 @@ def spawn_session(args: argparse.Namespace) -> int:
 
 
 def list_sessions(args: argparse.Namespace) -> int:
+    from workers.coordinator.lock import read_state
     from workers.room import lifecycle
 
-    rows = lifecycle.list_sessions(_home())
+    home = _home()
+    rows = lifecycle.list_sessions(home)
+    state = read_state(home)  # e.g. "store not writable — database or disk is full"
+    if state:
+        print(f"coordinator: {state}", file=sys.stderr if args.json else sys.stdout)
     if args.json:
         print_json([row.to_json() for row in rows])
     elif not rows:

@@ -18,8 +18,10 @@ from board import alerts, dispatch, events, reads, sessions
 from board.db import connect
 from board.home import DB_NAME
 from board.models import Session
+from board.room import check_store_present
 from workers.coordinator import guard
 from workers.coordinator.delivery import Deliverer
+from workers.coordinator.integrity import check_after_unclean_stop, mark_clean_stop
 from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
 from workers.coordinator.status import Status, StatusTracker
@@ -66,7 +68,9 @@ class Coordinator:
         self.home = home
         self.root = home.parent
         self.db_path = home / DB_NAME
+        check_store_present(home)  # a lost database is reported, not silently recreated
         self.conn = connect(self.db_path)
+        check_after_unclean_stop(self.conn, self.db_path)
         self._db_identity = _identity(self.db_path)
         self.lock = lock
         self.server = server or layout.server_for(self.root)
@@ -116,6 +120,7 @@ class Coordinator:
                 self.watcher.stop()
             for reader in self._fs_reads.values():
                 reader.stop()
+            mark_clean_stop(self.conn)
             self.conn.close()
 
     def tick(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import threading
 from pathlib import Path
 
@@ -50,6 +51,8 @@ def serve(home: Path) -> int:
         return 0
     print(f"bullpen coordinator for {home.parent} (pid {os.getpid()}); log in {logs}")
     stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # `down` kills tmux: stop cleanly
+        signal.signal(signum, lambda *_: stop.set())
     try:
         failed_path(home).unlink(missing_ok=True)
         Coordinator(home, lock=lock).run(stop)
