@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from board import events, notes, reads, validate
 from board.db import write
 from board.models import Alert
+from board.vocabulary import MAIN_CHECKOUT, SYSTEM_SENDER, EventKind, NoteKind
 
-MAIN_CHECKOUT = "main"  # changed_by for edits made in the repository's main checkout
 SUBJECT_CHARS = 200  # a commit subject as stored and shown (cleaned, never refused)
 PATH_CHARS = 300  # each path as shown in an alert's text (the stored paths are exact)
 
@@ -62,7 +62,7 @@ def record_change(conn: sqlite3.Connection, changed_by: str, paths: Iterable[str
             "INSERT INTO changes (changed_by, paths, commit_sha, message, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
             (changed_by, json.dumps(changed), commit, message, now)).lastrowid
-        events.emit(conn, "change_recorded", changed_by, change_id, paths=changed[:20],
+        events.emit(conn, EventKind.CHANGE_RECORDED, changed_by, change_id, paths=changed[:20],
                     commit=commit)
         by_reader: dict[str, list[str]] = {}
         for path in changed:
@@ -71,13 +71,13 @@ def record_change(conn: sqlite3.Connection, changed_by: str, paths: Iterable[str
                     by_reader.setdefault(reader, []).append(path)
         for reader, reader_paths in sorted(by_reader.items()):
             body = describe(reader_paths, changed_by, commit, message)
-            note = notes.send(conn, notes.SYSTEM_SENDER, reader, body, kind="alert")
+            note = notes.send(conn, SYSTEM_SENDER, reader, body, kind=NoteKind.ALERT)
             alert_id = conn.execute(
                 "INSERT INTO alerts (session, change, path, paths, changed_by, commit_sha,"
                 " note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (reader, change_id, reader_paths[0], json.dumps(reader_paths), changed_by,
                  commit, note.id, now)).lastrowid
-            events.emit(conn, "alert_raised", reader, alert_id, path=reader_paths[0],
+            events.emit(conn, EventKind.ALERT_RAISED, reader, alert_id, path=reader_paths[0],
                         changed_by=changed_by, commit=commit)
             alerts.append(Alert(alert_id, reader, reader_paths[0], changed_by, commit, now,
                                 tuple(reader_paths), note.id, message))

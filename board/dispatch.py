@@ -12,10 +12,11 @@ import time
 from board import notes
 from board.db import write
 from board.models import Note
+from board.vocabulary import SYSTEM_SENDER, NoteKind
 
 
-def send_once(conn: sqlite3.Connection, key: str, to: str, body: str, *, kind: str,
-              task: int | None = None, sender: str = notes.SYSTEM_SENDER) -> Note | None:
+def send_once(conn: sqlite3.Connection, key: str, to: str, body: str, *, kind: NoteKind,
+              task: int | None = None, sender: str = SYSTEM_SENDER) -> Note | None:
     """Send the note unless a note with this key was sent before; returns it or None."""
     with write(conn):
         inserted = conn.execute(

@@ -5,9 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
-OPERATOR = "operator"  # the human: the caller when no session variables are set
-EVERYONE = "all"  # the broadcast recipient on the command line
-BROADCAST = "*"  # how a broadcast is stored
+from board.vocabulary import (  # noqa: F401 (re-exported: callers import them from here)
+    BROADCAST,
+    EVERYONE,
+    MAIN_CHECKOUT,
+    OPERATOR,
+    NoteKind,
+    TaskStatus,
+)
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -35,7 +40,7 @@ class Note(_Json):
     body: str
     reply_to: int | None
     created_at: float
-    kind: str = "note"
+    kind: str = NoteKind.NOTE
     task: int | None = None
 
 
@@ -76,7 +81,7 @@ class Task(_Json):
     @property
     def waiting(self) -> bool:
         """True while some parent is unfinished (the card shows a marker)."""
-        return self.status == "todo" and bool(self.parents)
+        return self.status == TaskStatus.TODO and bool(self.parents)
 
     def to_json(self) -> dict:
         data = super().to_json()
@@ -101,7 +106,7 @@ class Alert(_Json):
     @property
     def show_command(self) -> str:
         """The command that shows the change that caused this alert."""
-        if self.changed_by == "main":
+        if self.changed_by == MAIN_CHECKOUT:
             return f"git diff -- {self.path}" if not self.commit else f"git show {self.commit}"
         return f"bullpen diff {self.changed_by} -- {self.path}"
 

@@ -16,6 +16,7 @@ from board.errors import BadInput
 from board.identity import Caller
 from board.models import NotebookEntry
 from board.postgres.schema import NOTEBOOK_WORDS
+from board.vocabulary import EventKind
 
 _VISIBLE = "(nb.private = 0 OR nb.author = :viewer)"
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -39,7 +40,7 @@ def write_entry(conn: sqlite3.Connection, caller: Caller, body: str, *, private:
             (caller.name, body, int(private), tag, now),
         ).lastrowid
         # A private entry's event says only that something was written, never what.
-        events.emit(conn, "notebook_written", caller.name, entry_id, private=private)
+        events.emit(conn, EventKind.NOTEBOOK_WRITTEN, caller.name, entry_id, private=private)
     return NotebookEntry(entry_id, caller.name, body, private, now, tag)
 
 

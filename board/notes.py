@@ -10,9 +10,9 @@ from board.db import write
 from board.errors import BadInput, NotFound
 from board.identity import Caller
 from board.models import BROADCAST, EVERYONE, OPERATOR, Note
+from board.vocabulary import EventKind, NoteKind
 
-SYSTEM_SENDER = "bullpen"  # pings, alerts and announcements come from bullpen itself
-KINDS = ("note", "handoff", "alert", "ping", "system")
+KINDS = tuple(NoteKind)
 
 
 def _row_to_note(row: sqlite3.Row) -> Note:
@@ -31,7 +31,7 @@ def _recipients(conn: sqlite3.Connection, sender: str, to: str) -> list[str]:
 
 
 def send(conn: sqlite3.Connection, caller: Caller | str, to: str, body: str, *,
-         reply_to: int | None = None, kind: str = "note", task: int | None = None) -> Note:
+         reply_to: int | None = None, kind: str = NoteKind.NOTE, task: int | None = None) -> Note:
     """Store a note to a session, `all` or the operator, queued for each recipient.
 
     An identical note from the same sender still waiting for the same recipient is not
@@ -59,7 +59,7 @@ def send(conn: sqlite3.Connection, caller: Caller | str, to: str, body: str, *,
         ).lastrowid
         conn.executemany("INSERT INTO deliveries (note, recipient) VALUES (?, ?)",
                          [(note_id, name) for name in recipients])
-        events.emit(conn, "note_sent", sender, note_id, to=stored_to, note_kind=kind)
+        events.emit(conn, EventKind.NOTE_SENT, sender, note_id, to=stored_to, note_kind=kind)
     return Note(note_id, sender, stored_to, body, reply_to, now, kind, task)
 
 
@@ -107,7 +107,7 @@ def inbox(conn: sqlite3.Connection, caller: Caller, *, mark_read: bool = True,
                 " WHERE note = ? AND recipient = ?",
                 [(now, now, note_id, caller.name) for note_id in ids],
             )
-            events.emit(conn, "notes_read", caller.name, ids[-1], count=len(ids))
+            events.emit(conn, EventKind.NOTES_READ, caller.name, ids[-1], count=len(ids))
     return [_row_to_note(row) for row in rows]
 
 
@@ -153,7 +153,7 @@ def claim_delivery(conn: sqlite3.Connection, recipient: str, note_ids: list[int]
             ).rowcount:
                 claimed.append(note_id)
         if claimed:
-            events.emit(conn, "notes_delivered", recipient, claimed[-1], via=via,
+            events.emit(conn, EventKind.NOTES_DELIVERED, recipient, claimed[-1], via=via,
                         notes=claimed)
     return claimed
 
@@ -198,5 +198,5 @@ def hold(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> int:
             "UPDATE deliveries SET state = 'held' WHERE note = ? AND recipient = ?"
             " AND state = 'pending'", (note_id, recipient)).rowcount for note_id in note_ids)
         if held:
-            events.emit(conn, "notes_held", recipient, note_ids[-1], count=held)
+            events.emit(conn, EventKind.NOTES_HELD, recipient, note_ids[-1], count=held)
     return held

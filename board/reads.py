@@ -8,14 +8,13 @@ from collections.abc import Iterable
 
 from board import events
 from board.db import write
-
-SOURCES = ("explicit", "hook", "fs", "mcp")
+from board.vocabulary import EventKind, ReadSource
 
 
 def record(conn: sqlite3.Connection, session: str, paths: Iterable[str],
-           source: str = "explicit") -> int:
+           source: ReadSource = ReadSource.EXPLICIT) -> int:
     """Record that `session` read each repo-relative path now; returns how many."""
-    if source not in SOURCES:
+    if source not in ReadSource.__members__.values():
         raise ValueError(f"unknown read source {source!r}")
     unique = sorted(set(paths))
     if not unique:
@@ -26,7 +25,7 @@ def record(conn: sqlite3.Connection, session: str, paths: Iterable[str],
             "INSERT INTO reads (session, path, source, read_at) VALUES (?, ?, ?, ?)",
             [(session, path, source, now) for path in unique],
         )
-        events.emit(conn, "read_recorded", session, None, paths=unique[:20],
+        events.emit(conn, EventKind.READ_RECORDED, session, None, paths=unique[:20],
                      count=len(unique), source=source)
     return len(unique)
 

@@ -10,8 +10,7 @@ from board.db import write
 from board.errors import NotFound, Refused
 from board.identity import hash_token, new_token
 from board.models import Session
-
-LIVE_STATUSES = ("working", "idle", "needs_input", "starting")
+from board.vocabulary import DesiredState, EventKind
 
 
 def _row_to_session(row: sqlite3.Row) -> Session:
@@ -42,7 +41,7 @@ def register(conn: sqlite3.Connection, name: str, *, agent: str | None = None,
             " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (name, hash_token(token), agent, profile, branch, worktree, base, task, time.time()),
         )
-        events.emit(conn, "session_registered", name)
+        events.emit(conn, EventKind.SESSION_REGISTERED, name)
     return token
 
 
@@ -60,8 +59,8 @@ def ensure_profile_free(conn: sqlite3.Connection, profile: str, for_session: str
     """Refuse a profile that another running session holds (two hermes on one profile
     corrupt each other's memory)."""
     row = conn.execute(
-        "SELECT name FROM sessions WHERE profile = ? AND name != ? AND desired = 'running'",
-        (profile, for_session),
+        "SELECT name FROM sessions WHERE profile = ? AND name != ? AND desired = ?",
+        (profile, for_session, DesiredState.RUNNING),
     ).fetchone()
     if row:
         raise Refused(f"profile {profile!r} is in use by session {row['name']!r}; stop it first"
@@ -102,7 +101,7 @@ def update(conn: sqlite3.Connection, name: str, **fields: object) -> None:
     with write(conn):
         require(conn, name)
         conn.execute(f"UPDATE sessions SET {assignments} WHERE name = ?", (*fields.values(), name))
-        events.emit(conn, "session_updated", name, **{k: v for k, v in fields.items()})
+        events.emit(conn, EventKind.SESSION_UPDATED, name, **{k: v for k, v in fields.items()})
 
 
 def set_status(conn: sqlite3.Connection, name: str, status: str,
@@ -120,7 +119,7 @@ def set_status(conn: sqlite3.Connection, name: str, status: str,
             return False
         conn.execute("UPDATE sessions SET status = ?, exit_code = ? WHERE name = ?",
                      (status, exit_code, name))
-        events.emit(conn, "session_status", name, status=status, exit_code=exit_code)
+        events.emit(conn, EventKind.SESSION_STATUS, name, status=status, exit_code=exit_code)
     return True
 
 
@@ -129,4 +128,4 @@ def set_hook_status(conn: sqlite3.Connection, name: str, status: str | None) -> 
     with write(conn):
         conn.execute("UPDATE sessions SET hook_status = ?, hook_status_at = ? WHERE name = ?",
                      (status, time.time(), name))
-        events.emit(conn, "session_hook_status", name, status=status)
+        events.emit(conn, EventKind.SESSION_HOOK_STATUS, name, status=status)

@@ -16,10 +16,12 @@ from board.db import write
 from board.errors import BadInput, NotFound, Refused
 from board.identity import Caller
 from board.models import Comment, Task
-
-FINISHED = ("done", "archived")
-# Statuses a task may not take while a parent is unfinished.
-NEEDS_PARENTS_DONE = ("ready", "running", "review", "done")
+from board.vocabulary import (
+    FINISHED_TASK_STATUSES,
+    NEEDS_PARENTS_DONE,
+    EventKind,
+    TaskStatus,
+)
 
 
 def _parents(conn: sqlite3.Connection, task_id: int) -> tuple[int, ...]:
@@ -80,7 +82,7 @@ def list_tasks(conn: sqlite3.Connection, *, statuses: Iterable[str] | None = Non
 def _unfinished_parents(conn: sqlite3.Connection, task_id: int) -> list[int]:
     return [row[0] for row in conn.execute(
         "SELECT t.id FROM task_links l JOIN tasks t ON t.id = l.parent"
-        " WHERE l.child = ? AND t.status != 'done'", (task_id,))]
+        " WHERE l.child = ? AND t.status != ?", (task_id, TaskStatus.DONE))]
 
 
 def _check_assignee(conn: sqlite3.Connection, assignee: str | None) -> None:
@@ -101,8 +103,8 @@ def add(conn: sqlite3.Connection, caller: Caller, title: str, *, body: str = "",
         _check_assignee(conn, assignee)
         for parent in parents:
             get(conn, parent)
-        waiting = any(get(conn, parent).status != "done" for parent in parents)
-        initial = "todo" if waiting else "ready"
+        waiting = any(get(conn, parent).status != TaskStatus.DONE for parent in parents)
+        initial = TaskStatus.TODO if waiting else TaskStatus.READY
         if status is not None:
             validate.status(status)
             if waiting and status in NEEDS_PARENTS_DONE:
@@ -115,9 +117,10 @@ def add(conn: sqlite3.Connection, caller: Caller, title: str, *, body: str = "",
         ).lastrowid
         conn.executemany("INSERT INTO task_links (parent, child) VALUES (?, ?)",
                          [(parent, task_id) for parent in parents])
-        events.emit(conn, "task_added", caller.name, task_id, status=initial, assignee=assignee)
-        if initial == "ready":
-            events.emit(conn, "task_ready", assignee, task_id)
+        events.emit(conn, EventKind.TASK_ADDED, caller.name, task_id, status=initial,
+                    assignee=assignee)
+        if initial == TaskStatus.READY:
+            events.emit(conn, EventKind.TASK_READY, assignee, task_id)
         return get(conn, task_id)
 
 
@@ -132,9 +135,9 @@ def link(conn: sqlite3.Connection, caller: Caller, parent: int, child: int) -> T
             raise Refused(f"task {child} cannot wait for task {parent}: that makes a cycle")
         conn.execute("INSERT OR IGNORE INTO task_links (parent, child) VALUES (?, ?)",
                      (parent, child))
-        events.emit(conn, "task_linked", caller.name, child, parent=parent)
-        if child_task.status == "ready" and _unfinished_parents(conn, child):
-            _set_status(conn, caller, child, "todo")
+        events.emit(conn, EventKind.TASK_LINKED, caller.name, child, parent=parent)
+        if child_task.status == TaskStatus.READY and _unfinished_parents(conn, child):
+            _set_status(conn, caller, child, TaskStatus.TODO)
         return get(conn, child)
 
 
@@ -152,10 +155,10 @@ def _set_status(conn: sqlite3.Connection, caller: Caller, task_id: int, status: 
     columns = {"status": status, "updated_at": time.time(), **extra}
     assignments = ", ".join(f"{key} = ?" for key in columns)
     conn.execute(f"UPDATE tasks SET {assignments} WHERE id = ?", (*columns.values(), task_id))
-    events.emit(conn, "task_moved", caller.name, task_id, old=old, new=status)
-    if status == "done" and old != "done":
+    events.emit(conn, EventKind.TASK_MOVED, caller.name, task_id, old=old, new=status)
+    if status == TaskStatus.DONE and old != TaskStatus.DONE:
         _release_children(conn, caller, task_id)
-    elif old == "done" and status != "done":
+    elif old == TaskStatus.DONE and status != TaskStatus.DONE:
         _hold_children(conn, caller, task_id)
 
 
@@ -163,17 +166,17 @@ def _release_children(conn: sqlite3.Connection, caller: Caller, task_id: int) ->
     """Children whose last unfinished parent this was become ready, in this transaction."""
     for child in _children(conn, task_id):
         row = conn.execute("SELECT status, assignee FROM tasks WHERE id = ?", (child,)).fetchone()
-        if row["status"] == "todo" and not _unfinished_parents(conn, child):
-            _set_status(conn, caller, child, "ready")
-            events.emit(conn, "task_ready", row["assignee"], child, after=task_id)
+        if row["status"] == TaskStatus.TODO and not _unfinished_parents(conn, child):
+            _set_status(conn, caller, child, TaskStatus.READY)
+            events.emit(conn, EventKind.TASK_READY, row["assignee"], child, after=task_id)
 
 
 def _hold_children(conn: sqlite3.Connection, caller: Caller, task_id: int) -> None:
     """A parent reopened: its ready children wait again."""
     for child in _children(conn, task_id):
         status = conn.execute("SELECT status FROM tasks WHERE id = ?", (child,)).fetchone()[0]
-        if status == "ready":
-            _set_status(conn, caller, child, "todo")
+        if status == TaskStatus.READY:
+            _set_status(conn, caller, child, TaskStatus.TODO)
 
 
 def move(conn: sqlite3.Connection, caller: Caller, task_id: int, status: str) -> Task:
@@ -200,22 +203,25 @@ def claim(conn: sqlite3.Connection, caller: Caller, task_id: int | None = None) 
     with write(conn):
         if task_id is None:
             row = conn.execute(
-                "SELECT id FROM tasks WHERE status = 'ready' AND (assignee = ? OR assignee IS"
-                " NULL) ORDER BY assignee IS NULL, id LIMIT 1", (caller.name,)).fetchone()
+                "SELECT id FROM tasks WHERE status = ? AND (assignee = ? OR assignee IS NULL)"
+                " ORDER BY assignee IS NULL, id LIMIT 1",
+                (TaskStatus.READY, caller.name)).fetchone()
             if row is None:
                 raise NotFound("no ready task is assigned to you or unassigned")
             task_id = row[0]
         task = get(conn, task_id)
         won = conn.execute(
-            "UPDATE tasks SET status = 'running', assignee = ?, updated_at = ?"
-            " WHERE id = ? AND status = 'ready' AND (assignee IS NULL OR assignee = ?)",
-            (caller.name, time.time(), task_id, caller.name),
+            "UPDATE tasks SET status = ?, assignee = ?, updated_at = ?"
+            " WHERE id = ? AND status = ? AND (assignee IS NULL OR assignee = ?)",
+            (TaskStatus.RUNNING, caller.name, time.time(), task_id, TaskStatus.READY,
+             caller.name),
         ).rowcount
         if not won:
             holder = f" (assigned to {task.assignee})" if task.assignee else ""
             raise Refused(f"task {task_id} is {task.status}{holder}; it cannot be claimed")
-        events.emit(conn, "task_moved", caller.name, task_id, old="ready", new="running")
-        events.emit(conn, "task_claimed", caller.name, task_id)
+        events.emit(conn, EventKind.TASK_MOVED, caller.name, task_id, old=TaskStatus.READY,
+                    new=TaskStatus.RUNNING)
+        events.emit(conn, EventKind.TASK_CLAIMED, caller.name, task_id)
         return get(conn, task_id)
 
 
@@ -226,37 +232,37 @@ def done(conn: sqlite3.Connection, caller: Caller, task_id: int,
         validate.text(summary, "summary")
     with write(conn):
         task = get(conn, task_id)
-        if task.status == "done":
+        if task.status == TaskStatus.DONE:
             raise Refused(f"task {task_id} is already done")
         waiting_on = _unfinished_parents(conn, task_id)
         if waiting_on:
             raise Refused(f"task {task_id} waits on unfinished task(s)"
                           f" {', '.join(map(str, waiting_on))}; it cannot be done yet")
         waiting_children = [child for child in task.children
-                            if get(conn, child).status == "todo"]
-        _set_status(conn, caller, task_id, "done", summary=summary)
-        events.emit(conn, "task_done", caller.name, task_id, summary=summary)
+                            if get(conn, child).status == TaskStatus.TODO]
+        _set_status(conn, caller, task_id, TaskStatus.DONE, summary=summary)
+        events.emit(conn, EventKind.TASK_DONE, caller.name, task_id, summary=summary)
         released = [get(conn, child) for child in waiting_children
-                    if get(conn, child).status == "ready"]
+                    if get(conn, child).status == TaskStatus.READY]
         if task.assignee and not _open_tasks_of(conn, task.assignee):
-            events.emit(conn, "session_finished", task.assignee, task_id)
+            events.emit(conn, EventKind.SESSION_FINISHED, task.assignee, task_id)
         return get(conn, task_id), released
 
 
 def _open_tasks_of(conn: sqlite3.Connection, assignee: str) -> int:
     return conn.execute(
-        "SELECT count(*) FROM tasks WHERE assignee = ? AND status NOT IN ('done', 'archived')",
-        (assignee,)).fetchone()[0]
+        "SELECT count(*) FROM tasks WHERE assignee = ? AND status NOT IN (?, ?)",
+        (assignee, *sorted(FINISHED_TASK_STATUSES))).fetchone()[0]
 
 
 def block(conn: sqlite3.Connection, caller: Caller, task_id: int, reason: str) -> Task:
     validate.text(reason, "reason")
     with write(conn):
         task = get(conn, task_id)
-        if task.status in FINISHED:
+        if task.status in FINISHED_TASK_STATUSES:
             raise Refused(f"task {task_id} is {task.status}; it cannot be blocked")
-        _set_status(conn, caller, task_id, "blocked", block_reason=reason)
-        events.emit(conn, "task_blocked", caller.name, task_id, reason=reason)
+        _set_status(conn, caller, task_id, TaskStatus.BLOCKED, block_reason=reason)
+        events.emit(conn, EventKind.TASK_BLOCKED, caller.name, task_id, reason=reason)
         return get(conn, task_id)
 
 
@@ -268,7 +274,7 @@ def comment(conn: sqlite3.Connection, caller: Caller, task_id: int, body: str) -
         comment_id = conn.execute(
             "INSERT INTO task_comments (task, author, body, created_at) VALUES (?, ?, ?, ?)",
             (task_id, caller.name, body, now)).lastrowid
-        events.emit(conn, "task_commented", caller.name, task_id, comment=comment_id)
+        events.emit(conn, EventKind.TASK_COMMENTED, caller.name, task_id, comment=comment_id)
     return Comment(comment_id, caller.name, body, now)
 
 
@@ -279,5 +285,5 @@ def assign(conn: sqlite3.Connection, caller: Caller, task_id: int,
         _check_assignee(conn, assignee)
         conn.execute("UPDATE tasks SET assignee = ?, updated_at = ? WHERE id = ?",
                      (assignee, time.time(), task_id))
-        events.emit(conn, "task_assigned", caller.name, task_id, assignee=assignee)
+        events.emit(conn, EventKind.TASK_ASSIGNED, caller.name, task_id, assignee=assignee)
         return get(conn, task_id)

@@ -5,11 +5,20 @@ from __future__ import annotations
 import re
 
 from board.errors import BadInput
-from board.models import BROADCAST, EVERYONE, OPERATOR
+from board.vocabulary import (
+    BROADCAST,
+    EVERYONE,
+    MAIN_CHECKOUT,
+    OPERATOR,
+    SYSTEM_SENDER,
+    TASK_STATUSES,
+    TaskStatus,
+)
 
-STATUSES = ("triage", "todo", "ready", "running", "blocked", "review", "done", "archived")
+STATUSES = TASK_STATUSES  # board order
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
-RESERVED_NAMES = {EVERYONE, BROADCAST, OPERATOR, "main", "bullpen", "dashboard", "coordinator"}
+RESERVED_NAMES = {EVERYONE, BROADCAST, OPERATOR, MAIN_CHECKOUT, SYSTEM_SENDER, "dashboard",
+                  "coordinator"}
 # Characters allowed in stored text besides printable ones: newline and tab.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 
@@ -60,10 +69,11 @@ def text(value: str, what: str) -> str:
     return value
 
 
-def status(value: str) -> str:
+def status(value: str) -> TaskStatus:
+    """A task status by its name, or one clear error listing the valid ones."""
     if value not in STATUSES:
         raise BadInput(f"invalid status {value!r}: use one of {', '.join(STATUSES)}")
-    return value
+    return TaskStatus(value)
 
 
 def one_line(value: str, limit: int = 200) -> str:

@@ -6,6 +6,7 @@ import argparse
 
 from board import alerts, reads
 from board.repo_paths import repo_relative
+from board.vocabulary import ReadSource
 from tui.cli.context import require_session, room
 from tui.cli.output import print_json, print_table
 
@@ -24,7 +25,7 @@ def record_reads(args: argparse.Namespace) -> int:
     paths = repo_relative(args.paths)
     with room() as current:
         session = require_session(current, "record reads")
-        count = reads.record(current.conn, session, paths, source="explicit")
+        count = reads.record(current.conn, session, paths, source=ReadSource.EXPLICIT)
     print(f"recorded {count} read{'s' if count != 1 else ''}")
     return 0
 

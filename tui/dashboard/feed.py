@@ -22,7 +22,7 @@ ALERT_ROWS = 100
 STREAM_EVENTS = frozenset({
     "task_added", "task_moved", "task_done", "task_blocked", "task_assigned",
     "task_commented", "task_linked", "session_registered", "session_status",
-    "session_removed", "session_finished", "change_recorded",
+    "session_finished", "change_recorded",
 })
 
 

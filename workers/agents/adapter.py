@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from board.vocabulary import SessionStatus
+
 
 class AgentKind(StrEnum):
     """The kinds of agent bullpen tells apart (chosen from the agent command)."""
@@ -24,16 +26,8 @@ class AgentKind(StrEnum):
     GENERIC = "generic"
 
 
-class AgentState(StrEnum):
-    """What a session is doing, from evidence (screen, foreground process, hooks)."""
-
-    STARTING = "starting"  # launched; its prompt has not been seen yet
-    WORKING = "working"
-    IDLE = "idle"  # its own empty input prompt is in front, still for the debounce
-    NEEDS_INPUT = "needs_input"  # a dialog, permission prompt, password or yes/no question
-    EXITED = "exited"
-    STOPPED = "stopped"  # no pane at all
-    UNKNOWN = "unknown"  # nothing recognised: never treated as idle
+# What a session is doing, from evidence: one vocabulary with the store and `ls`.
+AgentState = SessionStatus
 
 
 class Sign(StrEnum):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput
+from board.vocabulary import IDENTITY_VARIABLES
 from workers.agents import agent_files
 from workers.surfaces.hooks import bullpen_executable
 
@@ -32,7 +33,6 @@ LAUNCH_READ_MATCHER = "Read|Grep|Glob|Edit|MultiEdit|Write|NotebookEdit|Bash"
 ALLOWED_TOOLS = ("mcp__bullpen",)  # bullpen's own MCP tools run without a prompt
 SETTINGS_FILE = "claude-settings.json"
 MCP_FILE = "claude-mcp.json"
-IDENTITY_VARIABLES = ("BULLPEN_HOME", "BULLPEN_SESSION", "BULLPEN_TOKEN")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from pathlib import Path, PurePath
 
 from board.errors import Refused
 from board.models import Session
+from board.vocabulary import IdentityVariable
 from workers.tmux.layout import tool_path
 
 HERMES = "hermes"
@@ -39,9 +40,9 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
     agent = session.agent or "sh"
     kind = agent_kind(agent)
     env = {
-        "BULLPEN_HOME": str(home),
-        "BULLPEN_SESSION": session.name,
-        "BULLPEN_TOKEN": token,
+        IdentityVariable.HOME: str(home),
+        IdentityVariable.SESSION: session.name,
+        IdentityVariable.TOKEN: token,
         "PATH": tool_path(),
     }
     command = agent

@@ -25,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from board.errors import BadInput
+from board.vocabulary import IDENTITY_VARIABLES
 from workers.agents import hermes_files, hermes_memory
 from workers.surfaces.hooks import bullpen_executable
 
@@ -34,8 +35,7 @@ HOOK_EVENTS = ("pre_llm_call", "post_tool_call", "on_session_end")
 HOOK_TIMEOUT_SECONDS = 10
 BACKUP_PREFIX = "config.yaml.bullpen-backup-"
 SECRET_FILES = (".env",)  # linked, never copied; auth.json falls back to the root's itself
-IDENTITY_ENV = {name: f"${{{name}}}" for name in
-                ("BULLPEN_HOME", "BULLPEN_SESSION", "BULLPEN_TOKEN")}
+IDENTITY_ENV = {name.value: f"${{{name}}}" for name in IDENTITY_VARIABLES}
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from typing import Any
 from board import notebook
 from board.models import NotebookEntry
 from board.room import Room, open_room
+from board.vocabulary import IdentityVariable
 
 try:  # inside hermes: its ABC supplies the default for every optional hook
     from agent.memory_provider import MemoryProvider as _Base  # type: ignore[import-not-found]
@@ -57,7 +58,8 @@ class NotebookMemory(_Base):  # type: ignore[misc, valid-type]
 
     def is_available(self) -> bool:
         """Usable only inside a bullpen session (no I/O: hermes calls this at startup)."""
-        return bool(os.environ.get("BULLPEN_SESSION") and os.environ.get("BULLPEN_TOKEN"))
+        return bool(os.environ.get(IdentityVariable.SESSION)
+                    and os.environ.get(IdentityVariable.TOKEN))
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
         """Check the session's identity now, so a bad token shows as hermes' warning.

@@ -18,7 +18,6 @@ from pathlib import Path, PurePosixPath
 
 ADDED, MODIFIED, DELETED = 1, 2, 3  # watchfiles.Change values
 
-MAIN = "main"  # the source name of the repository's main checkout
 ALWAYS_SKIPPED_DIRS = (".git", ".bullpen", "__pycache__")
 # Swap, backup and write-then-rename temp names of common editors and tools.
 EDITOR_TEMP_PATTERNS = (
@@ -40,7 +39,7 @@ class ChangeBatch:
 
 @dataclass(frozen=True)
 class Target:
-    """A watched checkout: a session's worktree or the main checkout (`source == "main"`)."""
+    """A watched checkout: a session's worktree or the main checkout (`MAIN_CHECKOUT`)."""
 
     source: str
     root: Path

@@ -12,6 +12,7 @@ import sqlite3
 
 from board import notes
 from board.models import Note
+from board.vocabulary import DeliveryChannel
 from workers.tmux import sanitize
 from workers.tmux.keyboard import is_shell, type_line
 from workers.tmux.server import RoomServer, TmuxError
@@ -57,7 +58,8 @@ class Deliverer:
             held = notes.hold(self.conn, session, [note.id for note in overflow])
             waiting = waiting[len(overflow):]
         batch = waiting[:PER_LINE]
-        ids = notes.claim_delivery(self.conn, session, [note.id for note in batch], via="pane")
+        ids = notes.claim_delivery(self.conn, session, [note.id for note in batch],
+                                   via=DeliveryChannel.PANE)
         if not ids:
             return []  # a hook or the inbox took them first
         still_ours = [note for note in batch if note.id in ids]

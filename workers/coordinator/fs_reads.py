@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from board import reads
+from board.vocabulary import ReadSource
 
 IN_ACCESS, IN_CLOSE_NOWRITE, IN_OPEN = 0x001, 0x010, 0x020
 IN_CREATE, IN_MOVED_TO, IN_DELETE_SELF, IN_IGNORED = 0x100, 0x080, 0x400, 0x8000
@@ -48,7 +49,7 @@ def record_to(conn: sqlite3.Connection, session: str) -> Callable[[list[str]], N
     """An `on_reads` callback storing the paths as `session`'s reads (source "fs")."""
 
     def store(paths: list[str]) -> None:
-        reads.record(conn, session, paths, source="fs")
+        reads.record(conn, session, paths, source=ReadSource.FS)
 
     return store
 

@@ -19,6 +19,7 @@ from board.db import connect
 from board.home import DB_NAME
 from board.models import Session
 from board.room import check_store_present
+from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind, ReadSource
 from workers.coordinator import guard
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.integrity import check_after_unclean_stop, mark_clean_stop
@@ -38,7 +39,7 @@ EVENT_TICK = 0.05  # seconds between looks at the event log (a cheap indexed que
 PANE_TICK = 0.25  # seconds between pane polls (one tmux process each)
 ACTIVITY_EVERY = 5.0  # seconds between writes of a busy session's last activity
 HOUSEKEEPING_EVERY = 1.0  # seconds between checks that the lock and db are still ours
-WATCH_EVENTS = {"session_registered", "session_updated", "session_removed"}
+WATCH_EVENTS = {EventKind.SESSION_REGISTERED, EventKind.SESSION_UPDATED}
 # Seconds without session changes before the watch set is rebuilt: `up` registers many
 # sessions in a row, and each rebuild rescans every worktree.
 RETARGET_SETTLE = 0.5
@@ -49,16 +50,16 @@ class RoomGone(Exception):
 
 
 def effective_status(session: Session, pane_status: Status | None,
-                     exit_code: int | None) -> tuple[str, int | None]:
+                     exit_code: int | None) -> tuple[Status, int | None]:
     """What `ls` shows: a dead pane is exited; no pane is stopped; otherwise the
     agent's own hook report wins over what the pane's content suggests."""
     if pane_status is None:
-        return Status.STOPPED.value, None
+        return Status.STOPPED, None
     if pane_status == Status.EXITED:
-        return Status.EXITED.value, exit_code
+        return Status.EXITED, exit_code
     if session.hook_status in (Status.WORKING, Status.IDLE) and pane_status != Status.NEEDS_INPUT:
-        return session.hook_status, None
-    return pane_status.value, None
+        return Status(session.hook_status), None
+    return pane_status, None
 
 
 class Coordinator:
@@ -185,9 +186,10 @@ class Coordinator:
 
     def _apply(self, event) -> None:
         self.dispatcher.handle(event)
-        if event.kind == "note_sent":
+        if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
-        if event.kind == "change_recorded" and event.data.get("commit") and event.session:
+        if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")
+                and event.session):
             dispatch.set_mark(self.conn, f"head:{event.session}", event.data["commit"])
 
     def catch_up_commits(self) -> None:
@@ -234,7 +236,7 @@ class Coordinator:
         snapshots = snapshot_all(self.server)  # {} when the server is down
         statuses = self.tracker.update(snapshots)
         for session in sessions.all_sessions(self.conn):
-            if session.desired != "running":
+            if session.desired != DesiredState.RUNNING:
                 continue
             try:
                 self._poll_one(session, snapshots, statuses)
@@ -278,7 +280,7 @@ class Coordinator:
         worktrees = {s.name: Path(s.worktree) for s in known
                      if s.worktree and Path(s.worktree).is_dir()}
         if self.watcher is not None:
-            self.watcher.set_targets({"main": self.root, **worktrees})
+            self.watcher.set_targets({MAIN_CHECKOUT: self.root, **worktrees})
         opted_in = {s.name for s in known if s.fs_reads}
         for name in set(self._fs_reads) - (opted_in & set(worktrees)):
             self._fs_reads.pop(name).stop()
@@ -324,7 +326,7 @@ class Coordinator:
 
     def _recorder(self, session: str):
         def record(paths: list[str]) -> None:
-            reads.record(self._thread_conn(), session, paths, source="fs")
+            reads.record(self._thread_conn(), session, paths, source=ReadSource.FS)
         return record
 
 

@@ -19,6 +19,7 @@ import sqlite3
 from board import dispatch, sessions, tasks, validate
 from board.errors import BullpenError
 from board.models import OPERATOR, Event
+from board.vocabulary import EventKind, NoteKind, TaskStatus
 
 log = logging.getLogger(__name__)
 
@@ -55,16 +56,16 @@ class Dispatcher:
 
     def handle(self, event: Event) -> None:
         try:
-            if event.kind == "task_ready" and event.session and event.ref:
+            if event.kind == EventKind.TASK_READY and event.session and event.ref:
                 self._on_ready(event.session, event.ref)
-            elif event.kind == "task_assigned" and event.data.get("assignee") and event.ref:
+            elif event.kind == EventKind.TASK_ASSIGNED and event.data.get("assignee") and event.ref:
                 self._on_ready(event.data["assignee"], event.ref)  # handed a ready task
-            elif event.kind == "change_recorded" and event.data.get("commit"):
+            elif event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit"):
                 self._on_commit(event)
-            elif event.kind == "session_finished" and event.session:
+            elif event.kind == EventKind.SESSION_FINISHED and event.session:
                 dispatch.send_once(self.conn, f"finished:{event.session}:{event.ref}", OPERATOR,
                                    f"{event.session} finished its last task (#{event.ref}).",
-                                   kind="system")
+                                   kind=NoteKind.SYSTEM)
         except BullpenError as error:  # the session or task vanished since, or bad data
             log.info("event %d (%s): no ping: %s", event.id, event.kind, error)
         self.cursor = event.id
@@ -73,10 +74,10 @@ class Dispatcher:
         dispatch.set_mark(self.conn, CURSOR, str(self.cursor))
 
     def _on_ready(self, assignee: str, task_id: int) -> None:
-        if tasks.get(self.conn, task_id).status != "ready":
+        if tasks.get(self.conn, task_id).status != TaskStatus.READY:
             return  # claimed or moved on before we got here
         dispatch.send_once(self.conn, f"ready:{task_id}:{assignee}", assignee,
-                           ready_ping(self.conn, task_id), kind="handoff", task=task_id)
+                           ready_ping(self.conn, task_id), kind=NoteKind.HANDOFF, task=task_id)
 
     def _on_commit(self, event: Event) -> None:
         author, commit = event.session, event.data["commit"]
@@ -88,4 +89,4 @@ class Dispatcher:
             if subscriber.on_commit == author:
                 dispatch.send_once(self.conn, f"commit:{subscriber.name}:{commit}",
                                    subscriber.name, commit_ping(author, commit, message, paths),
-                                   kind="ping")
+                                   kind=NoteKind.PING)

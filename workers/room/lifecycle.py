@@ -17,6 +17,7 @@ from board.errors import BullpenError
 from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room
+from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
 from workers.coordinator import loop as coordinator
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path
@@ -68,7 +69,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         _create_plan_tasks(room, plan)
         panes = snapshot_all(server, with_content=False)
         for session in sessions.all_sessions(room.conn):
-            if session.desired != "running" or session.name in {p.name for p in new}:
+            if session.desired != DesiredState.RUNNING or session.name in {p.name for p in new}:
                 continue
             if owned(panes, session.pane, session.name) is not None:
                 report.say(f"{session.name} is already running")
@@ -133,7 +134,7 @@ def start_coordinator(server: RoomServer, home: Path) -> bool:
         return False
     process.failed_path(home).unlink(missing_ok=True)  # a failure written now is this start's
     command = layout.bullpen_command("coordinator")
-    env = {"BULLPEN_HOME": str(home), "PATH": layout.tool_path()}
+    env = {IdentityVariable.HOME: str(home), "PATH": layout.tool_path()}
     root = home.parent
     if server.has_session(layout.COORDINATOR_SESSION):
         pane = server.check("list-panes", "-t", f"={layout.COORDINATOR_SESSION}:",
@@ -166,9 +167,9 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
     report = Report()
     with open_operator_room(home) as room:
         for session in sessions.all_sessions(room.conn):
-            if session.pane and session.status not in ("stopped",):
+            if session.pane and session.status != SessionStatus.STOPPED:
                 report.say(f"stopped {session.name}")
-            sessions.set_status(room.conn, session.name, "stopped")
+            sessions.set_status(room.conn, session.name, SessionStatus.STOPPED)
             sessions.update(room.conn, session.name, pane_id=None)
         if server.is_alive():
             server.kill_server()
@@ -223,10 +224,10 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
         for session in sessions.all_sessions(room.conn):
             status, code = session.status, session.exit_code
             snap = owned(panes, session.pane, session.name)
-            if session.desired == "running" and snap is None:
-                status, code = "stopped", None
+            if session.desired == DesiredState.RUNNING and snap is None:
+                status, code = SessionStatus.STOPPED, None
             elif snap is not None and snap.dead:
-                status, code = "exited", snap.dead_status
+                status, code = SessionStatus.EXITED, snap.dead_status
             changed: tuple[str, ...] = ()
             if session.worktree and Path(session.worktree).is_dir():
                 changed = worktree_status(session.worktree, session.base).changed_files

@@ -13,6 +13,7 @@ from board.home import repo_root_of_home
 from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
+from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
 from workers.agents.command import HERMES, agent_kind, is_simple, launch_plan
 from workers.room import config
 from workers.tmux import layout
@@ -36,7 +37,7 @@ class SpawnRequest:
 
 
 def open_operator_room(home: Path) -> Room:
-    return open_room(env={"BULLPEN_HOME": str(home)})
+    return open_room(env={IdentityVariable.HOME: str(home)})
 
 
 def check_request(room: Room, request: SpawnRequest) -> None:
@@ -141,9 +142,9 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
                             plan.command, worktree, plan.env, title=name,
                             new_window=not side_by_side,
                             then=layout.arrange_args(layout_name, dashboard))
-    sessions.update(room.conn, name, pane_id=pane_id, desired="running",
+    sessions.update(room.conn, name, pane_id=pane_id, desired=DesiredState.RUNNING,
                     worktree=str(worktree))
-    sessions.set_status(room.conn, name, "starting")
+    sessions.set_status(room.conn, name, SessionStatus.STARTING)
     return sessions.require(room.conn, name)
 
 
@@ -160,8 +161,8 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
         done = []
         if layout.owns_pane(server, session.pane, name) and server.kill_pane(session.pane):
             done.append(f"stopped {name}")
-        sessions.update(room.conn, name, desired="stopped", pane_id=None)
-        sessions.set_status(room.conn, name, "stopped")
+        sessions.update(room.conn, name, desired=DesiredState.STOPPED, pane_id=None)
+        sessions.set_status(room.conn, name, SessionStatus.STOPPED)
         if remove:
             removed = remove_worktree(root, name, force=force)
             done.append(f"removed worktree {removed.path}"

@@ -31,6 +31,7 @@ from board.home import room_home
 from board.models import Note
 from board.repo_paths import repo_relative
 from board.room import Room, open_room
+from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
 from workers.agents import agent_files
 from workers.surfaces.bash_reads import read_paths
 
@@ -95,8 +96,8 @@ def _tool_paths(tool_input: object, keys: tuple[str, ...]) -> list[str]:
 
 
 def _pull_notes(room: Room, session: str) -> str:
-    sessions.set_hook_status(room.conn, session, "working")
-    return format_notes(notes.take_pending(room.conn, session, via="hook"))
+    sessions.set_hook_status(room.conn, session, SessionStatus.WORKING)
+    return format_notes(notes.take_pending(room.conn, session, via=DeliveryChannel.HOOK))
 
 
 def _extra(payload: Mapping[str, object]) -> dict:
@@ -131,7 +132,7 @@ def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
         if payload.get("tool_name") in HERMES_READ_TOOLS and not failed:
             paths = repo_relative(_tool_paths(payload.get("tool_input"), ("path",)),
                                _cwd(payload), strict=False)
-            reads.record(room.conn, session, paths, source="hook")
+            reads.record(room.conn, session, paths, source=ReadSource.HOOK)
         return None
     task = str(_extra(payload).get("task_id") or "-")
     if event == "pre_llm_call":
@@ -148,7 +149,7 @@ def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
         if main is not None and task != main:
             return None  # a side agent ended, the session's own turn may still run
         agent_files.write_value(room.home, session, agent_files.MAIN_TURN, f"{task} {DONE}")
-        sessions.set_hook_status(room.conn, session, "idle")
+        sessions.set_hook_status(room.conn, session, SessionStatus.IDLE)
         return None
     raise HookInputError(f"unknown hermes hook event {event!r}")
 
@@ -168,15 +169,16 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
         found = [path for path in raw if (cwd / path).is_file()]
         if found:
             reads.record(room.conn, session, repo_relative(found, cwd, strict=False),
-                         source="hook")
+                         source=ReadSource.HOOK)
         current = sessions.get(room.conn, session)
-        if current is not None and current.hook_status == "needs_input":
-            sessions.set_hook_status(room.conn, session, "working")  # the question was answered
+        if current is not None and current.hook_status == SessionStatus.NEEDS_INPUT:
+            # the question was answered
+            sessions.set_hook_status(room.conn, session, SessionStatus.WORKING)
         return None
     if event == "PermissionRequest":
-        sessions.set_hook_status(room.conn, session, "needs_input")
-        log_line({"BULLPEN_HOME": str(room.home), "BULLPEN_SESSION": session}, "claude",
-                 f"needs input: {permission_question(payload)}")
+        sessions.set_hook_status(room.conn, session, SessionStatus.NEEDS_INPUT)
+        identity = {IdentityVariable.HOME: str(room.home), IdentityVariable.SESSION: session}
+        log_line(identity, "claude", f"needs input: {permission_question(payload)}")
         return None
     if event == "SessionStart":
         conversation = payload.get("session_id")
@@ -190,7 +192,7 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
         return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                        "additionalContext": context}}
     if event == "Stop":
-        sessions.set_hook_status(room.conn, session, "idle")
+        sessions.set_hook_status(room.conn, session, SessionStatus.IDLE)
         return None
     raise HookInputError(f"unknown claude hook event {event!r}")
 
@@ -221,7 +223,7 @@ def log_line(env: Mapping[str, str], kind: str, message: str) -> None:
         logs = home / "logs"
         logs.mkdir(exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        who = env.get("BULLPEN_SESSION") or "-"
+        who = env.get(IdentityVariable.SESSION) or "-"
         flat = " ".join(message.split())
         with (logs / LOG_NAME).open("a") as handle:
             handle.write(f"{stamp} {kind} {who} {flat}\n")
@@ -240,7 +242,7 @@ def run_hook(kind: str, stdin_text: str, env: Mapping[str, str] | None = None) -
         payload = json.loads(stdin_text)
         if not isinstance(payload, dict):
             raise HookInputError("payload is not a JSON object")
-        if not env.get("BULLPEN_SESSION"):
+        if not env.get(IdentityVariable.SESSION):
             raise HookInputError("no BULLPEN_SESSION in the hook's environment")
         with open_room(env, create=False) as room:
             output = handler(payload, room)

@@ -25,6 +25,7 @@ from board import alerts, notebook, notes, reads, sessions, tasks
 from board.errors import BadInput, BullpenError
 from board.repo_paths import repo_relative
 from board.room import Room
+from board.vocabulary import ReadSource
 
 SERVER_NAME = "bullpen"
 INSTRUCTIONS = (
@@ -128,8 +129,8 @@ class BullpenTools:
         def record() -> dict:
             session = self._session("record reads")
             relative = repo_relative(paths, self._checkout(session))
-            return {"recorded": reads.record(self.room.conn, session, relative, source="mcp"),
-                    "paths": relative}
+            recorded = reads.record(self.room.conn, session, relative, source=ReadSource.MCP)
+            return {"recorded": recorded, "paths": relative}
         return self._call(record)
 
     def alerts(self) -> str:

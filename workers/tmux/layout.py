@@ -12,6 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from board.vocabulary import IdentityVariable
 from workers.tmux.server import DEFAULT_SESSION, SESSION_OPTION, RoomServer, socket_name_for
 
 ROOM_SESSION = DEFAULT_SESSION
@@ -74,7 +75,7 @@ def ensure_room_window(server: RoomServer, repo_root: Path, home: Path,
     server.ensure_session(ROOM_SESSION, cwd=repo_root, width=220, height=60)
     first = server.check("list-panes", "-t", f"={ROOM_SESSION}:", "-F", "#{pane_id}").split()[0]
     command = bullpen_command("dashboard") if with_dashboard else "exec cat"
-    env = {"BULLPEN_HOME": str(home), "PATH": tool_path()}
+    env = {IdentityVariable.HOME: str(home), "PATH": tool_path()}
     if fresh:
         server.check("set-option", "-p", "-t", first, SESSION_OPTION, DASHBOARD, ";",
                      "select-pane", "-t", first, "-T", DASHBOARD, ";",

@@ -1,0 +1,131 @@
+"""The room's shared words: every state, kind and name that more than one module matches.
+
+A stdlib-only leaf (as Supervisor's `states.py`): anything in bullpen may import it, and it
+imports nothing of bullpen, so emitters and matchers share one spelling and cannot drift.
+Each enum is a `StrEnum`, so its members are the very strings stored in the database and
+printed in `--json` output.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class EventKind(StrEnum):
+    """What an `events` row records; readers tail the log by id and match these."""
+
+    SESSION_REGISTERED = "session_registered"
+    SESSION_UPDATED = "session_updated"  # launch facts: pane, worktree, desired state
+    SESSION_STATUS = "session_status"  # observed status changed
+    SESSION_HOOK_STATUS = "session_hook_status"  # the agent's own hook reported
+    SESSION_FINISHED = "session_finished"  # its last open task is done
+    READ_RECORDED = "read_recorded"
+    NOTE_SENT = "note_sent"
+    NOTES_READ = "notes_read"
+    NOTES_DELIVERED = "notes_delivered"
+    NOTES_HELD = "notes_held"
+    NOTEBOOK_WRITTEN = "notebook_written"
+    TASK_ADDED = "task_added"
+    TASK_READY = "task_ready"
+    TASK_LINKED = "task_linked"
+    TASK_MOVED = "task_moved"
+    TASK_CLAIMED = "task_claimed"
+    TASK_DONE = "task_done"
+    TASK_BLOCKED = "task_blocked"
+    TASK_COMMENTED = "task_commented"
+    TASK_ASSIGNED = "task_assigned"
+    CHANGE_RECORDED = "change_recorded"
+    ALERT_RAISED = "alert_raised"
+
+
+class TaskStatus(StrEnum):
+    """A task's column, in board order (Hermes Kanban's words, so users meet familiar ones)."""
+
+    TRIAGE = "triage"
+    TODO = "todo"
+    READY = "ready"
+    RUNNING = "running"
+    BLOCKED = "blocked"
+    REVIEW = "review"
+    DONE = "done"
+    ARCHIVED = "archived"
+
+
+# Board order, left to right: moving a card one step goes to the neighbour in this tuple.
+TASK_STATUSES: tuple[TaskStatus, ...] = tuple(TaskStatus)
+FINISHED_TASK_STATUSES = frozenset({TaskStatus.DONE, TaskStatus.ARCHIVED})
+# Statuses a task may not take while a parent is unfinished.
+NEEDS_PARENTS_DONE = frozenset(
+    {TaskStatus.READY, TaskStatus.RUNNING, TaskStatus.REVIEW, TaskStatus.DONE})
+
+
+class SessionStatus(StrEnum):
+    """What a session is doing: evidence, not a guess (DESIGN "Agent state")."""
+
+    STARTING = "starting"  # launched, no evidence yet
+    WORKING = "working"
+    IDLE = "idle"  # its own empty prompt is in front
+    NEEDS_INPUT = "needs_input"  # a question is on screen
+    EXITED = "exited"  # the process ended (with its code)
+    STOPPED = "stopped"  # no pane at all
+    UNKNOWN = "unknown"  # evidence is missing or contradictory; never treated as idle
+
+
+class DesiredState(StrEnum):
+    """What the operator asked a session to be; `up` restores `running` ones."""
+
+    REGISTERED = "registered"  # known but never launched
+    RUNNING = "running"
+    STOPPED = "stopped"
+
+
+class NoteKind(StrEnum):
+    """Why a note was sent; the header and the dashboard stream show it."""
+
+    NOTE = "note"  # from a session or the operator
+    HANDOFF = "handoff"  # a task became ready: the parent's summary
+    ALERT = "alert"  # a file this session read was changed
+    PING = "ping"  # a commit to review
+    SYSTEM = "system"  # bullpen's own announcements
+
+
+class DeliveryState(StrEnum):
+    """Where a note stands for one recipient."""
+
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    HELD = "held"  # the queue was over its cap: inbox only
+
+
+class DeliveryChannel(StrEnum):
+    """How a note reached its recipient (`deliveries.via`)."""
+
+    PANE = "pane"  # typed into the agent's empty prompt
+    HOOK = "hook"  # pulled into a turn by the agent's hook
+    INBOX = "inbox"  # read with `note inbox` or the MCP tool
+
+
+class ReadSource(StrEnum):
+    """Where the knowledge that a session read a file came from."""
+
+    EXPLICIT = "explicit"  # bullpen read PATH
+    HOOK = "hook"  # the agent's tool-call hook (exact)
+    FS = "fs"  # filesystem open events (opt-in, for agents without hooks)
+    MCP = "mcp"  # the MCP `read` tool
+
+
+class IdentityVariable(StrEnum):
+    """The environment a session's processes carry so bullpen knows who is calling."""
+
+    HOME = "BULLPEN_HOME"  # the room's .bullpen directory
+    SESSION = "BULLPEN_SESSION"
+    TOKEN = "BULLPEN_TOKEN"
+
+
+IDENTITY_VARIABLES: tuple[IdentityVariable, ...] = tuple(IdentityVariable)
+
+OPERATOR = "operator"  # the human: the caller when no session variables are set
+SYSTEM_SENDER = "bullpen"  # pings, alerts and announcements come from bullpen itself
+EVERYONE = "all"  # the broadcast recipient on the command line
+BROADCAST = "*"  # how a broadcast is stored
+MAIN_CHECKOUT = "main"  # the watch source and `changed_by` of the repository's main checkout
