@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from board import store
-from board.errors import BadInput, BullpenError
+from board.errors import BadInput, StoreFault
 from board.home import DB_NAME
 from board.schema import APPLICATION_ID, MIGRATIONS
 
@@ -76,10 +76,6 @@ def connect_sqlite(path: Path | str) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-class StoreFault(BullpenError):
-    """The store cannot be used right now: disk full, read-only, damaged (exit 1)."""
 
 
 # What each SQLite failure means to the user, and what to do about it.

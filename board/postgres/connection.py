@@ -17,16 +17,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from board.errors import BullpenError, Refused
+from board.errors import BullpenError, Refused, StoreFault
 from board.postgres.dialect import translate
 from board.store import redact
 
 WRITE_LOCK = 0x42554C4C  # "BULL": the room's one writer lock (pg_advisory_xact_lock)
 CONNECT_TIMEOUT = 10  # seconds
-
-
-class StoreFault(BullpenError):
-    """The PostgreSQL store cannot be reached or failed (exit status 1)."""
 
 
 @lru_cache(maxsize=512)
@@ -127,6 +123,8 @@ class PgConnection:
     def _guarded(self, action: Any) -> Any:
         import psycopg
 
+        if self.raw.broken:  # the server went away and came back: a new session
+            self.raw = open_raw(self.url)
         cursor = self.raw.cursor()
         try:
             action(cursor)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from board import notes
+from board import notes, wakeup
 from tui.cli.context import record_id, room
 from tui.cli.output import one_line, print_json, print_table
 
@@ -57,9 +57,16 @@ def send_note(args: argparse.Namespace) -> int:
 def read_inbox(args: argparse.Namespace) -> int:
     with room() as current:
         deadline = time.monotonic() + max(args.wait, 0.0)
-        while (not notes.unread_count(current.conn, current.caller.name)
-               and time.monotonic() < deadline):
-            time.sleep(WAIT_POLL_SECONDS)  # the user asked to block; a cheap indexed count
+        if args.wait > 0 and not notes.unread_count(current.conn, current.caller.name):
+            # The user asked to block: a cheap indexed count after each change (pushed
+            # by PostgreSQL, polled on SQLite).
+            changes = wakeup.waiter(current.conn, WAIT_POLL_SECONDS)
+            try:
+                while (not notes.unread_count(current.conn, current.caller.name)
+                       and (left := deadline - time.monotonic()) > 0):
+                    changes.wait(left)
+            finally:
+                changes.close()
         received = notes.inbox(current.conn, current.caller, include_read=args.all)
     if args.json:
         print_json([note.to_json() for note in received])

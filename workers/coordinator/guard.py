@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import sqlite3
 
+from board.errors import StoreFault
+
 FIRST_DELAY = 0.1  # seconds before the first retry of a store fault
 MAX_DELAY = 5.0
 
 
 def is_store_fault(error: BaseException) -> bool:
     """Disk full, read-only, locked, I/O error or a malformed file: not the item's fault."""
-    return isinstance(error, sqlite3.OperationalError) or type(error) is sqlite3.DatabaseError
+    return (isinstance(error, (sqlite3.OperationalError, StoreFault))
+            or type(error) is sqlite3.DatabaseError)
 
 
 def reason(error: BaseException) -> str:

@@ -14,7 +14,7 @@ import time
 from collections import deque
 from pathlib import Path
 
-from board import alerts, dispatch, events, reads, sessions
+from board import alerts, dispatch, events, reads, sessions, wakeup
 from board.db import connect
 from board.home import DB_NAME
 from board.models import Session
@@ -72,6 +72,8 @@ class Coordinator:
         check_store_present(home)  # a lost database is reported, not silently recreated
         self.conn = connect(self.db_path)
         check_after_unclean_stop(self.conn, self.db_path)
+        # On PostgreSQL a commit anywhere in the room wakes the loop (LISTEN/NOTIFY).
+        self.changes = wakeup.waiter(self.conn, EVENT_TICK)
         self._db_identity = _identity(self.db_path)
         self.lock = lock
         self.server = server or layout.server_for(self.root)
@@ -115,14 +117,25 @@ class Coordinator:
                 if self.backoff.succeeded():
                     log.info("store writable again; carrying on")
                     self._set_state("ok")
-                stop.wait(EVENT_TICK)
+                self._wait_for_work(stop)
         finally:
+            self.changes.close()
             if self.watcher is not None:
                 self.watcher.stop()
             for reader in self._fs_reads.values():
                 reader.stop()
             mark_clean_stop(self.conn)
             self.conn.close()
+
+    def _wait_for_work(self, stop: threading.Event) -> None:
+        """Until the next event tick (SQLite) or the next change or pane poll (PostgreSQL,
+        where the store pushes: no query across the network 20 times a second)."""
+        if not self.changes.pushes:
+            stop.wait(EVENT_TICK)
+            return
+        next_poll = self._last_pane_poll + PANE_TICK - time.monotonic()
+        if not stop.is_set():
+            self.changes.wait(max(0.01, next_poll))
 
     def tick(self) -> None:
         """Apply new events; poll panes and deliver when it is time."""

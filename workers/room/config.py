@@ -116,6 +116,10 @@ def _names(path: Path, node: yaml.Node, key: str) -> tuple[str, ...]:
 def _parse(path: Path, root_node: yaml.Node) -> Config:
     top = _mapping(path, root_node, "")
     for key, (key_node, _) in top.items():
+        if key == "store":  # a database URL holds a secret; bullpen.yaml is tracked
+            raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: store: does not"
+                           " belong in bullpen.yaml (it is committed); put it in"
+                           " .bullpen/local.yaml or BULLPEN_DATABASE_URL")
         if key not in TOP_KEYS:
             raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: {key}: unknown key;"
                            f" use {', '.join(sorted(TOP_KEYS))}")
