@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from worktrees import precious
 from worktrees.base import forget_branch_config
 from worktrees.changes import branch_head
 from worktrees.errors import BadWorktreeInput, UnsafeRemoval, WorktreeError
@@ -22,7 +23,9 @@ def remove_worktree(repo_root: Path | str, name: str, force: bool = False,
     """Remove session `name`'s worktree and (unless `delete_branch=False`) its branch.
 
     Without `force`, refuses with UnsafeRemoval when the worktree has uncommitted changes
-    (untracked files included) or the branch holds commits the main checkout's HEAD lacks.
+    (untracked files included), precious ignored files or hidden edits (see
+    worktrees.precious), the branch holds commits the main checkout's HEAD lacks, or
+    stashes were made on it.
     Only `bullpen/` branches are ever deleted; a directory git does not know is left alone.
     """
     root = main_root(repo_root)
@@ -57,7 +60,13 @@ class _Found:
     def refuse_if_unsafe(self) -> None:
         if self.live:
             _refuse_if_dirty(self.path)
+            _refuse_if_hidden_work(self.path, self.root)
         _refuse_if_unmerged(self.root, self.branch, self.tip, self.registered)
+        stashes = precious.stashes_of(self.root, self.branch)
+        if stashes:
+            raise UnsafeRemoval(f"{self.branch} has {len(stashes)} stash(es) ("
+                                f"{precious.shown(stashes)}); apply or drop them"
+                                " (git stash list), or remove with --force")
 
 
 def _remove(root: Path, name: str, branch: str, force: bool,
@@ -90,6 +99,21 @@ def _refuse_if_dirty(path: Path) -> None:
         more = f" and {len(changed) - _SHOWN_FILES} more" if len(changed) > _SHOWN_FILES else ""
         raise UnsafeRemoval(f"{path} has uncommitted changes ({shown}{more}); "
                             "commit or discard them, or remove with --force")
+
+
+def _refuse_if_hidden_work(path: Path, root: Path) -> None:
+    """Refuse when git status shows nothing but removal would still lose work."""
+    found = []
+    ignored = precious.precious_ignored(path, root)
+    if ignored:
+        found.append(f"ignored files that are not build output ({precious.shown(ignored)})")
+    hidden = precious.hidden_edits(path)
+    if hidden:
+        found.append("edits hidden by skip-worktree or assume-unchanged"
+                     f" ({precious.shown(hidden)})")
+    if found:
+        raise UnsafeRemoval(f"{path} holds {'; and '.join(found)}; move or commit them,"
+                            " or remove with --force")
 
 
 def _refuse_if_unmerged(root: Path, branch: str, tip: str | None,

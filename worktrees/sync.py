@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from worktrees.errors import WorktreeError
@@ -11,13 +12,16 @@ from worktrees.naming import check_branch_allowed
 from worktrees.repo import resolve_commit
 
 _OVERWRITE = "would be overwritten by merge"
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # for branches with no common base
 
 
 def sync(worktree_path: Path | str, from_branch: str, keep_conflicts: bool = False) -> SyncReport:
     """Merge `from_branch` (any ref) into the branch checked out at `worktree_path`.
 
     Uncommitted work is never lost: git refuses a merge that would touch a file with local
-    changes, and that refusal comes back as a report naming the files (`blocked_by`). On
+    changes, and that refusal comes back as a report naming the files (`blocked_by`); so
+    does a file the merge would write that exists here untracked or ignored (git would
+    overwrite an ignored one without a word). On
     conflicts the merge is aborted (the tree is as before) and the conflicting files are
     reported; with `keep_conflicts=True` they are left in place for the user to resolve.
     """
@@ -32,6 +36,12 @@ def sync(worktree_path: Path | str, from_branch: str, keep_conflicts: bool = Fal
     if _is_ancestor(cwd, source, "HEAD"):
         return SyncReport(False, False, (), f"already up to date with {from_branch}")
     fast_forward = _is_ancestor(cwd, "HEAD", source)
+    at_risk = _untracked_in_the_way(cwd, source)
+    if at_risk:
+        return SyncReport(False, False, (), (
+            f"did not merge {from_branch}: it brings {', '.join(at_risk[:5])}, which exist"
+            " here untracked or ignored and would be overwritten; move them aside, then sync"
+            " again"), blocked_by=tuple(at_risk))
 
     result = run_git(cwd, "merge", "--no-edit", "--no-stat", from_branch,
                      ok=(0, 1, 2, 128))
@@ -63,6 +73,20 @@ def _conflicted(cwd: Path, from_branch: str, keep: bool) -> SyncReport:
         f"did not merge {from_branch}: conflicts in {listed}; nothing changed, "
         "merge by hand, or run bullpen sync again with --keep-conflicts to resolve them"
         " in place"))
+
+
+def _untracked_in_the_way(cwd: Path, source: str) -> list[str]:
+    """Files the merge would write that exist here but are not tracked (untracked or
+    ignored): git overwrites ignored ones silently — a session's .env, say."""
+    base = run_git(cwd, "merge-base", "HEAD", source, ok=(0, 1)).stdout.strip()
+    changed = split_z(run_git(cwd, "diff", "--name-only", "--no-renames", "-z",
+                              "--diff-filter=AMCRT", base or EMPTY_TREE, source).stdout)
+    present = [rel for rel in changed if os.path.lexists(cwd / rel)]
+    if not present:
+        return []
+    literal = [f":(literal){rel}" for rel in present]  # no globbing of odd file names
+    tracked = set(split_z(run_git(cwd, "ls-files", "-z", "--", *literal).stdout))
+    return [rel for rel in present if rel not in tracked]
 
 
 def _merging(cwd: Path) -> bool:
