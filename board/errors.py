@@ -1,4 +1,10 @@
-"""Typed errors a user can meet; the CLI turns each into one line on stderr."""
+"""Typed errors a user can meet; the CLI turns each into one line on stderr.
+
+The one error root of bullpen: git (`worktrees.errors`) and tmux (`workers.tmux.server`)
+errors derive from these classes, so every fault a user can see carries its
+`exit_status` (1: a failure, 2: bad input, nothing changed). Stdlib only: it is the one
+module of `board` that `worktrees` may import.
+"""
 
 
 class BullpenError(Exception):

@@ -1,8 +1,9 @@
 """Git worktrees for bullpen sessions: one `bullpen/<name>` branch and directory per session.
 
 Everything here talks to git through GitPython's command wrapper and returns frozen
-dataclasses; no module imports `board`, `workers`, `tui` or Textual. Errors users can meet
-are `WorktreeError` subclasses carrying an `exit_status`.
+dataclasses; no module imports `workers`, `tui` or Textual, and of `board` only its error
+root (`board.errors`, stdlib only). Errors users can meet are `WorktreeError` subclasses
+(themselves `BullpenError`s) carrying an `exit_status`.
 """
 
 from worktrees.changes import branch_head, commit_info, commits_between, session_diff

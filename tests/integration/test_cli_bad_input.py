@@ -41,6 +41,8 @@ CASES = {
     "oversized note": (["note", "send", "bob", "x" * 8001], "the limit is 8000"),
     "control characters": (["note", "send", "bob", "hi\x1b[2J"], "control character"),
     "invalid status": (["task", "move", "1", "doing"], "invalid status 'doing'"),
+    "invalid status filter": (["task", "ls", "--status", "doing"],
+                              "choose from 'triage', 'todo'"),
     "cycle": (["task", "link", "2", "1"], "cycle"),
     "reply to unknown note": (["note", "send", "bob", "hi", "--reply-to", "77"],
                               "note 77 does not exist"),

@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from board.errors import BullpenError
 from tui.cli.output import fail
 
 PROG = "bullpen"
@@ -100,12 +101,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as error:  # typed errors from any layer carry their exit status
-        exit_status = getattr(error, "exit_status", None)
-        if exit_status is None:
-            message, exit_status = _untyped(error)
-            fail(f"bullpen: {message}", exit_status)
-        fail(f"bullpen: {error}", exit_status)
+    except BullpenError as error:  # the one error root: every layer's typed errors
+        fail(f"bullpen: {error}", error.exit_status)
+    except Exception as error:
+        message, exit_status = _untyped(error)
+        fail(f"bullpen: {message}", exit_status)
     return int(status or 0)
 
 

@@ -6,7 +6,7 @@ import argparse
 
 from board import tasks
 from board.models import Task
-from board.validate import STATUSES
+from board.vocabulary import TASK_STATUSES
 from tui.cli.context import record_id, room
 from tui.cli.output import one_line, print_json, print_table
 
@@ -25,7 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add.set_defaults(handler=add_task)
 
     ls = verbs.add_parser("ls", help="list tasks")
-    ls.add_argument("--status", choices=STATUSES, action="append", help="only these statuses")
+    # Plain strings: argparse shows choices by their repr.
+    ls.add_argument("--status", choices=[status.value for status in TASK_STATUSES],
+                    action="append", help="only these statuses")
     ls.add_argument("--mine", action="store_true", help="only tasks assigned to me")
     ls.add_argument("--json", action="store_true", help="print a JSON array of tasks")
     ls.set_defaults(handler=list_tasks)
@@ -37,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     move = verbs.add_parser("move", help="move a task to another status")
     move.add_argument("id", metavar="ID", type=record_id, help="the task's id")
-    move.add_argument("status", metavar="STATUS", help=", ".join(STATUSES))
+    move.add_argument("status", metavar="STATUS", help=", ".join(TASK_STATUSES))
     move.set_defaults(handler=move_task)
 
     claim = verbs.add_parser("claim", help="take a ready task (default: the next one for me)")

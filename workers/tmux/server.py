@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from board.errors import BadInput, BullpenError
+
 if TYPE_CHECKING:
     import libtmux
 
@@ -24,14 +26,12 @@ SESSION_OPTION = "@bullpen_session"  # pane option naming the bullpen session; a
 _PLACEHOLDER = "exec cat"  # holds a new pane open until its options are set
 
 
-class TmuxError(Exception):
-    """A tmux command failed."""
-
-    exit_status = 1
+class TmuxError(BullpenError):
+    """A tmux command failed (exit status 1)."""
 
 
-class TmuxMissing(TmuxError):
-    """The tmux binary is not installed."""
+class TmuxMissing(TmuxError, BadInput):
+    """The tmux binary is not installed (exit status 2: install it and try again)."""
 
     exit_status = 2
 
