@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from board.room import Room
-from tests.ui.fakes import BASE_TIME, FakeActions, populate
+from tests.ui.fakes import BASE_TIME, FakeActions, populate, populate_team
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +35,13 @@ def fake_actions() -> FakeActions:
 def fake_room(room: Room) -> Room:
     """The operator's room holding the fake data set."""
     populate(room.conn)
+    return room
+
+
+@pytest.fixture
+def team_room(room: Room) -> Room:
+    """The operator's room holding issue 14's data set (see `populate_team`)."""
+    populate_team(room.conn)
     return room
 
 

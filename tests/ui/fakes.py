@@ -20,12 +20,24 @@ Hermes Agent 0.19.0 · model stub-model
 > """
 
 
+DIFF = """diff --git a/src/api/usage.py b/src/api/usage.py
+new file mode 100644
+--- /dev/null
++++ b/src/api/usage.py
+@@ -0,0 +1,3 @@
++def usage(request):
++    \"\"\"Monthly usage for the caller.\"\"\"
++    return {"calls": 42}
+"""
+
+
 class FakeActions:
     """Records every session action; the preview is a fixed text."""
 
     def __init__(self, preview: str = PREVIEW) -> None:
         self.calls: list[tuple[str, str, dict]] = []
         self.preview = preview
+        self.attention: list[int] = []  # every count shown in the tmux status line
         self._lock = threading.Lock()
 
     def _record(self, verb: str, name: str, **kwargs: object) -> None:
@@ -56,6 +68,17 @@ class FakeActions:
     def keep_coordinator(self) -> bool:
         self._record("keep_coordinator", "")
         return False
+
+    def show_attention(self, count: int) -> None:
+        with self._lock:
+            self.attention.append(count)
+
+    def diff(self, name: str) -> str:
+        return DIFF if name == "coder" else ""
+
+    def changed_paths(self, name: str) -> list[str]:
+        return {"coder": ["src/api/usage.py", "tests/test_usage.py", "README.md"],
+                "reviewer": ["notes/review.md"]}.get(name, [])
 
 
 def populate(conn: sqlite3.Connection) -> None:
@@ -115,3 +138,84 @@ def fix_times(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE tasks SET updated_at = created_at")
         conn.execute("UPDATE sessions SET last_activity = ? , created_at = ? + rowid",
                      (BASE_TIME + 600, BASE_TIME))
+
+
+QUESTION = "Do you want to proceed? (y/n)"
+LONG_TITLES = ("Write the usage endpoint tests", "Document the rate limit header")  # 30 each
+
+
+def _ensure_column(conn: sqlite3.Connection, table: str, column: str) -> None:
+    """Add a column the delivery work (issue 11) brings, on stores from before it."""
+    names = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+    if column not in names:
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+
+
+def _deliver(conn: sqlite3.Connection, note: int, recipient: str, state: str,
+             reason: str | None = None) -> None:
+    read_at = BASE_TIME if state == "read" else None
+    via = {"typed": "pane", "handed": "hook", "read": "inbox"}.get(state)
+    conn.execute("UPDATE deliveries SET state = ?, via = ?, read_at = ?, held_reason = ?"
+                 " WHERE note = ? AND recipient = ?", (state, via, read_at, reason, note,
+                                                       recipient))
+
+
+def populate_team(conn: sqlite3.Connection) -> None:
+    """Issue 14's data set: 3 sessions (reviewer needs input, with a question), 10 tasks
+    across 4 statuses with two 30-character titles, notes of each kind in each delivery
+    state (one held, one a reply), two alerts, one private notebook entry."""
+    for name, agent in (("research", "hermes -p research"), ("coder", "claude"),
+                        ("reviewer", "/usr/bin/python3 tests/agents/scripted_agent.py")):
+        sessions.register(conn, name, agent=agent, branch=f"bullpen/{name}",
+                          worktree=f"/repo/.bullpen/worktrees/{name}")
+    for name, status in (("research", "idle"), ("coder", "working"),
+                         ("reviewer", "needs_input")):
+        sessions.set_status(conn, name, status, activity_at=BASE_TIME)
+    research, coder = Caller("research"), Caller("coder")
+    gather = tasks.add(conn, OPERATOR, "Gather usage data", assignee="research")
+    tests_task = tasks.add(conn, OPERATOR, LONG_TITLES[0], assignee="coder", after=[gather.id])
+    tasks.add(conn, OPERATOR, "Review the endpoint", assignee="reviewer", after=[tests_task.id])
+    docs = tasks.add(conn, OPERATOR, LONG_TITLES[1], assignee="coder")
+    cache = tasks.add(conn, OPERATOR, "Cache the usage query", assignee="coder")
+    tasks.add(conn, OPERATOR, "Triage flaky CI", status="triage")
+    deploy = tasks.add(conn, OPERATOR, "Deploy preview env")
+    review = [tasks.add(conn, OPERATOR, title, assignee=who) for title, who in (
+        ("Refactor config loader", "coder"), ("Fix login redirect", "research"),
+        ("Tidy the logging setup", None))]
+    for task in (gather, docs, cache):
+        tasks.move(conn, research if task is gather else coder, task.id, "running")
+    tasks.move(conn, OPERATOR, 6, "todo")
+    tasks.block(conn, OPERATOR, deploy.id, "needs credentials")
+    for task in review:
+        tasks.move(conn, OPERATOR, task.id, "review")
+
+    first = notes.send(conn, research, "coder", "usage data is in data/usage.md")
+    notes.send(conn, coder, "research", "thanks, which endpoint first?\nI can start with"
+               " /usage and leave /billing for later.", reply_to=None)
+    notes.send(conn, OPERATOR, "all", "standup in 10 minutes")
+    notes.send(conn, research, "coder", "3 endpoints, start with /usage; numbers in"
+               " data/usage.md", kind="handoff")
+    notes.send(conn, "bullpen", "coder", "task #2 is ready: research handed off", kind="ping")
+    notes.send(conn, coder, "reviewer", "please look at #8 when you can")
+    notes.send(conn, "bullpen", "reviewer", "coordinator restarted", kind="system")
+    notebook.write_entry(conn, research, "usage spikes at 09:00 UTC")
+    notebook.write_entry(conn, coder, "my private scratch: try caching", private=True)
+    reads.record(conn, "reviewer", ["src/app.py", "README.md"])
+    _age(conn, "reads")
+    alerts.record_change(conn, "coder", ["src/app.py"], commit="abc1234def5678",
+                         message="faster handler")
+    alerts.record_change(conn, "coder", ["README.md"])
+    with write(conn):
+        _ensure_column(conn, "sessions", "status_reason")
+        _ensure_column(conn, "deliveries", "held_reason")
+        conn.execute("UPDATE sessions SET status_reason = ? WHERE name = 'reviewer'",
+                     (QUESTION,))
+        conn.execute("UPDATE notes SET reply_to = ? WHERE id = 2", (first.id,))
+        for note, recipient, state, reason in (
+                (1, "coder", "read", None), (2, "research", "typed", None),
+                (3, "research", "read", None), (3, "coder", "handed", None),
+                (3, "reviewer", "queued", None), (4, "coder", "handed", None),
+                (5, "coder", "queued", None), (6, "reviewer", "held", "not at its prompt"),
+                (7, "reviewer", "typed", None), (8, "reviewer", "read", None)):
+            _deliver(conn, note, recipient, state, reason)
+    fix_times(conn)

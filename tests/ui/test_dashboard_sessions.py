@@ -132,12 +132,16 @@ async def test_the_board_with_5000_tasks(room: Room, fake_actions: FakeActions) 
 
 
 @pytest.mark.parametrize(("agent", "label"), [
-    ("/home/u/.venv/bin/python -m workers.demo.agents research", "agents research"),
+    ("/home/u/.venv/bin/python -m workers.demo.agents research", "script"),
     ("hermes -p coder --cli", "hermes"),
-    ("/usr/bin/python3 tests/agents/scripted_agent.py --log f", "scripted_agent.py"),
-    ("claude", "claude"),
+    ("/usr/bin/python3 tests/agents/scripted_agent.py --log f", "script"),
+    ("claude --dangerously-skip-permissions", "claude"),
+    ("IS_SANDBOX=1 claude", "claude"),
+    ("env FOO=1 /usr/local/bin/aider --yes", "aider"),
+    ("bash", "shell"),
+    ("/bin/zsh -l", "shell"),
     (None, "-"),
-    ("a-very-long-agent-program-name", "a-very-long-agent…"),
+    ("a-very-long-agent-program-name", "a-very-lo…"),
 ])
 def test_agent_labels_stay_short(agent: str | None, label: str) -> None:
     from tui.dashboard.format import agent_label

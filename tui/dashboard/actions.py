@@ -53,6 +53,15 @@ class SessionActions(Protocol):
     def keep_coordinator(self) -> bool:
         """Start the room's coordinator again if it died; True when it had to."""
 
+    def show_attention(self, count: int) -> None:
+        """Show "N need you" in the room's tmux status line (nothing when 0)."""
+
+    def diff(self, name: str) -> str:
+        """The session's change since its base: commits and uncommitted edits (a diff)."""
+
+    def changed_paths(self, name: str) -> list[str]:
+        """The files that differ in the session's worktree (uncommitted)."""
+
 
 class RuntimeActions:
     """The real runtime (`workers.room.runtime`), imported on first use so the dashboard
@@ -92,3 +101,12 @@ class RuntimeActions:
 
     def keep_coordinator(self) -> bool:
         return self._room().keep_coordinator()
+
+    def show_attention(self, count: int) -> None:
+        self._room().show_attention(count)
+
+    def diff(self, name: str) -> str:
+        return self._room().diff(name)
+
+    def changed_paths(self, name: str) -> list[str]:
+        return self._room().changed_paths(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -20,15 +21,17 @@ class DashboardApp(App[None]):
     CSS_PATH = Path(__file__).with_name("dashboard.tcss")  # absolute: subclasses elsewhere
     TITLE = "bullpen"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (130, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS = [Binding("q", "quit", "Quit", id="app.quit")]
 
-    def __init__(self, home: Path, actions: SessionActions) -> None:
+    def __init__(self, home: Path, actions: SessionActions, bell: bool = True) -> None:
         super().__init__()
         self.home = home
         self.actions = actions
+        self.ring_bell = bell
 
     def get_default_screen(self) -> Screen:
-        return MainScreen(self.home, self.actions)
+        return MainScreen(self.home, self.actions, bell=self.ring_bell)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every dashboard action in the command palette, plus Textual's own."""
@@ -39,7 +42,12 @@ class DashboardApp(App[None]):
         yield from super().get_system_commands(screen)
 
 
-def make_app(home: Path, actions: SessionActions | None = None) -> DashboardApp:
+def make_app(home: Path, actions: SessionActions | None = None,
+             bell: bool | None = None) -> DashboardApp:
     """The dashboard for the room at `home` (a `.bullpen` directory); the one factory for the
-    CLI, the tests and the bench. Without `actions`, sessions are driven by the real runtime."""
-    return DashboardApp(Path(home), actions if actions is not None else RuntimeActions(home))
+    CLI, the tests and the bench. Without `actions`, sessions are driven by the real runtime.
+    `bell` (default: on unless BULLPEN_BELL=off) rings once for each new need."""
+    if bell is None:
+        bell = os.environ.get("BULLPEN_BELL", "on").lower() not in ("off", "0", "no")
+    return DashboardApp(Path(home), actions if actions is not None else RuntimeActions(home),
+                        bell)

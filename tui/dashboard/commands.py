@@ -18,18 +18,21 @@ class Command:
     group: str  # board | sessions | global: the widget whose keys these are
     show: bool = True  # listed in the footer
     key_display: str | None = None
+    label: str | None = None  # the footer's shorter word (80 columns hold the footer)
 
 
 COMMANDS: tuple[Command, ...] = (
     Command("move_left", "shift+left,H", "Move left", "Move the card to the previous"
-            " column, collapsed ones too (tasks.move)", "board", key_display="⇧←"),
+            " column, collapsed ones too (tasks.move)", "board", key_display="⇧←",
+            label="Left"),
     Command("move_right", "shift+right,L", "Move right", "Move the card to the next"
-            " column, collapsed ones too (tasks.move)", "board", key_display="⇧→"),
+            " column, collapsed ones too (tasks.move)", "board", key_display="⇧→",
+            label="Right"),
     Command("new_task", "n", "New", "Add a task (title, assignee, after)", "board"),
     Command("assign", "a", "Assign", "Assign the card to a session ('-' for nobody)", "board",
             show=False),
     Command("details", "enter", "Details", "Body, parents, children, comments, summary",
-            "board"),
+            "board", show=False),
     Command("done", "d", "Done", "Finish the card with a handoff summary", "board"),
     Command("block", "b", "Block", "Mark the card blocked, with a reason", "board",
             show=False),
@@ -46,11 +49,15 @@ COMMANDS: tuple[Command, ...] = (
             show=False),
     Command("restart_session", "r", "Restart", "Restart the session", "sessions",
             show=False),
+    Command("next_need", "g", "Next need", "Go to the next thing that waits on you"
+            " (enter there: its pane or card)", "global", label="Needs"),
     Command("compose", "m", "Note", "Send a note to the selected session", "global"),
     Command("compose_all", "M", "Note all", "Send a note to every session", "global",
             show=False),
     Command("filter_stream", "slash", "Filter", "Show only the selected session's notes"
             " (again: show all)", "global", show=False),
+    Command("toggle_flips", "e", "Status flips", "Show or hide sessions' status changes in"
+            " the note stream", "global", show=False),
     Command("toggle_preview", "p", "Preview", "Show or hide the pane preview", "global",
             show=False),
     Command("help", "question_mark", "Help", "Keys and actions", "global"),
@@ -65,7 +72,7 @@ def commands_in(group: str) -> list[Command]:
 def bindings_for(group: str) -> list[Binding]:
     """Bindings for a group's commands, aimed at the actions of the widget that declares
     them (the board, the sessions table, or the screen for the global group)."""
-    return [Binding(command.keys, command.action, command.title,
+    return [Binding(command.keys, command.action, command.label or command.title,
                     show=command.show, key_display=command.key_display,
                     id=f"{group}.{command.action}")
             for command in commands_in(group)]

@@ -10,11 +10,13 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from board import notebook, notes, sessions, views
+from board import attention, notebook, notes, sessions, views
+from board.attention import Delivery, HeldNote
 from board.models import Event, Note, NotebookEntry, Session, Task
 from board.views import AlertRow
 
 STREAM_HISTORY = 200  # notes loaded at start; older ones stay in the store
+DELIVERY_WINDOW = 200  # the newest notes whose delivery states the stream keeps fresh
 NOTEBOOK_HISTORY = 50
 ALERT_ROWS = 100
 # Events shown in the stream as system lines; the rest are noise or shown another way
@@ -28,10 +30,12 @@ STREAM_EVENTS = frozenset({
 
 @dataclass(frozen=True)
 class SessionRow:
-    """A session with its unread note count."""
+    """A session with its unread note count and why it is in its status (the question
+    of a session that needs input), when the store records one."""
 
     session: Session
     unread: int
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,8 @@ class StreamItem:
     text: str
     ref: int | None = None
     private: bool = False
+    reply_to: int | None = None
+    flip: bool = False  # a session's status change: hidden from the stream by default
 
     def involves(self, session: str) -> bool:
         """True when the item was sent by, to, or about `session` (or to everyone)."""
@@ -64,19 +70,23 @@ class RoomDelta:
     alerts: list[AlertRow] | None = None
     changed_sessions: set[str] = field(default_factory=set)
     last_note: int = 0
-    sessions_dirty: bool = False  # the tail fills `sessions` and `alerts`, throttled
-    alerts_dirty: bool = False
+    held: list[HeldNote] | None = None  # notes held back from panes (with `sessions`)
+    deliveries: dict[int, list[Delivery]] | None = None  # of the newest notes
+    sessions_dirty: bool = False  # the tail fills `sessions`, `alerts`, `held` and
+    alerts_dirty: bool = False  # `deliveries`, throttled
 
 
 def session_rows(conn: sqlite3.Connection) -> list[SessionRow]:
     """Every session with its unread count (two queries)."""
     unread = views.unread_counts(conn)
-    return [SessionRow(s, unread.get(s.name, 0)) for s in sessions.all_sessions(conn)]
+    reasons = attention.status_reasons(conn)
+    return [SessionRow(s, unread.get(s.name, 0), reasons.get(s.name))
+            for s in sessions.all_sessions(conn)]
 
 
 def note_item(note: Note) -> StreamItem:
     return StreamItem(note.created_at, note.kind, note.sender, note.recipient, note.body,
-                      note.id)
+                      note.id, reply_to=note.reply_to)
 
 
 def entry_item(entry: NotebookEntry) -> StreamItem:
@@ -106,7 +116,10 @@ def event_item(event: Event) -> StreamItem | None:
     elif kind == "task_linked":
         text = f"task #{ref} waits for #{data.get('parent')}"
     elif kind == "session_status":
-        text = f"is {data.get('status')}"
+        status = str(data.get("status") or "?").replace("_", " ")
+        reason = data.get("reason")
+        return StreamItem(event.created_at, "event", event.session or "?", None,
+                          f"is {status}" + (f": {reason}" if reason else ""), ref, flip=True)
     elif kind == "change_recorded":
         paths = data.get("paths") or []
         text = f"changed {', '.join(paths[:3])}" + (" …" if len(paths) > 3 else "")
@@ -124,10 +137,12 @@ def load_snapshot(conn: sqlite3.Connection) -> RoomDelta:
     stream = [note_item(note) for note in recent]
     stream += [entry_item(entry) for entry in notebook.operator_view(conn, NOTEBOOK_HISTORY)]
     stream.sort(key=lambda item: item.at)
+    last_note = recent[-1].id if recent else 0
     return RoomDelta(
         last_event=last_event, initial=True, tasks=views.all_cards(conn), stream=stream,
         sessions=session_rows(conn), alerts=views.alerts_with_state(conn, ALERT_ROWS),
-        last_note=recent[-1].id if recent else 0,
+        last_note=last_note, held=attention.held_notes(conn),
+        deliveries=attention.deliveries_of(conn, [note.id for note in recent]),
     )
 
 
@@ -147,7 +162,7 @@ def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) ->
             task_ids.add(event.ref)
         elif kind == "note_sent":
             new_notes = sessions_dirty = True
-        elif kind in ("notes_read", "notes_delivered"):
+        elif kind.startswith("notes_"):  # read, delivered, held, claimed, …
             sessions_dirty = alerts_dirty = True
         elif kind == "notebook_written" and event.ref is not None:
             entry_ids.add(event.ref)
@@ -177,5 +192,9 @@ def fill_panels(conn: sqlite3.Connection, delta: RoomDelta, sessions_too: bool,
     """Read the sessions and alerts panels' rows into `delta` (each a whole, small table)."""
     if sessions_too:
         delta.sessions = session_rows(conn)
+        delta.held = attention.held_notes(conn)
+        newest = delta.last_note
+        delta.deliveries = attention.deliveries_of(
+            conn, range(max(newest - DELIVERY_WINDOW, 0) + 1, newest + 1))
     if alerts_too:
         delta.alerts = views.alerts_with_state(conn, ALERT_ROWS)

@@ -14,6 +14,7 @@ from pathlib import PurePath
 
 from rich.text import Text
 
+from board.attention import Delivery
 from tui.dashboard.feed import StreamItem
 
 STATUS_STYLES = {
@@ -33,25 +34,32 @@ KIND_STYLES = {
     "notebook": "green",
     "event": "dim",
 }
-DELIVERY_STYLES = {"pending": "bold yellow", "delivered": "green", "read": "dim green"}
+DELIVERY_STYLES = {"pending": "bold yellow", "queued": "bold yellow", "held": "bold red",
+                   "claimed": "yellow", "delivered": "green", "typed": "green",
+                   "handed": "green", "read": "dim green"}
 
 
-def agent_label(agent: str | None, width: int = 18) -> str:
-    """A short name for an agent command: its program (`hermes`, `claude`), the script
-    of `python script.py`, or for `python -m pkg.mod ARGS` the module's last part and
-    its arguments."""
+SHELLS = frozenset({"sh", "bash", "zsh", "fish", "dash", "ksh"})
+INTERPRETERS = ("python", "node", "ruby", "perl", "deno", "bun")
+
+
+def agent_label(agent: str | None, width: int = 10) -> str:
+    """A short name for an agent command: its program (`hermes`, `claude`, `aider`),
+    `shell` for a shell, `script` for an interpreter running a script or module."""
     try:
         words = shlex.split(agent or "")
     except ValueError:
         words = (agent or "").split()
+    words = [word for word in words if "=" not in word or word.startswith("-")]  # VAR=1 …
+    if words and PurePath(words[0]).name == "env":
+        words = words[1:]
     if not words:
         return "-"
     program = PurePath(words[0]).name
-    if program.startswith("python") and "-m" in words[1:-1]:
-        module_at = words.index("-m") + 1
-        label = " ".join([words[module_at].rsplit(".", 1)[-1], *words[module_at + 1:]])
-    elif program.startswith("python") and len(words) > 1 and words[1].endswith(".py"):
-        label = PurePath(words[1]).name
+    if program in SHELLS:
+        label = "shell"
+    elif program.startswith(INTERPRETERS):
+        label = "script" if len(words) > 1 else program
     else:
         label = program
     return label if len(label) <= width else label[: width - 1] + "…"
@@ -95,28 +103,69 @@ def status_text(status: str) -> Text:
     return Text(status.replace("_", " "), style=STATUS_STYLES.get(status, ""))
 
 
+def delivery_text(deliveries: tuple[Delivery, ...] | list[Delivery]) -> Text:
+    """Where a note got: 'typed', 'held: capped', or for several recipients
+    'read 2 · queued 1'."""
+    if not deliveries:
+        return Text("")
+    if len(deliveries) == 1:
+        only = deliveries[0]
+        word = f"held: {only.reason}" if only.state == "held" and only.reason else only.state
+        return Text(word, style=DELIVERY_STYLES.get(only.state, ""))
+    counts: dict[str, int] = {}
+    for delivery in deliveries:
+        counts[delivery.state] = counts.get(delivery.state, 0) + 1
+    text = Text()
+    for index, (state, count) in enumerate(sorted(counts.items())):
+        if index:
+            text.append(" · ", style="dim")
+        text.append(f"{state} {count}", style=DELIVERY_STYLES.get(state, ""))
+    return text
+
+
+def stream_lines(item: StreamItem, deliveries: tuple[Delivery, ...], width: int) -> list[Text]:
+    """An item of the note stream on as many lines as it needs at `width`: a header
+    (time, sender → recipient, kind, id, `re #N`, delivery state), then the body."""
+    head = Text(no_wrap=True, overflow="ellipsis")
+    head.append(clock(item.at)[:5] + " ", style="dim")
+    if item.kind == "event":  # a system line: one line, dimmed
+        head.append(item.who, style="cyan")
+        head.append(" " + one_line(item.text), style="dim")
+        return [head]
+    head.append(item.who, style="bold cyan")
+    if item.to is not None:
+        head.append(" → ")
+        head.append("all" if item.to == "*" else item.to, style="cyan")
+    style = KIND_STYLES.get(item.kind, "")
+    if item.kind == "notebook":
+        head.append(" ✎ notebook", style=style)
+        if item.private:
+            head.append(" [private]", style="bold reverse yellow")
+    else:
+        if item.ref is not None:
+            head.append(f" #{item.ref}", style="bold")
+        if item.kind != "note":
+            head.append(f" {item.kind}", style=style)
+        if item.reply_to is not None:
+            head.append(f" re #{item.reply_to}", style="italic")
+        if deliveries:
+            head.append(" · ", style="dim")
+            head.append_text(delivery_text(deliveries))
+    body = Text(item.text.strip(), style="")
+    lines = [head]
+    for part in body.wrap(_console(), max(width - 2, 1)):
+        part.pad_left(2)
+        lines.append(part)
+    return lines
+
+
+@lru_cache(maxsize=1)
+def _console():  # noqa: ANN202 - a Rich console only used to measure text
+    from rich.console import Console
+
+    return Console(width=200, color_system=None)
+
+
 def one_line(text: str) -> str:
     """Collapse whitespace so a multi-line note fits one stream line."""
     return " ".join(text.split())
-
-
-def stream_line(item: StreamItem) -> Text:
-    """One stream line: time, who → whom, kind, text; private entries say so."""
-    line = Text(no_wrap=True, overflow="ellipsis")
-    line.append(clock(item.at)[:5] + " ", style="dim")
-    line.append(item.who, style="bold cyan" if item.kind != "event" else "cyan")
-    if item.to is not None:
-        line.append(" → ")
-        line.append("all" if item.to == "*" else item.to, style="cyan")
-    style = KIND_STYLES.get(item.kind, "")
-    if item.kind == "notebook":
-        line.append(" ✎ notebook", style=style)
-        if item.private:
-            line.append(" [private]", style="bold reverse yellow")
-    elif item.kind not in ("note", "event"):
-        line.append(f" [{item.kind}]", style=style)
-    if item.ref is not None and item.kind not in ("event", "notebook"):
-        line.append(f" #{item.ref}", style="dim")
-    line.append(": " if item.kind != "event" else " ", style="dim")
-    line.append(one_line(item.text), style="dim" if item.kind == "event" else "")
-    return line

@@ -64,6 +64,11 @@ class Jobs:
             self.screen.post_message(RuntimeDone(done))
         self._run(job, "session", what)
 
+    def show_attention(self, count: int) -> None:
+        """Show how many things need the human in the room's tmux status line."""
+        self._run(lambda: self.actions.show_attention(count), "attention", "status line",
+                  exclusive=True)
+
     def capture(self, name: str) -> None:
         """Capture a session's pane for the preview."""
         def job() -> None:

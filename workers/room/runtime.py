@@ -64,6 +64,29 @@ class RoomRuntime:
             return False
         return lifecycle.ensure_coordinator(self.server, self.home)
 
+    def show_attention(self, count: int) -> None:
+        """"N need you" on the right of the room's tmux status line (cleared at 0)."""
+        text = f"#[fg=black,bg=yellow,bold] {count} need you #[default]" if count else ""
+        self.server.check("set-option", "-t", layout.ROOM_SESSION, "status-right", text)
+
+    def _worktree(self, name: str) -> tuple[Path, str | None]:
+        with launcher.open_operator_room(self.home) as room:
+            session = sessions.require(room.conn, name)
+        if not session.worktree or not Path(session.worktree).is_dir():
+            raise BadInput(f"{name} has no worktree on disk; see bullpen ls")
+        return Path(session.worktree), session.base
+
+    def diff(self, name: str) -> str:
+        """What `bullpen diff NAME` prints: commits since the base and uncommitted edits."""
+        from worktrees.changes import session_diff
+
+        return session_diff(*self._worktree(name))
+
+    def changed_paths(self, name: str) -> list[str]:
+        """The uncommitted files in the session's worktree."""
+        path, base = self._worktree(name)
+        return list(worktree_status(path, base).changed_files)
+
     def changed_files(self, name: str) -> int | None:
         with launcher.open_operator_room(self.home) as room:
             session = sessions.get(room.conn, name)

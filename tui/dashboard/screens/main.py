@@ -36,10 +36,12 @@ from tui.dashboard.messages import (
     TailFailed,
     TaskLoaded,
 )
+from tui.dashboard.needs import Attention, needs_you
 from tui.dashboard.screens.prompt import Field, PromptScreen
 from tui.dashboard.screens.task_detail import TaskDetailScreen
 from tui.dashboard.tail import EventTail
 from tui.dashboard.widgets.board import Board
+from tui.dashboard.widgets.needs_you import NeedsYou
 from tui.dashboard.widgets.note_stream import NoteStream
 from tui.dashboard.widgets.preview import Preview
 from tui.dashboard.widgets.sessions_table import SessionsTable
@@ -61,10 +63,12 @@ class MainScreen(Screen[None]):
           for number, panel in enumerate(PANELS, start=1)),
     ]
 
-    def __init__(self, home: Path, actions: SessionActions) -> None:
+    def __init__(self, home: Path, actions: SessionActions, bell: bool = True) -> None:
         super().__init__()
         self.home = home
         self.actions = actions
+        self.bell = bell  # ring once for each new thing that needs the human
+        self.attention = Attention()
         self.writer: StoreWriter | None = None
         self.tail: EventTail | None = None
         self.jobs: Jobs  # set on mount, with the writer and the tail it uses
@@ -73,6 +77,7 @@ class MainScreen(Screen[None]):
         self._capturing: str | None = None  # the session whose pane a worker is capturing
 
     def compose(self) -> ComposeResult:
+        yield NeedsYou(id="needs")
         with Horizontal(id="top"):
             yield SessionsTable(id="sessions")
             yield Preview(id="preview")
@@ -128,6 +133,10 @@ class MainScreen(Screen[None]):
             self.board.session_names = [row.session.name for row in delta.sessions]
         if delta.alerts is not None:
             self.query_one(WatcherTable).show(delta.alerts)
+        if delta.deliveries is not None:
+            self.stream.show_deliveries(delta.deliveries)
+        if self.attention.update(delta):
+            self.show_needs(initial=delta.initial)
         changed = ([row.session.name for row in delta.sessions or ()] if delta.initial
                    else sorted(delta.changed_sessions))
         if changed:
@@ -135,9 +144,23 @@ class MainScreen(Screen[None]):
         self.applied_event = max(self.applied_event, delta.last_event)
         if delta.initial:
             self.loaded = True
+            self.board.focus_first()
             self.refresh_preview()
         if delta.tasks or delta.removed_tasks or delta.initial:
             self.refresh_bindings()  # the highlighted card may have come or gone
+
+    def show_needs(self, initial: bool = False) -> None:
+        """Redraw the needs-you strip; ring for new entries; tell tmux the count."""
+        board = self.board
+        blocked = [board.tasks[i] for i in board.columns.get("blocked", ()) if i in board.tasks]
+        needs = needs_you(self.attention.rows, blocked, self.attention.alerts,
+                          self.attention.held)
+        self.query_one(NeedsYou).show(needs)
+        fresh = self.attention.fresh(needs)
+        if fresh and self.bell and not initial:
+            self.app.bell()
+        if self.attention.count_changed(len(needs)):
+            self.jobs.show_attention(len(needs))
 
     def on_tail_failed(self, message: TailFailed) -> None:
         self.notify(f"reading the store failed: {message.error}", severity="error")
@@ -237,9 +260,17 @@ class MainScreen(Screen[None]):
                          agent=message.agent, task=message.task,
                          done=f"spawned {message.name}")
 
+    def on_needs_you_chosen(self, message: NeedsYou.Chosen) -> None:
+        need = message.need
+        if need.task is not None and need.task in self.board.tasks:
+            self.board.follow(need.task, self.board.tasks[need.task].status)
+        elif need.session is not None:
+            self.jobs.run_runtime(f"focus {need.session}", self.actions.focus, need.session)
+
     @on(DataTable.RowHighlighted, "#sessions")
     def _session_highlighted(self) -> None:
         self.board.selected_session = self.sessions_table.selected
+        self.sessions_table.show_title()
         self.refresh_preview()
 
     # Keys that span panels.
@@ -248,6 +279,9 @@ class MainScreen(Screen[None]):
         """Run a command from the palette on the widget whose keys it belongs to."""
         owner = {"board": self.board, "sessions": self.sessions_table}.get(command.group, self)
         await owner.run_action(command.action)
+
+    def action_next_need(self) -> None:
+        self.query_one(NeedsYou).next()
 
     def action_panel(self, panel: str) -> None:
         self.query_one(PANELS[panel]).focus()
@@ -275,6 +309,9 @@ class MainScreen(Screen[None]):
         selected = self.sessions_table.selected
         self.stream.narrow(None if self.stream.only is not None or selected is None
                            else selected)
+
+    def action_toggle_flips(self) -> None:
+        self.stream.toggle_flips()
 
     def action_toggle_preview(self) -> None:
         self.preview.display = not self.preview.display

@@ -132,6 +132,13 @@ class Board(Horizontal):
         if index < len(ids) and ids[index] == task.id:
             del ids[index]
 
+    def focus_first(self) -> None:
+        """Focus the ready column, or the first with cards when it is empty."""
+        status = next((status for status in ("ready", *STATUSES) if self.columns[status]),
+                      "ready")
+        self.column(status).focus()
+        self.current = self.column(status)
+
     def follow(self, task_id: int, status: str) -> None:
         """Focus `task_id` in column `status` now, or as soon as the store says it is there."""
         self._follow = (task_id, status)

@@ -1,9 +1,11 @@
-"""The note stream: notes, handoffs, alerts, notebook entries and events, newest at the bottom.
+"""The note stream: notes, handoffs, pings, alerts, notebook entries and board events,
+newest at the bottom, each on as many lines as it needs.
 
 Not a RichLog: appending there grows the virtual size, which re-lays out the whole
 screen on every note (~100 ms with 50 sessions). This widget keeps a fixed size and
 draws the tail of its items (or an older window, scrolled with the keys or the wheel),
-so a new note repaints only this panel.
+so a new note repaints only this panel. Status flips (`coder is working`) are hidden
+unless toggled on: the sessions panel shows them already.
 """
 
 from __future__ import annotations
@@ -11,25 +13,27 @@ from __future__ import annotations
 from collections import deque
 
 from rich.segment import Segment
+from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.strip import Strip
 from textual.widget import Widget
 
+from board.attention import Delivery
 from tui.dashboard.feed import StreamItem
-from tui.dashboard.format import stream_line
+from tui.dashboard.format import stream_lines
 
 KEEP = 1000  # items kept in memory for scrolling back and re-filtering
 
 
 class NoteStream(Widget, can_focus=True):
-    """A tail of `StreamItem`s, one line each, that can be narrowed to one session."""
+    """A tail of `StreamItem`s that can be narrowed to one session."""
 
     BINDINGS = [
         Binding("up,k", "scroll_by(1)", "Older", show=False),
         Binding("down,j", "scroll_by(-1)", "Newer", show=False),
-        Binding("pageup", "scroll_by(10)", show=False),
-        Binding("pagedown", "scroll_by(-10)", show=False),
+        Binding("pageup", "scroll_by(5)", show=False),
+        Binding("pagedown", "scroll_by(-5)", show=False),
         Binding("home", "scroll_by(1000000)", show=False),
         Binding("end", "scroll_by(-1000000)", show=False),
     ]
@@ -38,59 +42,93 @@ class NoteStream(Widget, can_focus=True):
         super().__init__(id=id)
         self.items: deque[StreamItem] = deque(maxlen=KEEP)
         self.shown: deque[StreamItem] = deque(maxlen=KEEP)
+        self.deliveries: dict[int, tuple[Delivery, ...]] = {}
         self.only: str | None = None
-        self.back = 0  # lines scrolled up from the newest
-        self.border_title = "notes"
+        self.flips = False  # show status flips too
+        self.back = 0  # items scrolled up from the newest
+        self._window: list[Strip] | None = None
+        self._update_titles()
+
+    def _passes(self, item: StreamItem) -> bool:
+        return (self.flips or not item.flip) and (self.only is None or item.involves(self.only))
 
     def add(self, items: list[StreamItem]) -> None:
-        """Append items (oldest first); those that pass the filter are drawn."""
+        """Append items (oldest first); those that pass the filters are drawn."""
         for item in items:
             self.items.append(item)
-            if self.only is None or item.involves(self.only):
+            if self._passes(item):
                 self.shown.append(item)
                 if self.back:
                     self.back += 1  # keep the window the reader scrolled to still
-        self._update_subtitle()
-        self.refresh()
+        self._changed()
+
+    def show_deliveries(self, deliveries: dict[int, list[Delivery]]) -> None:
+        """Take fresh delivery states for notes (by id); redraw if any moved on."""
+        fresh = {note: tuple(states) for note, states in deliveries.items()}
+        if any(self.deliveries.get(note) != states for note, states in fresh.items()):
+            self.deliveries.update(fresh)
+            self._changed()
 
     def narrow(self, session: str | None) -> None:
         """Show only items involving `session` (None: everything)."""
-        self.only, self.back = session, 0
-        self.shown = deque((item for item in self.items
-                            if session is None or item.involves(session)), maxlen=KEEP)
-        self.border_title = "notes" if session is None else f"notes · {session} only"
-        self._update_subtitle()
+        self.only = session
+        self._refilter()
+
+    def toggle_flips(self) -> None:
+        """Show or hide sessions' status flips."""
+        self.flips = not self.flips
+        self._refilter()
+
+    def _refilter(self) -> None:
+        self.back = 0
+        self.shown = deque((item for item in self.items if self._passes(item)), maxlen=KEEP)
+        self._changed()
+
+    def _changed(self) -> None:
+        self._window = None
+        self._update_titles()
         self.refresh()
 
-    @property
-    def lines(self) -> list[StreamItem]:
-        """The items currently in the window, top to bottom."""
-        height = self.content_region.height or len(self.shown)
-        end = len(self.shown) - self.back
-        return list(self.shown)[max(end - height, 0):end]
+    def _update_titles(self) -> None:
+        title = "notes" if self.only is None else f"notes · {self.only} only"
+        self.border_title = title + (" · +status" if self.flips else "")
+        self.border_subtitle = f"↓ {self.back} newer (end)" if self.back else ""
 
-    def action_scroll_by(self, lines: int) -> None:
-        most = max(len(self.shown) - max(self.content_region.height, 1), 0)
-        self.back = max(0, min(self.back + lines, most))
-        self._update_subtitle()
-        self.refresh()
+    def action_scroll_by(self, items: int) -> None:
+        self.back = max(0, min(self.back + items, max(len(self.shown) - 1, 0)))
+        self._changed()
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
-        self.action_scroll_by(3)
+        self.action_scroll_by(1)
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
-        self.action_scroll_by(-3)
+        self.action_scroll_by(-1)
 
-    def _update_subtitle(self) -> None:
-        self.border_subtitle = f"↓ {self.back} newer (end)" if self.back else ""
+    def on_resize(self) -> None:
+        self._window = None
+
+    def _lines(self, width: int, height: int) -> list[Strip]:
+        """The bottom `height` lines of the items up to the scrolled-to one."""
+        texts: list[Text] = []
+        index = len(self.shown) - 1 - self.back
+        while index >= 0 and len(texts) < height:
+            item = self.shown[index]
+            texts[:0] = stream_lines(item, self.deliveries.get(item.ref or -1, ())
+                                     if item.kind not in ("event", "notebook") else (), width)
+            index -= 1
+        strips = []
+        for text in texts[-height:]:
+            text.truncate(width, overflow="ellipsis")
+            segments = list(text.render(self.app.console))
+            strips.append(Strip(segments).apply_style(self.rich_style).adjust_cell_length(
+                width, self.rich_style) if segments else Strip([Segment(" " * width)]))
+        return [Strip.blank(width, self.rich_style)] * (height - len(strips)) + strips
 
     def render_line(self, y: int) -> Strip:
         width, height = self.content_region.width, self.content_region.height
-        index = len(self.shown) - self.back - height + y
-        if not 0 <= index < len(self.shown) or width <= 0:
-            return Strip.blank(width, self.rich_style)
-        text = stream_line(self.shown[index])
-        text.truncate(width, overflow="ellipsis")
-        segments = list(text.render(self.app.console))
-        return Strip(segments).apply_style(self.rich_style).adjust_cell_length(
-            width, self.rich_style) if segments else Strip([Segment(" " * width)])
+        if width <= 0 or height <= 0:
+            return Strip.blank(max(width, 0), self.rich_style)
+        if self._window is None or len(self._window) != height or \
+                (self._window and self._window[0].cell_length != width):
+            self._window = self._lines(width, height)
+        return self._window[y] if y < len(self._window) else Strip.blank(width, self.rich_style)

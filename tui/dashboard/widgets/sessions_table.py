@@ -87,9 +87,15 @@ class SessionsTable(DataTable):
         self.clear()
         for row in rows:
             self.add_row(*self._cells(row), key=row.session.name)
-        self.border_title = f"sessions {len(rows)}"
         if selected is not None:
             self.select(selected)
+        self.show_title()
+
+    def show_title(self) -> None:
+        """'sessions 3 · coder': the count and the selected session."""
+        selected = self.selected
+        self.border_title = f"sessions {len(self.rows_by_name)}" + (
+            f" · {selected}" if selected else "")
 
     def show_changed(self, counts: dict[str, int | None]) -> None:
         """Update the changed-files column for the sessions counted."""

@@ -1,0 +1,86 @@
+"""What waits on the human, read from the store in a few queries (no writes).
+
+Delivery states are shown in the words of issue 11 (queued, held: reason, claimed,
+handed, typed, read). Stores from before that change keep `pending`/`delivered` with a
+`via`; those are translated here, and columns that may not exist yet (`held_reason`,
+`sessions.status_reason`) are read only when the row has them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from board.models import Note
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One recipient's copy of a note and how far it got."""
+
+    recipient: str
+    state: str  # queued | held | claimed | handed | typed | read
+    reason: str | None = None  # why a held note is held
+
+
+@dataclass(frozen=True)
+class HeldNote:
+    """A note that will not be typed into its recipient's pane, and why."""
+
+    note: Note
+    recipient: str
+    reason: str | None
+
+
+def _column(row: sqlite3.Row, name: str) -> object:
+    return row[name] if name in row.keys() else None  # noqa: SIM118 - Row: `in` is values
+
+
+def delivery_of(row: sqlite3.Row) -> Delivery:
+    """A `deliveries` row in today's vocabulary, whichever schema wrote it."""
+    state, via = row["state"], row["via"]
+    if row["read_at"] is not None and state in ("delivered", "read"):
+        state = "read" if via in (None, "inbox") else ("typed" if via == "pane" else "handed")
+    elif state == "pending":
+        state = "queued"
+    elif state == "delivered":
+        state = "typed" if via == "pane" else "handed"
+    reason = _column(row, "held_reason")
+    return Delivery(row["recipient"], state, str(reason) if reason else None)
+
+
+def deliveries_of(conn: sqlite3.Connection, note_ids: Iterable[int]) -> dict[int, list[Delivery]]:
+    """Each note's deliveries, by note id (notes to nobody are absent)."""
+    wanted = sorted(set(note_ids))
+    found: dict[int, list[Delivery]] = {}
+    for start in range(0, len(wanted), 500):  # stay under SQLite's host-parameter limit
+        chunk = wanted[start:start + 500]
+        rows = conn.execute(
+            f"SELECT * FROM deliveries WHERE note IN ({','.join('?' * len(chunk))})"
+            " ORDER BY note, recipient", chunk).fetchall()
+        for row in rows:
+            found.setdefault(row["note"], []).append(delivery_of(row))
+    return found
+
+
+def held_notes(conn: sqlite3.Connection, limit: int = 50) -> list[HeldNote]:
+    """Notes held back from their recipients' panes, oldest first."""
+    rows = conn.execute(
+        "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.via AS d_via,"
+        " d.read_at AS d_read_at, d.* FROM deliveries d JOIN notes n ON n.id = d.note"
+        " WHERE d.state = 'held' AND d.read_at IS NULL ORDER BY n.id LIMIT ?",
+        (limit,)).fetchall()
+    return [HeldNote(Note(id=row["note"], sender=row["sender"], recipient=row["d_recipient"],
+                          body=row["body"], reply_to=row["reply_to"],
+                          created_at=row["created_at"], kind=row["kind"], task=row["task"]),
+                     row["d_recipient"],
+                     str(_column(row, "held_reason") or "") or None) for row in rows]
+
+
+def status_reasons(conn: sqlite3.Connection) -> dict[str, str]:
+    """Why each session is in its status (the question of one that needs input), for
+    the sessions that have a reason recorded."""
+    rows = conn.execute("SELECT * FROM sessions").fetchall()
+    return {row["name"]: str(reason) for row in rows
+            if (reason := _column(row, "status_reason"))}

@@ -1,0 +1,88 @@
+"""What waits on the human, as the needs-you strip lists it (plain Python, no Textual).
+
+Built from what the screen already holds (session rows, cards, alerts, held notes), so
+it costs no query of its own: sessions that need input (with their question), notes held
+back from a pane (with the reason), blocked tasks (with theirs), and change alerts the
+reader has not been told about yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from board.attention import HeldNote
+from board.models import Task
+from board.views import AlertRow
+from tui.dashboard.feed import RoomDelta, SessionRow
+
+NEEDS_INPUT = "needs_input"
+UNSEEN_ALERT_STATES = ("pending", "queued", "held")
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing that waits on the human; `session` is the pane `enter` focuses."""
+
+    key: tuple[object, ...]  # stable identity: a new key rings the bell once
+    kind: str  # input | held | blocked | alert
+    text: str
+    session: str | None = None
+    task: int | None = None
+
+
+def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterable[AlertRow],
+              held: Iterable[HeldNote]) -> list[Need]:
+    """Everything that waits on the human, most urgent kind first."""
+    found = [Need(("input", row.session.name, row.reason), "input",
+                  f"{row.session.name} asks: {row.reason}" if row.reason
+                  else f"{row.session.name} needs input", session=row.session.name)
+             for row in rows if row.session.status == NEEDS_INPUT]
+    found += [Need(("held", item.note.id, item.recipient), "held",
+                   f"note #{item.note.id} {item.note.sender} → {item.recipient} held"
+                   + (f": {item.reason}" if item.reason else ""), session=item.recipient)
+              for item in held]
+    found += [Need(("blocked", card.id), "blocked",
+                   f"#{card.id} {card.title} blocked"
+                   + (f": {card.block_reason}" if card.block_reason else ""),
+                   session=card.assignee, task=card.id)
+              for card in cards if card.status == "blocked"]
+    found += [Need(("alert", row.alert.id), "alert",
+                   f"{row.alert.path} changed by {row.alert.changed_by};"
+                   f" {row.alert.session} not told yet", session=row.alert.session)
+              for row in alerts if row.state in UNSEEN_ALERT_STATES]
+    return found
+
+
+class Attention:
+    """What the strip is built from, kept between deltas, and what was already shown
+    (a need rings the bell once, when it first appears)."""
+
+    def __init__(self) -> None:
+        self.rows: list[SessionRow] = []
+        self.alerts: list[AlertRow] = []
+        self.held: list[HeldNote] = []
+        self._shown: set[tuple[object, ...]] = set()
+        self._count: int | None = None
+
+    def update(self, delta: RoomDelta) -> bool:
+        """Take the parts of `delta` the strip depends on; True when any changed."""
+        if delta.sessions is not None:
+            self.rows = delta.sessions
+        if delta.alerts is not None:
+            self.alerts = delta.alerts
+        if delta.held is not None:
+            self.held = delta.held
+        return (delta.initial or delta.sessions is not None or delta.alerts is not None
+                or delta.held is not None or bool(delta.tasks or delta.removed_tasks))
+
+    def fresh(self, needs: list[Need]) -> list[Need]:
+        """The needs not shown last time (remembering these as shown)."""
+        new = [need for need in needs if need.key not in self._shown]
+        self._shown = {need.key for need in needs}
+        return new
+
+    def count_changed(self, count: int) -> bool:
+        """True when `count` differs from the count last reported."""
+        changed, self._count = count != self._count, count
+        return changed

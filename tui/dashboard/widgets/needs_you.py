@@ -1,0 +1,114 @@
+"""The needs-you strip: what waits on the human, one line each, above everything else.
+
+Hidden while nothing waits. `enter` (or a click) on a line asks the screen to take you
+there: the session's tmux pane, or the blocked card on the board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from tui.dashboard.needs import Need
+
+MAX_ROWS = 4  # more scroll inside the strip (2 in a terminal under SHORT rows)
+SHORT = 30
+KIND_LABELS = {"input": ("needs input", "bold black on yellow"),
+               "held": ("held note", "bold yellow"),
+               "blocked": ("blocked", "bold red"),
+               "alert": ("alert", "bold magenta")}
+
+
+class NeedsYou(Widget, can_focus=True):
+    """A short list of `Need`s with a cursor."""
+
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("enter", "choose", "Go there", id="needs.choose"),
+    ]
+
+    cursor: reactive[int] = reactive(0)
+
+    @dataclass
+    class Chosen(Message):
+        """Take the human to this need (its pane, or its card)."""
+
+        need: Need
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.needs: list[Need] = []
+        self.display = False
+
+    def show(self, needs: list[Need]) -> None:
+        """Show these needs (hidden when there are none)."""
+        current = self.needs[self.cursor].key if self.cursor < len(self.needs) else None
+        self.needs = needs
+        keys = [need.key for need in needs]
+        self.cursor = keys.index(current) if current in keys else min(self.cursor,
+                                                                      max(len(needs) - 1, 0))
+        self.display = bool(needs)
+        self.styles.height = min(len(needs), self.rows) + 2
+        self.border_title = f"needs you {len(needs)}"
+        self.border_subtitle = "g next · enter go" if needs else ""
+        self.refresh()
+
+    def next(self) -> None:
+        """Focus the strip on the next need (wrapping round)."""
+        if self.needs:
+            self.cursor = (self.cursor + 1) % len(self.needs) if self.has_focus else self.cursor
+            self.focus()
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.needs) - 1)) if self.needs else 0
+
+    def watch_cursor(self) -> None:
+        self.refresh()
+
+    def action_cursor(self, step: int) -> None:
+        self.cursor += step
+
+    def action_choose(self) -> None:
+        if self.needs:
+            self.post_message(self.Chosen(self.needs[self.cursor]))
+
+    def on_click(self, event: events.Click) -> None:
+        row = self._top + event.y - 1
+        if 0 <= row < len(self.needs):
+            self.cursor = row
+            self.action_choose()
+
+    @property
+    def rows(self) -> int:
+        """How many needs are visible at once."""
+        return 2 if self.app.size.height < SHORT else MAX_ROWS
+
+    @property
+    def _top(self) -> int:
+        return max(self.cursor - self.rows + 1, 0)
+
+    def render(self) -> Text:
+        lines = Text(no_wrap=True, overflow="ellipsis")
+        top = self._top
+        for index, need in enumerate(self.needs[top:top + self.rows], start=top):
+            label, style = KIND_LABELS.get(need.kind, (need.kind, "bold"))
+            if index > top:
+                lines.append("\n")
+            marker = "▸ " if index == self.cursor and self.has_focus else "  "
+            lines.append(marker, style="bold")
+            lines.append(f"{label:<11}", style=style)
+            lines.append(" " + need.text)
+        return lines
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
