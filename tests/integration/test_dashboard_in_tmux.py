@@ -42,7 +42,7 @@ def test_dashboard_beside_sessions_and_focus_follows(git_repo: Path, tmp_path: P
 
 
 def _select_bob(server, dashboard: str) -> bool:
-    if "preview · bob" in server.capture(dashboard):
+    if "sessions 2 · bob" in server.capture(dashboard):  # the panel's title names the row
         return True
     server.check("send-keys", "-t", dashboard, "Down")
     return False
