@@ -7,9 +7,10 @@ import sqlite3
 import time
 
 from board.models import Event
+from board.vocabulary import EventKind
 
 
-def emit(conn: sqlite3.Connection, kind: str, session: str | None = None,
+def emit(conn: sqlite3.Connection, kind: EventKind, session: str | None = None,
          ref: int | None = None, **data: object) -> int:
     """Append an event inside the caller's write transaction; returns its id."""
     cursor = conn.execute(
@@ -24,12 +25,16 @@ def since(conn: sqlite3.Connection, after_id: int, limit: int = 1000) -> list[Ev
     rows = conn.execute(
         "SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?", (after_id, limit)
     ).fetchall()
-    return [
-        Event(row["id"], row["kind"], row["session"], row["ref"],
-              json.loads(row["data"]) if row["data"] else {}, row["created_at"])
-        for row in rows
-    ]
+    return [_row_to_event(row) for row in rows]
 
 
-def last_id(conn: sqlite3.Connection) -> int:
-    return conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
+def _row_to_event(row: sqlite3.Row) -> Event:
+    return Event(row["id"], row["kind"], row["session"], row["ref"],
+                 json.loads(row["data"]) if row["data"] else {}, row["created_at"])
+
+
+def first(conn: sqlite3.Connection, kind: EventKind, ref: int | None) -> Event | None:
+    """The oldest event of `kind` about `ref` (a task, note or change id), or None."""
+    row = conn.execute("SELECT * FROM events WHERE kind = ? AND ref = ? ORDER BY id LIMIT 1",
+                       (kind, ref)).fetchone()
+    return _row_to_event(row) if row else None

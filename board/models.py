@@ -118,6 +118,18 @@ class Alert(_Json):
 
 
 @dataclass(frozen=True)
+class Change(_Json):
+    """A recorded change: a coalesced burst of edits, or one commit (`commit` set)."""
+
+    id: int
+    changed_by: str
+    paths: tuple[str, ...]
+    commit: str | None
+    message: str | None
+    created_at: float
+
+
+@dataclass(frozen=True)
 class Session(_Json):
     name: str
     agent: str | None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from board import events, notes, sessions, tasks
+from board import notes, sessions, tasks, views
 from board.db import write
 from board.identity import Caller
 from board.room import Room, open_room
@@ -53,7 +53,7 @@ def test_a_bad_event_is_logged_with_its_id_and_the_next_ones_still_run(
     assert f"event {bad} (change_recorded) skipped: AttributeError" in caplog.text
     [ping] = notes.pending(room.conn, "b")
     assert ping.task == task.id  # the event after the bad one was handled
-    assert coord.dispatcher.cursor == events.last_id(room.conn)  # past the bad one
+    assert coord.dispatcher.cursor == views.last_event_id(room.conn)  # past the bad one
     coord.conn.close()
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from board import events, sessions, tasks
+from board import events, sessions, tasks, views
 from board.errors import NotFound, Refused
 from board.identity import Caller
 from board.room import Room
@@ -25,7 +25,7 @@ def test_child_waits_then_becomes_ready_with_its_last_parent(room: Room) -> None
     assert child.status == "todo" and child.waiting
     tasks.done(room.conn, OPERATOR, first.id, summary="half")
     assert tasks.get(room.conn, child.id).status == "todo"
-    before = events.last_id(room.conn)
+    before = views.last_event_id(room.conn)
     _, released = tasks.done(room.conn, OPERATOR, second.id, summary="all of it")
     assert [task.id for task in released] == [child.id]
     assert tasks.get(room.conn, child.id).status == "ready"
@@ -56,13 +56,13 @@ def test_cycles_are_refused_and_nothing_is_written(room: Room) -> None:
     a = tasks.add(room.conn, OPERATOR, "a")
     b = tasks.add(room.conn, OPERATOR, "b", after=[a.id])
     c = tasks.add(room.conn, OPERATOR, "c", after=[b.id])
-    before = events.last_id(room.conn)
+    before = views.last_event_id(room.conn)
     with pytest.raises(Refused, match="cycle"):
         tasks.link(room.conn, OPERATOR, c.id, a.id)
     with pytest.raises(Refused, match="itself"):
         tasks.link(room.conn, OPERATOR, a.id, a.id)
     assert tasks.get(room.conn, a.id).parents == ()
-    assert events.last_id(room.conn) == before
+    assert views.last_event_id(room.conn) == before
 
 
 def test_claim_takes_my_task_before_an_unassigned_one(room: Room) -> None:

@@ -17,12 +17,12 @@ from pathlib import Path
 from board import alerts, dispatch, events, reads, sessions, wakeup
 from board.db import connect
 from board.home import DB_NAME
+from board.integrity import check_after_unclean_stop, mark_clean_stop
 from board.models import Session
 from board.room import check_store_present
 from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind, ReadSource
 from workers.coordinator import guard
 from workers.coordinator.delivery import Deliverer
-from workers.coordinator.integrity import check_after_unclean_stop, mark_clean_stop
 from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
 from workers.coordinator.status import Status, StatusTracker

@@ -12,11 +12,10 @@ events after a crash never pings twice.
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 
-from board import dispatch, sessions, tasks, validate
+from board import dispatch, history, sessions, tasks, validate
 from board.errors import BullpenError
 from board.models import OPERATOR, Event
 from board.vocabulary import EventKind, NoteKind, TaskStatus
@@ -81,10 +80,9 @@ class Dispatcher:
 
     def _on_commit(self, event: Event) -> None:
         author, commit = event.session, event.data["commit"]
-        row = self.conn.execute("SELECT paths, message FROM changes WHERE id = ?",
-                                (event.ref,)).fetchone()
-        paths = json.loads(row["paths"]) if row else event.data.get("paths", [])
-        message = row["message"] if row else None
+        change = history.change(self.conn, event.ref)
+        paths = list(change.paths) if change else event.data.get("paths", [])
+        message = change.message if change else None
         for subscriber in sessions.all_sessions(self.conn):
             if subscriber.on_commit == author:
                 dispatch.send_once(self.conn, f"commit:{subscriber.name}:{commit}",

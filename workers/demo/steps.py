@@ -6,13 +6,15 @@ or None. The steps only read; `story` polls them and prints each as it is seen.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from board import notebook
+from board import alerts, events, history, notebook, reads, sessions, tasks
 from board.identity import Caller
+from board.models import Note
+from board.plan import plan_task
+from board.vocabulary import EventKind, NoteKind
 
 SESSIONS = ("research", "coder", "reviewer")
 
@@ -29,53 +31,44 @@ class Step:
     check: Callable[[sqlite3.Connection], Seen | None]
 
 
-def plan_task(conn: sqlite3.Connection, session: str) -> int | None:
-    row = conn.execute("SELECT task FROM plan_tasks WHERE session = ?", (session,)).fetchone()
-    return row[0] if row else None
-
-
 def _done(conn: sqlite3.Connection, session: str) -> Seen | None:
     task = plan_task(conn, session)
-    row = conn.execute("SELECT created_at, data FROM events WHERE kind = 'task_done'"
-                       " AND ref = ? ORDER BY id LIMIT 1", (task,)).fetchone()
-    if not row:
+    event = events.first(conn, EventKind.TASK_DONE, task)
+    if event is None:
         return None
-    summary = (json.loads(row["data"] or "{}").get("summary") or "").strip()
-    return Seen(row["created_at"], f"task #{task} done: {summary or '(no summary)'}")
+    summary = (event.data.get("summary") or "").strip()
+    return Seen(event.created_at, f"task #{task} done: {summary or '(no summary)'}")
 
 
-def _typed(conn: sqlite3.Connection, recipient: str, kind: str,
+def _typed(conn: sqlite3.Connection, recipient: str, kind: NoteKind,
            like: str = "%") -> Seen | None:
     """The first note of `kind` to `recipient` whose body matches, typed into its pane."""
-    row = conn.execute(
-        "SELECT n.id, n.body, d.delivered_at FROM notes n JOIN deliveries d ON d.note = n.id"
-        " WHERE d.recipient = ? AND n.kind = ? AND n.body LIKE ? AND d.state = 'delivered'"
-        " AND d.via = 'pane' ORDER BY n.id LIMIT 1", (recipient, kind, like)).fetchone()
-    if not row:
+    found = history.first_typed(conn, recipient, kind, like)
+    if found is None:
         return None
-    return Seen(row["delivered_at"], f"[{kind} #{row['id']}] typed into {recipient}'s pane")
+    note, typed_at = found
+    return Seen(typed_at, f"[{kind} #{note.id}] typed into {recipient}'s pane")
 
 
 def room_up(conn: sqlite3.Connection) -> Seen | None:
-    rows = conn.execute("SELECT name, created_at FROM sessions").fetchall()
-    if {row["name"] for row in rows} < set(SESSIONS):
+    known = sessions.all_sessions(conn)
+    if {session.name for session in known} < set(SESSIONS):
         return None
-    return Seen(max(row["created_at"] for row in rows), "research, coder and reviewer started"
-                " at once, each in its own worktree and pane; coder's task waits")
+    return Seen(max(session.created_at for session in known), "research, coder and reviewer"
+                " started at once, each in its own worktree and pane; coder's task waits")
 
 
 def research_pinged(conn: sqlite3.Connection) -> Seen | None:
-    return _typed(conn, "research", "handoff", f"%task #{plan_task(conn, 'research')} is%")
+    return _typed(conn, "research", NoteKind.HANDOFF, f"%task #{plan_task(conn, 'research')} is%")
 
 
 def research_notebook(conn: sqlite3.Connection) -> Seen | None:
-    rows = conn.execute("SELECT private, created_at FROM notebook WHERE author = 'research'"
-                        ).fetchall()
-    shared = sum(1 for row in rows if not row["private"])
-    private = len(rows) - shared
+    entries = notebook.read(conn, Caller("research"), "research")  # its own: private too
+    shared = sum(1 for entry in entries if not entry.private)
+    private = len(entries) - shared
     if not shared or not private:
         return None
-    return Seen(max(row["created_at"] for row in rows),
+    return Seen(max(entry.created_at for entry in entries),
                 f"{shared} shared and {private} private notebook entries")
 
 
@@ -84,12 +77,10 @@ def research_data(conn: sqlite3.Connection) -> Seen | None:
 
 
 def _change(conn: sqlite3.Connection, who: str, path: str, committed: bool) -> Seen | None:
-    rows = conn.execute("SELECT paths, commit_sha, created_at FROM changes WHERE changed_by = ?"
-                        " ORDER BY id", (who,)).fetchall()
-    for row in rows:
-        if path in json.loads(row["paths"]) and bool(row["commit_sha"]) == committed:
-            state = f"commit {row['commit_sha'][:8]}" if committed else "uncommitted"
-            return Seen(row["created_at"], f"{path} ({state})")
+    for change in history.changes_by(conn, who):
+        if path in change.paths and bool(change.commit) == committed:
+            state = f"commit {change.commit[:8]}" if change.commit else "uncommitted"
+            return Seen(change.created_at, f"{path} ({state})")
     return None
 
 
@@ -98,30 +89,28 @@ def research_done(conn: sqlite3.Connection) -> Seen | None:
 
 
 def coder_pinged(conn: sqlite3.Connection) -> Seen | None:
-    summary = conn.execute("SELECT summary FROM tasks WHERE id = ?",
-                           (plan_task(conn, "research"),)).fetchone()
-    if not summary or not summary[0]:
+    research_task = plan_task(conn, "research")
+    summary = tasks.get(conn, research_task).summary if research_task else None
+    if not summary:
         return None
-    seen = _typed(conn, "coder", "handoff", f"%{summary[0][:40]}%")
+    seen = _typed(conn, "coder", NoteKind.HANDOFF, f"%{summary[:40]}%")
     return seen and Seen(seen.at, seen.detail + " with research's summary")
 
 
 def coder_reads(conn: sqlite3.Connection) -> Seen | None:
-    rows = conn.execute("SELECT path, read_at FROM reads WHERE session = 'coder'").fetchall()
-    paths = {row["path"] for row in rows}
-    if not {"data/usage.md", "README.md"} <= paths:
+    latest = dict(reads.of_session(conn, "coder"))  # path -> its latest read
+    if not {"data/usage.md", "README.md"} <= set(latest):
         return None
-    return Seen(max(row["read_at"] for row in rows), "read data/usage.md and README.md")
+    return Seen(max(latest.values()), "read data/usage.md and README.md")
 
 
 def coder_note(conn: sqlite3.Connection) -> Seen | None:
-    row = _first_note(conn, "coder", "reviewer")
-    return row and Seen(row["created_at"], f"note #{row['id']}: {row['body'][:60]}")
+    note = _first_note(conn, "coder", "reviewer")
+    return note and Seen(note.created_at, f"note #{note.id}: {note.body[:60]}")
 
 
-def _first_note(conn: sqlite3.Connection, sender: str, to: str) -> sqlite3.Row | None:
-    return conn.execute("SELECT * FROM notes WHERE sender = ? AND recipient = ? AND"
-                        " kind = 'note' ORDER BY id LIMIT 1", (sender, to)).fetchone()
+def _first_note(conn: sqlite3.Connection, sender: str, to: str) -> Note | None:
+    return history.first_note(conn, sender, to, kind=NoteKind.NOTE)
 
 
 def coder_commit(conn: sqlite3.Connection) -> Seen | None:
@@ -133,27 +122,26 @@ def coder_done(conn: sqlite3.Connection) -> Seen | None:
 
 
 def reviewer_pinged(conn: sqlite3.Connection) -> Seen | None:
-    return _typed(conn, "reviewer", "ping", "coder committed %")
+    return _typed(conn, "reviewer", NoteKind.PING, "coder committed %")
 
 
 def reviewer_reply(conn: sqlite3.Connection) -> Seen | None:
     asked = _first_note(conn, "coder", "reviewer")
     if asked is None:
         return None
-    row = conn.execute("SELECT * FROM notes WHERE sender = 'reviewer' AND recipient = 'coder'"
-                       " AND reply_to = ? ORDER BY id LIMIT 1", (asked["id"],)).fetchone()
-    return row and Seen(row["created_at"], f"note #{row['id']} re #{asked['id']}")
+    reply = history.first_note(conn, "reviewer", "coder", reply_to=asked.id)
+    return reply and Seen(reply.created_at, f"note #{reply.id} re #{asked.id}")
 
 
 def coder_alerted(conn: sqlite3.Connection) -> Seen | None:
-    row = conn.execute("SELECT id, note FROM alerts WHERE session = 'coder' AND path ="
-                       " 'README.md' AND changed_by = 'reviewer' ORDER BY id LIMIT 1").fetchone()
-    if row is None:
+    found = [alert for alert in alerts.for_session(conn, "coder")  # newest first
+             if alert.path == "README.md" and alert.changed_by == "reviewer"]
+    if not found:
         return None
-    typed = conn.execute("SELECT delivered_at FROM deliveries WHERE note = ? AND state ="
-                         " 'delivered' AND via = 'pane'", (row["note"],)).fetchone()
-    return typed and Seen(typed[0], f"alert #{row['id']}: README.md changed by reviewer,"
-                                    " typed into coder's pane")
+    alert = found[-1]
+    typed = history.typed_at(conn, alert.note, "coder")
+    return typed and Seen(typed, f"alert #{alert.id}: README.md changed by reviewer,"
+                                 " typed into coder's pane")
 
 
 def reviewer_done(conn: sqlite3.Connection) -> Seen | None:

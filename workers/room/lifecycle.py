@@ -11,11 +11,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from board import sessions, tasks
-from board.db import write
+from board import plan as board_plan
+from board import sessions
 from board.errors import BullpenError
-from board.identity import Caller
-from board.models import OPERATOR, Session
+from board.models import Session
 from board.room import Room
 from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
 from workers.coordinator import loop as coordinator
@@ -93,20 +92,10 @@ def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:
     """One task per planned session (once, however often `up` runs), linked by `after`."""
     needed = {p.name for p in plan.sessions if p.task} | {
         parent for p in plan.sessions for parent in p.after}
-    operator = Caller(OPERATOR)
-    with write(room.conn):
-        existing = dict(room.conn.execute("SELECT session, task FROM plan_tasks"))
-        for item in _in_dependency_order(plan):
-            if item.name not in needed or item.name in existing:
-                continue
-            text = item.task or f"{item.name}'s part of the plan"
-            title, _, rest = text.partition("\n")
-            parents = [existing[parent] for parent in item.after if parent in existing]
-            task = tasks.add(room.conn, operator, title[:200], body=rest or text,
-                             assignee=item.name, after=parents)
-            room.conn.execute("INSERT INTO plan_tasks (session, task) VALUES (?, ?)",
-                              (item.name, task.id))
-            existing[item.name] = task.id
+    board_plan.create_plan_tasks(room.conn, [
+        board_plan.PlannedTask(item.name, item.task or f"{item.name}'s part of the plan",
+                               tuple(item.after))
+        for item in _in_dependency_order(plan) if item.name in needed])
 
 
 def _in_dependency_order(plan: config_file.Config) -> list[config_file.SessionPlan]:

@@ -1,0 +1,60 @@
+"""The plan's tasks: one task per planned session, made once however often `up` runs.
+
+`bullpen.yaml` (parsed in `workers.room.config`) names sessions, their task text and whom
+each waits for (`after`). `up` hands the plan over as `PlannedTask`s in dependency order;
+each session's task is created once, linked to its parents' tasks, and remembered in
+`plan_tasks`, so the coder's task waits for research's and a second `up` adds nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from board import tasks
+from board.db import write
+from board.identity import Caller
+from board.vocabulary import OPERATOR
+
+
+@dataclass(frozen=True)
+class PlannedTask:
+    """One session's part of the plan: its task text and the sessions it waits for."""
+
+    session: str
+    text: str
+    after: tuple[str, ...] = ()
+
+
+def plan_tasks(conn: sqlite3.Connection) -> dict[str, int]:
+    """Session name -> the id of its plan task, for every session that has one."""
+    return {session: task for session, task in
+            conn.execute("SELECT session, task FROM plan_tasks")}
+
+
+def plan_task(conn: sqlite3.Connection, session: str) -> int | None:
+    """The id of `session`'s plan task, or None when the plan gave it none."""
+    row = conn.execute("SELECT task FROM plan_tasks WHERE session = ?", (session,)).fetchone()
+    return row[0] if row else None
+
+
+def create_plan_tasks(conn: sqlite3.Connection, planned: Iterable[PlannedTask]) -> list[int]:
+    """Create the missing plan tasks (parents first: `planned` is in dependency order),
+    each assigned to its session and waiting for its parents'; returns the new ids."""
+    operator = Caller(OPERATOR)
+    created: list[int] = []
+    with write(conn):
+        existing = plan_tasks(conn)
+        for item in planned:
+            if item.session in existing:
+                continue
+            title, _, rest = item.text.partition("\n")
+            parents = [existing[parent] for parent in item.after if parent in existing]
+            task = tasks.add(conn, operator, title[:200], body=rest or item.text,
+                             assignee=item.session, after=parents)
+            conn.execute("INSERT INTO plan_tasks (session, task) VALUES (?, ?)",
+                         (item.session, task.id))
+            existing[item.session] = task.id
+            created.append(task.id)
+    return created
