@@ -64,7 +64,7 @@ class SessionActions(Protocol):
 
 
 class RuntimeActions:
-    """The real runtime (`workers.room.runtime`), imported on first use so the dashboard
+    """The room façade (`workers.room.control`), imported on first use so the dashboard
     starts, and the board keeps working, even where tmux is missing."""
 
     def __init__(self, home: Path) -> None:
@@ -73,9 +73,9 @@ class RuntimeActions:
 
     def _room(self):  # noqa: ANN202 - the runtime's type lives in a package we import lazily
         if self._runtime is None:
-            from workers.room.runtime import RoomRuntime
+            from workers.room.control import RoomControl
 
-            self._runtime = RoomRuntime(self.home)
+            self._runtime = RoomControl(self.home)
         return self._runtime
 
     def focus(self, name: str) -> None:

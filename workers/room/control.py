@@ -15,7 +15,7 @@ from workers.tmux import layout
 from worktrees.status import worktree_status
 
 
-class RoomRuntime:
+class RoomControl:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.root = home.parent
