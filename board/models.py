@@ -148,6 +148,7 @@ class Session(_Json):
     created_at: float
     on_commit: str | None = None
     fs_reads: bool = False
+    machine: str | None = None  # where it runs (None: a room on one machine, before 5)
 
 
 @dataclass(frozen=True)

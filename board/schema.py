@@ -154,4 +154,29 @@ MIGRATIONS: list[str] = [
     );
     ALTER TABLE sessions ADD COLUMN may TEXT;
     """,
+    # 5: machines: where each session runs, each coordinator's heartbeat, join requests
+    """
+    ALTER TABLE sessions ADD COLUMN machine TEXT;
+    CREATE TABLE machines (
+        name TEXT PRIMARY KEY,
+        role TEXT,
+        state TEXT NOT NULL DEFAULT 'approved',
+        beat_at REAL,
+        approved_by TEXT,
+        approved_at REAL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE join_requests (
+        machine TEXT NOT NULL,
+        role TEXT NOT NULL,
+        code_hash TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending',
+        created_at REAL NOT NULL,
+        PRIMARY KEY (machine, code_hash)
+    );
+    CREATE TABLE pairing_attempts (
+        outcome TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    """,
 ]

@@ -20,15 +20,16 @@ def _row_to_session(row: sqlite3.Row) -> Session:
         status=row["status"], exit_code=row["exit_code"], task=row["task"], base=row["base"],
         hook_status=row["hook_status"], hook_status_at=row["hook_status_at"],
         last_activity=row["last_activity"], created_at=row["created_at"],
-        on_commit=row["on_commit"], fs_reads=bool(row["fs_reads"]),
+        on_commit=row["on_commit"], fs_reads=bool(row["fs_reads"]), machine=row["machine"],
     )
 
 
 def register(conn: sqlite3.Connection, name: str, *, agent: str | None = None,
              profile: str | None = None, branch: str | None = None,
              worktree: str | None = None, base: str | None = None,
-             task: str | None = None) -> str:
-    """Add a session and return its token (only the token's hash is stored)."""
+             task: str | None = None, machine: str | None = None) -> str:
+    """Add a session and return its token (only the token's hash is stored). `machine`
+    is where it runs: that machine's coordinator watches it and delivers its notes."""
     validate.session_name(name)
     token = new_token()
     with write(conn):
@@ -38,8 +39,9 @@ def register(conn: sqlite3.Connection, name: str, *, agent: str | None = None,
             ensure_profile_free(conn, profile, name)
         conn.execute(
             "INSERT INTO sessions (name, token_hash, agent, profile, branch, worktree, base, task,"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (name, hash_token(token), agent, profile, branch, worktree, base, task, time.time()),
+            " machine, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (name, hash_token(token), agent, profile, branch, worktree, base, task, machine,
+             time.time()),
         )
         events.emit(conn, EventKind.SESSION_REGISTERED, name)
     return token

@@ -99,6 +99,8 @@ class PgCluster:
     def new_database(self) -> str:
         name = f"room_{next(self._counter)}"
         self.admin(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+        # Roles are per cluster, not copied with the template: give this room its group.
+        self.admin("SELECT bullpen_setup_pairing()", database=name)
         return name
 
     def drop_database(self, name: str) -> None:

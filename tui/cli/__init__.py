@@ -55,6 +55,7 @@ COMMANDS = {
     "register": "init_commands", "mcp": "agent_commands", "hook": "agent_commands",
     "hooks": "agent_commands", "hermes": "agent_commands",
     "coordinator": "session_commands",
+    "room": "machine_commands", "machines": "machine_commands",
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from board import store
 from board.errors import BadInput
 from board.home import DB_NAME, room_home
 
@@ -17,7 +18,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_dashboard(args: argparse.Namespace) -> int:
     """Run the dashboard for the room of the current repository (or BULLPEN_HOME)."""
     home = room_home()
-    if not (home / DB_NAME).exists():
+    on_sqlite = store.choose(home).kind == store.StoreKind.SQLITE
+    if on_sqlite and not (home / DB_NAME).exists():
         raise BadInput(f"no bullpen room at {home}; run bullpen init (or bullpen up)")
     from tui.dashboard import make_app  # Textual loads only for this command
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from board import sessions
+from board import machines, sessions
 from board.home import main_worktree
 from board.room import prepare_home
 from tui.cli.context import room
@@ -70,7 +70,8 @@ def register_session(args: argparse.Namespace) -> int:
         if not current.caller.is_operator:
             from board.errors import Refused
             raise Refused("only the operator can register sessions")
-        token = sessions.register(current.conn, args.name, agent=args.agent)
+        token = sessions.register(current.conn, args.name, agent=args.agent,
+                                  machine=machines.local_name(current.home))
         home = str(current.home)
     if args.json:
         print_json({"name": args.name, "token": token, "home": home})

@@ -139,10 +139,14 @@ def list_sessions(args: argparse.Namespace) -> int:
     elif not rows:
         print("no sessions; start one with bullpen spawn NAME or bullpen up")
     else:
-        print_table(["name", "status", "branch", "pane", "changed", "agent"],
+        # A room across machines says where each session runs.
+        machines = len({r.machine for r in rows} - {None}) > 1
+        print_table(["name", "status", "branch", "pane", "changed", "agent"]
+                    + (["machine"] if machines else []),
                     [(r.name, r.status + (f" ({r.exit_code})" if r.exit_code is not None
                                           else ""),
-                      r.branch, r.pane, len(r.changed_files), r.agent) for r in rows])
+                      r.branch, r.pane, len(r.changed_files), r.agent)
+                     + ((r.machine,) if machines else ()) for r in rows])
     return 0
 
 

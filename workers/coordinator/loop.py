@@ -25,6 +25,7 @@ from workers.coordinator import guard
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
+from workers.coordinator.presence import Presence
 from workers.coordinator.status import Status, StatusTracker
 from workers.tmux import layout
 from workers.tmux.panes import owned, snapshot_all
@@ -72,8 +73,8 @@ class Coordinator:
         check_store_present(home)  # a lost database is reported, not silently recreated
         self.conn = connect(self.db_path)
         check_after_unclean_stop(self.conn, self.db_path)
-        # On PostgreSQL a commit anywhere in the room wakes the loop (LISTEN/NOTIFY).
-        self.changes = wakeup.waiter(self.conn, EVENT_TICK)
+        self.changes = wakeup.waiter(self.conn, EVENT_TICK)  # PostgreSQL: LISTEN/NOTIFY
+        self.presence = Presence(home, self.conn)  # its machine's sessions; heartbeats
         self._db_identity = _identity(self.db_path)
         self.lock = lock
         self.server = server or layout.server_for(self.root)
@@ -127,15 +128,15 @@ class Coordinator:
             mark_clean_stop(self.conn)
             self.conn.close()
 
+    def _my_sessions(self) -> list[Session]:
+        return self.presence.mine(sessions.all_sessions(self.conn))
+
     def _wait_for_work(self, stop: threading.Event) -> None:
-        """Until the next event tick (SQLite) or the next change or pane poll (PostgreSQL,
-        where the store pushes: no query across the network 20 times a second)."""
-        if not self.changes.pushes:
+        """The next event tick, or (PostgreSQL pushes) the next change or pane poll."""
+        if self.changes.pushes:
+            self.changes.wait(max(0.01, self._last_pane_poll + PANE_TICK - time.monotonic()))
+        else:
             stop.wait(EVENT_TICK)
-            return
-        next_poll = self._last_pane_poll + PANE_TICK - time.monotonic()
-        if not stop.is_set():
-            self.changes.wait(max(0.01, next_poll))
 
     def tick(self) -> None:
         """Apply new events; poll panes and deliver when it is time."""
@@ -143,6 +144,7 @@ class Coordinator:
         if now - self._last_housekeeping >= HOUSEKEEPING_EVERY:
             self._last_housekeeping = now
             self._check_room()
+        self.presence.beat_if_due(self.conn)
         if not self._caught_up:
             self.catch_up_commits()
             self._caught_up = True
@@ -211,7 +213,7 @@ class Coordinator:
         Each session on its own: one that fails is logged and marked seen, so a bad
         commit can never stop every later start-up.
         """
-        for session in sessions.all_sessions(self.conn):
+        for session in self._my_sessions():
             if not session.branch:
                 continue
             try:
@@ -248,7 +250,7 @@ class Coordinator:
     def _poll_panes(self) -> None:
         snapshots = snapshot_all(self.server)  # {} when the server is down
         statuses = self.tracker.update(snapshots)
-        for session in sessions.all_sessions(self.conn):
+        for session in self._my_sessions():
             if session.desired != DesiredState.RUNNING:
                 continue
             try:
@@ -289,7 +291,7 @@ class Coordinator:
 
     def _retarget(self) -> None:
         """Watch the main checkout and every session's worktree; read-watch opted-in ones."""
-        known = sessions.all_sessions(self.conn)
+        known = self._my_sessions()
         worktrees = {s.name: Path(s.worktree) for s in known
                      if s.worktree and Path(s.worktree).is_dir()}
         if self.watcher is not None:

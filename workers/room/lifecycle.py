@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from board import machines, sessions
 from board import plan as board_plan
-from board import sessions
 from board.errors import BullpenError
 from board.models import Session
 from board.room import Room
@@ -20,6 +20,7 @@ from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
 from workers.coordinator import loop as coordinator
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path
+from workers.coordinator.presence import Presence
 from workers.room import config as config_file
 from workers.room.spawn import SpawnRequest, check_request, launch, open_operator_room, spawn
 from workers.tmux import layout
@@ -191,11 +192,13 @@ class SessionRow:
     pane: str | None
     agent: str | None
     changed_files: tuple[str, ...]
+    machine: str | None = None  # where it runs; None in a room on one machine
 
     def to_json(self) -> dict:
         return {"name": self.name, "status": self.status, "exit_code": self.exit_code,
                 "branch": self.branch, "worktree": self.worktree, "pane": self.pane,
-                "agent": self.agent, "changed_files": list(self.changed_files)}
+                "agent": self.agent, "changed_files": list(self.changed_files),
+                "machine": self.machine}
 
 
 def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionRow]:
@@ -210,7 +213,14 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
         panes = snapshot_all(server, with_content=False)
     rows = []
     with open_operator_room(home) as room:
-        for session in sessions.all_sessions(room.conn):
+        here = Presence(home, room.conn)
+        last_beats = machines.beats(room.conn) if here.shared else {}
+        known = sessions.all_sessions(room.conn)
+        mine = {s.name for s in here.mine(known)}
+        for session in known:
+            if session.name not in mine:  # its own machine's coordinator reports on it
+                rows.append(_remote_row(session, here.machine, last_beats))
+                continue
             status, code = session.status, session.exit_code
             snap = owned(panes, session.pane, session.name)
             if session.desired == DesiredState.RUNNING and snap is None:
@@ -222,6 +232,15 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
                 changed = worktree_status(session.worktree, session.base).changed_files
             rows.append(SessionRow(session.name, status, code, session.branch,
                                    session.worktree, snap.pane_id if snap else None,
-                                   session.agent, changed))
+                                   session.agent, changed, session.machine))
     return rows
+
+
+def _remote_row(session: Session, here: str, last_beats: dict) -> SessionRow:
+    """A session on another machine: the status its coordinator stored (or unreachable),
+    no pane or worktree files from here."""
+    status = machines.shown_status(session.status, session.machine, here, last_beats)
+    code = session.exit_code if status == SessionStatus.EXITED else None
+    return SessionRow(session.name, status, code, session.branch, session.worktree, None,
+                      session.agent, (), session.machine)
 

@@ -7,7 +7,7 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from board import sessions, tasks, validate
+from board import machines, sessions, tasks, validate
 from board.errors import BadInput, Refused
 from board.home import repo_root_of_home
 from board.identity import Caller
@@ -100,7 +100,8 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
         info = create_worktree(root, request.name, request.base)
         sessions.register(room.conn, request.name, agent=request.agent,
                           profile=request.profile, branch=info.branch,
-                          worktree=str(info.path), base=info.base_commit, task=request.task)
+                          worktree=str(info.path), base=info.base_commit, task=request.task,
+                          machine=machines.local_name(home))
         if request.on_commit or request.fs_reads:
             sessions.update(room.conn, request.name, on_commit=request.on_commit,
                             fs_reads=int(request.fs_reads))

@@ -1,0 +1,95 @@
+"""Machines of a room: where each session runs and whether that machine is still there.
+
+Each machine that holds a clone of the repository runs its own coordinator for its own
+sessions. The coordinator beats (`beat`) every BEAT_EVERY seconds; a machine whose last
+beat is older than UNREACHABLE_AFTER shows its sessions as `unreachable`, never `idle`:
+nobody can type into them, and their notes wait, durable, until it is back.
+Heartbeats compare clocks of different machines: keep them in sync (NTP).
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import sqlite3
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from board import store
+from board.db import write
+from board.errors import BadInput
+from board.models import iso
+
+BEAT_EVERY = 2.0  # seconds between a coordinator's heartbeats
+UNREACHABLE_AFTER = 6.0  # seconds without a beat before a machine is unreachable
+UNREACHABLE = "unreachable"  # the status `ls` shows for a session on such a machine
+MACHINE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
+
+
+@dataclass(frozen=True)
+class Machine:
+    name: str
+    state: str  # approved | pending | revoked (board.pairing)
+    role: str | None
+    beat_at: float | None
+    reachable: bool
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "state": self.state, "role": self.role,
+                "beat_at": iso(self.beat_at), "reachable": self.reachable}
+
+
+def validate_name(name: str) -> str:
+    if not MACHINE_NAME.match(name or ""):
+        raise BadInput(f"invalid machine name {name!r}: use 1-40 lower-case letters, digits"
+                       " or '-', starting with a letter")
+    return name
+
+
+def local_name(home: Path, env: Mapping[str, str] | None = None) -> str:
+    """This machine's name in the room: `machine:` in the local config, else the host's."""
+    configured = store.read_local(home).get("machine")
+    if configured is not None:
+        return validate_name(str(configured))
+    host = re.sub(r"[^a-z0-9-]+", "-", socket.gethostname().split(".")[0].lower()).strip("-")
+    if not host or not host[0].isalpha():
+        host = f"m-{host}" if host else "machine"
+    return host[:40]
+
+
+def beat(conn: sqlite3.Connection, name: str, now: float | None = None) -> None:
+    """Record that this machine's coordinator is alive (no event: nobody needs waking)."""
+    now = time.time() if now is None else now
+    with write(conn):
+        conn.execute(
+            "INSERT INTO machines (name, beat_at, created_at) VALUES (?, ?, ?)"
+            " ON CONFLICT(name) DO UPDATE SET beat_at = excluded.beat_at", (name, now, now))
+
+
+def beats(conn: sqlite3.Connection) -> dict[str, float | None]:
+    """Each machine's last heartbeat."""
+    return {row[0]: row[1] for row in conn.execute("SELECT name, beat_at FROM machines")}
+
+
+def is_reachable(beat_at: float | None, now: float | None = None) -> bool:
+    now = time.time() if now is None else now
+    return beat_at is not None and now - beat_at <= UNREACHABLE_AFTER
+
+
+def all_machines(conn: sqlite3.Connection) -> list[Machine]:
+    now = time.time()
+    rows = conn.execute(
+        "SELECT name, state, role, beat_at FROM machines ORDER BY name").fetchall()
+    return [Machine(row["name"], row["state"], row["role"], row["beat_at"],
+                    is_reachable(row["beat_at"], now)) for row in rows]
+
+
+def shown_status(status: str, machine: str | None, here: str,
+                 last_beats: Mapping[str, float | None], now: float | None = None) -> str:
+    """A session's status as seen from machine `here`: its own coordinator's word, or
+    `unreachable` when that coordinator stopped beating."""
+    if machine is None or machine == here:
+        return status
+    return status if is_reachable(last_beats.get(machine), now) else UNREACHABLE

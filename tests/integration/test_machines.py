@@ -1,0 +1,87 @@
+"""Sessions carry their machine; each machine's coordinator serves its own; a machine
+that stops beating shows its sessions `unreachable`, and their notes wait."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from board import machines, notes, sessions
+from board.room import open_room
+from board.vocabulary import DesiredState
+from tests.cli_runner import run_cli
+from tests.machines import Machine, join_machine, make_bare_origin
+from tests.pg_cluster import PgCluster
+from workers.coordinator.loop import Coordinator
+
+
+@pytest.fixture
+def two_machines(tmp_path: Path, pg_cluster: PgCluster):
+    database = pg_cluster.new_database()
+    origin = make_bare_origin(tmp_path)
+    url = pg_cluster.url(database)
+    yield (join_machine(origin, tmp_path / "a", "alpha", url),
+           join_machine(origin, tmp_path / "b", "beta", url))
+    pg_cluster.drop_database(database)
+
+
+def ls(machine: Machine) -> dict[str, dict]:
+    result = run_cli("ls", "--json", cwd=machine.repo)
+    assert result.returncode == 0, result.stderr
+    return {row["name"]: row for row in json.loads(result.stdout)}
+
+
+def test_a_session_carries_the_machine_it_was_registered_on(two_machines) -> None:
+    a, b = two_machines
+    assert run_cli("register", "coder", cwd=a.repo).returncode == 0
+    assert run_cli("register", "reviewer", cwd=b.repo).returncode == 0
+    with open_room(env={}, start=b.repo) as room:
+        assert {s.name: s.machine for s in sessions.all_sessions(room.conn)} == {
+            "coder": "alpha", "reviewer": "beta"}
+        assert sessions.get(room.conn, "coder").to_json()["machine"] == "alpha"
+    assert {name: row["machine"] for name, row in ls(b).items()} == {
+        "coder": "alpha", "reviewer": "beta"}
+
+
+def test_each_coordinator_serves_its_own_machine_and_beats(two_machines) -> None:
+    a, b = two_machines
+    for name, machine in (("coder", a), ("reviewer", b)):
+        assert run_cli("register", name, cwd=machine.repo).returncode == 0
+    with open_room(env={}, start=a.repo) as room:
+        for name in ("coder", "reviewer"):  # both meant to run, neither has a pane yet
+            sessions.update(room.conn, name, desired=DesiredState.RUNNING)
+            sessions.set_status(room.conn, name, "working")
+        on_b = Coordinator(b.home, watch=False)
+        assert on_b.presence.machine == "beta" and on_b.presence.shared
+        on_b.tick()  # polls panes: only beta's sessions are its to judge
+        assert sessions.get(room.conn, "reviewer").status == "stopped"  # no pane on beta
+        assert sessions.get(room.conn, "coder").status == "working"  # alpha's word stands
+        assert machines.is_reachable(machines.beats(room.conn)["beta"])
+        assert "alpha" not in machines.beats(room.conn)  # alpha's coordinator never ran
+        on_b.conn.close()
+        on_b.changes.close()
+
+
+def test_a_machine_that_stops_beating_is_unreachable_and_its_notes_wait(two_machines) -> None:
+    a, b = two_machines
+    assert run_cli("register", "coder", cwd=a.repo).returncode == 0
+    with open_room(env={}, start=a.repo) as room:
+        sessions.update(room.conn, "coder", desired=DesiredState.RUNNING)
+        sessions.set_status(room.conn, "coder", "idle")
+        machines.beat(room.conn, "alpha")
+        assert ls(b)["coder"]["status"] == "idle"  # alpha beats: its status is shown
+        machines.beat(room.conn, "alpha", now=time.time() - machines.UNREACHABLE_AFTER - 1)
+        row = ls(b)["coder"]
+        assert row["status"] == "unreachable" and row["pane"] is None
+        note = notes.send(room.conn, "operator", "coder", "are you there?")
+        on_b = Coordinator(b.home, watch=False)
+        on_b.tick()
+        assert [n.id for n in notes.pending(room.conn, "coder")] == [note.id]  # still waits
+        on_b.conn.close()
+        on_b.changes.close()
+        machines.beat(room.conn, "alpha")  # back
+        assert ls(b)["coder"]["status"] == "idle"
+        assert [n.id for n in notes.pending(room.conn, "coder")] == [note.id]

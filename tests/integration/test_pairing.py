@@ -1,0 +1,142 @@
+"""Joining by pairing, default deny enforced by PostgreSQL itself: a machine's own role
+can insert its join request and nothing else until its code is approved; approval
+works once, within the hour; wrong codes are counted; revoking takes everything back."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from board import pairing, store
+from board.room import prepare_home
+from tests.cli_runner import run_cli
+from tests.conftest import git
+from tests.pg_cluster import PgCluster
+
+CODE = re.compile(rf"pairing code: ([{pairing.ALPHABET}]{{{pairing.CODE_LENGTH}}})$", re.M)
+
+
+@pytest.fixture
+def shared_room(pg_cluster: PgCluster, git_repo: Path, tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch):
+    """Machine A (the operator's, owning the database) and a clone B that may join."""
+    database = pg_cluster.new_database()
+    prepare_home(git_repo / ".bullpen")
+    store.write_local(git_repo / ".bullpen", store=pg_cluster.url(database), machine="alpha")
+    guest = f"guest_{database}"
+    pg_cluster.admin(f"CREATE ROLE {guest} LOGIN PASSWORD 'guest-pw'")
+    clone = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(git_repo), str(clone))
+    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "pgpass"))
+    yield {"a": git_repo, "b": clone, "database": database,
+           "join_url": pg_cluster.tcp_url(database, guest, "guest-pw")}
+    pg_cluster.drop_database(database)
+
+
+def join(room: dict, repo: Path, name: str) -> str:
+    result = run_cli("room", "join", room["join_url"], "--machine", name, cwd=repo)
+    assert result.returncode == 0, result.stderr
+    return CODE.search(result.stdout).group(1)
+
+
+def own_connection(repo: Path) -> psycopg.Connection:
+    """The joining machine's own database session, as its local config names it."""
+    url = store.choose(repo / ".bullpen").url
+    return psycopg.connect(url, autocommit=True)
+
+
+def tables(pg_cluster: PgCluster, database: str) -> list[str]:
+    return [row[0] for row in pg_cluster.admin(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1", database)]
+
+
+def denied(conn: psycopg.Connection, sql: str) -> bool:
+    try:
+        conn.execute(sql)
+    except psycopg.errors.InsufficientPrivilege as error:
+        return "permission denied" in str(error)
+    return False
+
+
+def test_before_approval_the_machine_can_read_and_write_nothing(
+        shared_room, pg_cluster: PgCluster) -> None:
+    join(shared_room, shared_room["b"], "beta")
+    local = (shared_room["b"] / ".bullpen" / store.LOCAL_CONFIG).read_text()
+    assert "guest-pw" not in local and "password" not in local  # the secret is in pgpass
+    assert oct(Path(shared_room["b"].parent / "pgpass").stat().st_mode & 0o777) == "0o600"
+    conn = own_connection(shared_room["b"])
+    everything = tables(pg_cluster, shared_room["database"])
+    assert {"notes", "tasks", "notebook", "sessions", "join_requests"} <= set(everything)
+    assert [t for t in everything if not denied(conn, f"SELECT * FROM {t} LIMIT 1")] == []
+    for sql in ("INSERT INTO notes (sender, recipient, body, created_at) VALUES"
+                " ('x', 'y', 'z', 0)",
+                "UPDATE join_requests SET state = 'approved'",
+                "DELETE FROM join_requests",
+                "INSERT INTO join_requests (machine, code_hash, state) VALUES"
+                " ('beta', 'x', 'approved')",
+                "SELECT bullpen_approve('x', 'me')",
+                "CREATE TABLE mine (x int)"):
+        assert denied(conn, sql), sql
+    conn.execute("INSERT INTO join_requests (machine, code_hash) VALUES ('beta', 'again')")
+    conn.close()
+    refused = run_cli("task", "ls", cwd=shared_room["b"])
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "permission denied" in refused.stderr
+
+
+def test_approval_lets_it_in_once_and_revoke_takes_it_back(
+        shared_room, pg_cluster: PgCluster) -> None:
+    a, b = shared_room["a"], shared_room["b"]
+    code = join(shared_room, b, "beta")
+    assert "beta" in run_cli("machines", cwd=a).stdout  # pending, shown to the operator
+    approved = run_cli("machines", "approve", code.lower(), cwd=a)
+    assert approved.returncode == 0, approved.stderr
+    assert "machine beta joined" in approved.stdout
+    added = run_cli("task", "add", "work from beta", cwd=b)
+    assert added.returncode == 0, added.stderr
+    assert "work from beta" in run_cli("task", "ls", cwd=a).stdout
+    conn = own_connection(b)
+    assert conn.execute("SELECT count(*) FROM tasks").fetchone()[0] == 1
+    again = run_cli("machines", "approve", code, cwd=a)
+    assert again.returncode == 2 and "already used" in again.stderr
+    assert again.stderr.count("\n") == 1
+    assert run_cli("machines", "revoke", "beta", cwd=a).returncode == 0
+    with pytest.raises(psycopg.Error):  # its open session ends, or loses every right
+        conn.execute("SELECT count(*) FROM tasks")
+    conn.close()
+    after = run_cli("task", "ls", cwd=b)
+    assert after.returncode == 2 and "permission denied" in after.stderr
+
+
+def test_an_expired_code_is_refused(shared_room, pg_cluster: PgCluster) -> None:
+    code = join(shared_room, shared_room["b"], "beta")
+    pg_cluster.admin("UPDATE join_requests SET created_at = created_at - 3601",
+                     shared_room["database"])
+    result = run_cli("machines", "approve", code, cwd=shared_room["a"])
+    assert result.returncode == 2 and "expired" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert run_cli("task", "ls", cwd=shared_room["b"]).returncode == 2  # still outside
+
+
+def test_wrong_codes_are_counted_and_lock_approvals(shared_room, pg_cluster: PgCluster) -> None:
+    a = shared_room["a"]
+    code = join(shared_room, shared_room["b"], "beta")
+    malformed = run_cli("machines", "approve", "O0I1-XYZ", cwd=a)
+    assert malformed.returncode == 2 and "not a pairing code" in malformed.stderr
+    wrong = "".join(reversed(code)) if "".join(reversed(code)) != code else "AAAAAAAA"
+    for _ in range(5):
+        result = run_cli("machines", "approve", wrong, cwd=a)
+        assert result.returncode == 2 and "no machine is waiting" in result.stderr
+    counted = pg_cluster.admin("SELECT count(*) FROM pairing_attempts WHERE outcome = 'wrong'",
+                               shared_room["database"])
+    assert counted == [(5,)]
+    locked = run_cli("machines", "approve", code, cwd=a)  # even the right one, for now
+    assert locked.returncode == 2 and "too many wrong codes" in locked.stderr
+
+
+def test_pairing_needs_a_room_on_postgresql(git_repo: Path) -> None:
+    result = run_cli("machines", "approve", "ABCDEFGH", cwd=git_repo)
+    assert result.returncode == 2 and "on SQLite" in result.stderr

@@ -1,0 +1,89 @@
+"""`bullpen room join` and `bullpen machines`: one room across machines."""
+
+from __future__ import annotations
+
+import argparse
+
+from board import machines, pairing, store
+from board.errors import BadInput, Refused
+from board.home import room_home
+from tui.cli.context import room
+from tui.cli.output import print_json, print_table
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    room_parser = subparsers.add_parser(
+        "room", help="the room's store: join a room on PostgreSQL")
+    verbs = room_parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    join = verbs.add_parser("join", help="ask to join the room at a PostgreSQL URL; prints"
+                                         " the pairing code to approve")
+    join.add_argument("url", help="postgresql://… of the room's database (any role that may"
+                                  " connect; the password, if any, is not kept)")
+    join.add_argument("--machine", help="this machine's name in the room (default: the"
+                                        " host name)")
+    join.set_defaults(handler=join_room)
+
+    listing = subparsers.add_parser("machines", help="machines in the room: list, approve"
+                                                     " a pairing code, revoke")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=list_machines)
+    actions = listing.add_subparsers(dest="action", metavar="ACTION")
+    approve = actions.add_parser("approve", help="let the machine showing CODE into the room")
+    approve.add_argument("code", help="the 8-character code `room join` printed")
+    approve.set_defaults(handler=approve_machine)
+    revoke = actions.add_parser("revoke", help="take the room away from a machine at once")
+    revoke.add_argument("name", help="the machine's name (see bullpen machines)")
+    revoke.set_defaults(handler=revoke_machine)
+
+
+def join_room(args: argparse.Namespace) -> int:
+    if not store.is_url(args.url):
+        raise BadInput(f"{store.redact(args.url)!r} is not a postgresql:// URL")
+    home = room_home()
+    name = machines.validate_name(args.machine) if args.machine else machines.local_name(home)
+    from board.room import prepare_home
+
+    prepare_home(home)
+    ticket = pairing.request_to_join(args.url, name)
+    pgpass = pairing.remember_password(ticket.url, ticket.password)
+    store.write_local(home, store=ticket.url, machine=name)
+    print(f"asked to join as machine {name} (password kept in {pgpass})")
+    print(f"pairing code: {ticket.code}")
+    print(f"on an approved machine, within the hour: bullpen machines approve {ticket.code}")
+    return 0
+
+
+def list_machines(args: argparse.Namespace) -> int:
+    with room() as current:
+        known = machines.all_machines(current.conn)
+        waiting = pairing.pending(current.conn)
+    if args.json:
+        print_json({"machines": [m.to_json() for m in known],
+                    "pending": [r.to_json() for r in waiting]})
+        return 0
+    if not known and not waiting:
+        print("no machines yet: on another machine, bullpen room join URL")
+        return 0
+    print_table(["machine", "state", "heartbeat"],
+                [(m.name, m.state, "ok" if m.reachable else "unreachable") for m in known]
+                + [(r.machine, "pending approval", "-") for r in waiting])
+    return 0
+
+
+def approve_machine(args: argparse.Namespace) -> int:
+    code = pairing.normalise(args.code)  # bad input before anything is opened
+    with room() as current:
+        if not current.caller.is_operator:
+            raise Refused("only the operator can approve machines")
+        name = pairing.approve(current.conn, current.caller.name, code)
+    print(f"machine {name} joined the room")
+    return 0
+
+
+def revoke_machine(args: argparse.Namespace) -> int:
+    with room() as current:
+        if not current.caller.is_operator:
+            raise Refused("only the operator can revoke machines")
+        pairing.revoke(current.conn, args.name)
+    print(f"machine {args.name} can no longer use the room")
+    return 0

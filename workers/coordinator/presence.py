@@ -1,0 +1,38 @@
+"""This coordinator's place in a room that may span machines.
+
+On SQLite the room lives on one machine and the coordinator serves every session. On a
+shared (PostgreSQL) store each machine runs its own coordinator: it watches, polls and
+types into the sessions of its own machine only, and beats so that the other machines
+can tell `unreachable` from `idle` (board.machines).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from board import machines
+from board.db import is_postgres
+from board.models import Session
+
+
+class Presence:
+    def __init__(self, home: Path, conn: sqlite3.Connection) -> None:
+        self.machine = machines.local_name(home)
+        self.shared = is_postgres(conn)
+        self._last_beat = 0.0
+
+    def mine(self, known: list[Session]) -> list[Session]:
+        """The sessions this coordinator serves (on a shared store: this machine's, and
+        any registered before rooms had machines)."""
+        if not self.shared:
+            return known
+        return [s for s in known if s.machine in (None, self.machine)]
+
+    def beat_if_due(self, conn: sqlite3.Connection) -> None:
+        """A heartbeat every BEAT_EVERY seconds, on a shared store only."""
+        now = time.monotonic()
+        if self.shared and now - self._last_beat >= machines.BEAT_EVERY:
+            machines.beat(conn, self.machine)
+            self._last_beat = now
