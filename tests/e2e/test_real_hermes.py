@@ -82,7 +82,7 @@ def model_config(base_url: str) -> str:
 def test_real_hermes_reads_calls_mcp_goes_idle_and_gets_notes(
         room: Room, git_repo: Path, hermes_home: Path) -> None:
     from workers.agents import hermes
-    from workers.room import spawn as launcher
+    from workers.room import spawn
     from workers.tmux import layout
     from workers.tmux.keyboard import type_line
 
@@ -92,7 +92,7 @@ def test_real_hermes_reads_calls_mcp_goes_idle_and_gets_notes(
         hermes.apply_plan(plan)
         server = layout.server_for(git_repo)
         try:
-            session = launcher.spawn(room.home, launcher.SpawnRequest(
+            session = spawn.spawn(room.home, spawn.SpawnRequest(
                 name="scout", agent="hermes", profile=plan.profile), server=server,
                 with_dashboard=False)
             pane = session.pane or ""

@@ -1,7 +1,8 @@
 """`bullpen up|down|spawn|ls|stop|restart|attach`: sessions in worktrees and tmux panes.
 
-Each handler imports the runtime (libtmux, GitPython) lazily, so the room's fast
-commands never pay for it.
+Each handler calls one verb of the room façade (`workers.room.control.RoomControl`, the
+same one the dashboard and the demo use), imported lazily so the room's fast commands
+never pay for libtmux and GitPython.
 """
 
 from __future__ import annotations
@@ -80,11 +81,16 @@ def _home() -> Path:
     return home
 
 
-def room_up(args: argparse.Namespace) -> int:
-    from workers.room import lifecycle
+def _control(home: Path | None = None):  # noqa: ANN202 - imported lazily (libtmux, git)
+    """The room façade every surface calls (`workers.room.control.RoomControl`)."""
+    from workers.room.control import RoomControl
 
+    return RoomControl(home or _home())
+
+
+def room_up(args: argparse.Namespace) -> int:
     home = _home()
-    report = lifecycle.up(home, with_dashboard=not args.no_dashboard, fresh=args.fresh)
+    report = _control(home).up(with_dashboard=not args.no_dashboard, fresh=args.fresh)
     for line in report.lines:
         print(line)
     if args.detach or not sys.stdout.isatty():
@@ -94,32 +100,17 @@ def room_up(args: argparse.Namespace) -> int:
 
 
 def room_down(args: argparse.Namespace) -> int:
-    from workers.room import lifecycle
-
-    if args.force and not args.remove_worktrees:
-        from board.errors import BadInput
-        raise BadInput("--force only applies with --remove-worktrees")
-    for line in lifecycle.down(_home(), remove_worktrees=args.remove_worktrees,
-                               force=args.force).lines:
+    for line in _control().down(remove_worktrees=args.remove_worktrees,
+                                force=args.force).lines:
         print(line)
     return 0
 
 
 def spawn_session(args: argparse.Namespace) -> int:
-    from workers.room import config, lifecycle
-    from workers.room import spawn as launcher
-    from workers.tmux import layout
-
-    home = _home()
-    plan = config.load(home.parent)
-    agent = args.agent if args.agent is not None else plan.agent
-    server = layout.server_for(home.parent)
-    request = launcher.SpawnRequest(name=args.name, agent=agent, profile=args.profile,
-                                    task=args.task, base=args.base, on_commit=args.on_commit,
-                                    fs_reads=args.fs_reads)
-    session = launcher.spawn(home, request, server=server,  # checks before it makes anything
-                             with_dashboard=not args.no_dashboard, layout_name=plan.layout)
-    lifecycle.ensure_coordinator(server, home)
+    session = _control().spawn(  # checks everything before it makes anything
+        args.name, args.agent, args.task, profile=args.profile, base=args.base,
+        on_commit=args.on_commit, fs_reads=args.fs_reads,
+        with_dashboard=not args.no_dashboard)
     print(f"started {session.name} in {session.worktree} on {session.branch}"
           f" (pane {session.pane})")
     return 0
@@ -127,10 +118,9 @@ def spawn_session(args: argparse.Namespace) -> int:
 
 def list_sessions(args: argparse.Namespace) -> int:
     from workers.coordinator.lock import read_state
-    from workers.room import lifecycle
 
     home = _home()
-    rows = lifecycle.list_sessions(home)
+    rows = _control(home).ls()
     state = read_state(home)  # e.g. "store not writable — database or disk is full"
     if state:
         print(f"coordinator: {state}", file=sys.stderr if args.json else sys.stdout)
@@ -151,25 +141,14 @@ def list_sessions(args: argparse.Namespace) -> int:
 
 
 def stop_session(args: argparse.Namespace) -> int:
-    from workers.room import spawn as launcher
-
-    if args.force and not args.remove_worktree:
-        from board.errors import BadInput
-        raise BadInput("--force only applies with --remove-worktree")
-    for line in launcher.stop(_home(), args.name, remove=args.remove_worktree,
-                              force=args.force):
+    for line in _control().stop(args.name, remove_worktree=args.remove_worktree,
+                                force=args.force):
         print(line)
     return 0
 
 
 def restart_session(args: argparse.Namespace) -> int:
-    from workers.room import lifecycle
-    from workers.room import spawn as launcher
-    from workers.tmux import layout
-
-    home = _home()
-    session = launcher.restart(home, args.name, fresh=args.fresh)  # unknown: starts nothing
-    lifecycle.ensure_coordinator(layout.server_for(home.parent), home)
+    session = _control().restart(args.name, fresh=args.fresh)  # unknown: starts nothing
     print(f"restarted {session.name} (pane {session.pane})")
     return 0
 
@@ -179,21 +158,7 @@ def attach_room(args: argparse.Namespace) -> int:
 
 
 def _attach(home: Path, name: str | None) -> int:
-    from board import sessions
-    from board.errors import BadInput
-    from workers.room import spawn as launcher
-    from workers.tmux import layout
-
-    server = layout.server_for(home.parent)
-    if not server.has_session(layout.ROOM_SESSION):
-        raise BadInput("the room is not running; start it with bullpen up")
-    if name:
-        with launcher.open_operator_room(home) as room:
-            session = sessions.require(room.conn, name)
-        if not session.pane or not server.pane_exists(session.pane):
-            raise BadInput(f"{name} has no pane; start it with bullpen restart {name}")
-        server.select_pane(session.pane)
-    argv = server.attach_command(layout.ROOM_SESSION)
+    argv = _control(home).attach_command(name)  # focuses NAME's own pane, or refuses
     os.execvp(argv[0], argv)
     return 0  # not reached
 

@@ -1,4 +1,10 @@
-"""The session verbs the dashboard offers, over the room's tmux server and worktrees.
+"""The room façade: every session verb the CLI, the dashboard and the demo call.
+
+As Supervisor's `rpcinterface` is the one API its CLI and web UI share, `RoomControl`
+is the one way in to the room (up, down, ls, spawn, stop, restart, attach, and the
+dashboard's focus, zoom and capture), so two surfaces cannot drift. It holds the one
+pane-ownership rule: a remembered pane id counts only while `layout.owns_pane` says the
+pane still belongs to its session (ids restart at %0 with a new tmux server).
 
 Every method blocks on tmux or git: the dashboard calls them from thread workers.
 """
@@ -9,52 +15,47 @@ from pathlib import Path
 
 from board import sessions
 from board.errors import BadInput
-from workers.room import config, lifecycle
-from workers.room import spawn as launcher
+from board.models import Session
+from workers.room import config, lifecycle, spawn
+from workers.room.lifecycle import Report, SessionRow
 from workers.tmux import layout
+from workers.tmux.server import RoomServer
 from worktrees.status import worktree_status
 
 
 class RoomControl:
-    def __init__(self, home: Path) -> None:
+    """The room of the repository owning `home` (its `.bullpen` directory)."""
+
+    def __init__(self, home: Path, server: RoomServer | None = None) -> None:
         self.home = home
         self.root = home.parent
-        self.server = layout.server_for(self.root)
+        self.server = server or layout.server_for(self.root)
 
-    def _pane(self, name: str) -> str:
-        with launcher.open_operator_room(self.home) as room:
-            session = sessions.require(room.conn, name)
-        if not layout.owns_pane(self.server, session.pane, name):
-            raise BadInput(f"{name} has no pane; restart it first")
-        return session.pane
+    # -- the room ------------------------------------------------------------------------
 
-    def focus(self, name: str) -> None:
-        """Move tmux focus to the session's pane (its window becomes current)."""
-        self.server.select_pane(self._pane(name))
+    def up(self, *, with_dashboard: bool = True, fresh: bool = False) -> Report:
+        """Start or repair the room (idempotent: never a second copy of a live session)."""
+        return lifecycle.up(self.home, with_dashboard=with_dashboard, server=self.server,
+                            fresh=fresh)
 
-    def zoom(self, name: str) -> None:
-        """Toggle the session's pane between zoomed and its place in the layout."""
-        pane = self._pane(name)
-        zoomed = self.server.check("display-message", "-p", "-t", pane,
-                                   "#{window_zoomed_flag}").strip() == "1"
-        self.server.select_pane(pane)
-        self.server.zoom_pane(pane, zoomed=not zoomed)
+    def down(self, *, remove_worktrees: bool = False, force: bool = False) -> Report:
+        """Stop every session, the coordinator and tmux; worktrees stay unless asked."""
+        if force and not remove_worktrees:
+            raise BadInput("--force only applies with --remove-worktrees")
+        return lifecycle.down(self.home, remove_worktrees=remove_worktrees, force=force,
+                              server=self.server)
 
-    def capture(self, name: str) -> str:
-        return self.server.capture(self._pane(name))
+    def ls(self) -> list[SessionRow]:
+        """Every session with its live status and uncommitted files."""
+        return lifecycle.list_sessions(self.home, server=self.server)
 
-    def spawn(self, name: str, agent: str | None = None, task: str | None = None) -> None:
-        plan = config.load(self.root)
-        request = launcher.SpawnRequest(name=name, agent=agent or plan.agent, task=task)
-        launcher.spawn(self.home, request, server=self.server, layout_name=plan.layout)
-        lifecycle.ensure_coordinator(self.server, self.home)
-
-    def stop(self, name: str) -> None:
-        launcher.stop(self.home, name, server=self.server)
-
-    def restart(self, name: str) -> None:
-        launcher.restart(self.home, name, server=self.server)
-        lifecycle.ensure_coordinator(self.server, self.home)
+    def attach_command(self, name: str | None = None) -> list[str]:
+        """The argv that puts the user's terminal on the room, with `name`'s pane focused."""
+        if not self.server.has_session(layout.ROOM_SESSION):
+            raise BadInput("the room is not running; start it with bullpen up")
+        if name:
+            self.focus(name)
+        return self.server.attach_command(layout.ROOM_SESSION)
 
     def keep_coordinator(self) -> bool:
         """Restart a dead coordinator while the room's tmux server runs; True if it did."""
@@ -69,8 +70,66 @@ class RoomControl:
         text = f"#[fg=black,bg=yellow,bold] {count} need you #[default]" if count else ""
         self.server.check("set-option", "-t", layout.ROOM_SESSION, "status-right", text)
 
+    # -- one session ---------------------------------------------------------------------
+
+    def spawn(self, name: str, agent: str | None = None, task: str | None = None, *,
+              profile: str | None = None, base: str | None = None,
+              on_commit: str | None = None, fs_reads: bool = False,
+              with_dashboard: bool = True) -> Session:
+        """Start a new session in its own worktree and pane (every refusal comes before
+        anything is made); `agent` defaults to bullpen.yaml's."""
+        plan = config.load(self.root)
+        request = spawn.SpawnRequest(
+            name=name, agent=agent if agent is not None else plan.agent, profile=profile,
+            task=task, base=base, on_commit=on_commit, fs_reads=fs_reads)
+        session = spawn.spawn(self.home, request, server=self.server,
+                              with_dashboard=with_dashboard, layout_name=plan.layout)
+        lifecycle.ensure_coordinator(self.server, self.home)
+        return session
+
+    def stop(self, name: str, *, remove_worktree: bool = False,
+             force: bool = False) -> list[str]:
+        """Stop the session's agent (its worktree stays unless asked); one line per act."""
+        if force and not remove_worktree:
+            raise BadInput("--force only applies with --remove-worktree")
+        return spawn.stop(self.home, name, remove=remove_worktree, force=force,
+                          server=self.server)
+
+    def restart(self, name: str, *, fresh: bool = False) -> Session:
+        """Start the session's agent again in a fresh pane (resuming its conversation
+        unless `fresh`)."""
+        session = spawn.restart(self.home, name, server=self.server, fresh=fresh)
+        lifecycle.ensure_coordinator(self.server, self.home)
+        return session
+
+    def pane(self, name: str) -> str:
+        """The session's pane id, only while that pane is still the session's own."""
+        with spawn.open_operator_room(self.home) as room:
+            session = sessions.require(room.conn, name)
+        if not session.pane or not layout.owns_pane(self.server, session.pane, name):
+            raise BadInput(f"{name} has no pane; start it with bullpen restart {name}")
+        return session.pane
+
+    def focus(self, name: str) -> None:
+        """Move tmux focus to the session's pane (its window becomes current)."""
+        self.server.select_pane(self.pane(name))
+
+    def zoom(self, name: str) -> None:
+        """Toggle the session's pane between zoomed and its place in the layout."""
+        pane = self.pane(name)
+        zoomed = self.server.check("display-message", "-p", "-t", pane,
+                                   "#{window_zoomed_flag}").strip() == "1"
+        self.server.select_pane(pane)
+        self.server.zoom_pane(pane, zoomed=not zoomed)
+
+    def capture(self, name: str) -> str:
+        """The visible text of the session's pane."""
+        return self.server.capture(self.pane(name))
+
+    # -- a session's worktree ------------------------------------------------------------
+
     def _worktree(self, name: str) -> tuple[Path, str | None]:
-        with launcher.open_operator_room(self.home) as room:
+        with spawn.open_operator_room(self.home) as room:
             session = sessions.require(room.conn, name)
         if not session.worktree or not Path(session.worktree).is_dir():
             raise BadInput(f"{name} has no worktree on disk; see bullpen ls")
@@ -88,7 +147,8 @@ class RoomControl:
         return list(worktree_status(path, base).changed_files)
 
     def changed_files(self, name: str) -> int | None:
-        with launcher.open_operator_room(self.home) as room:
+        """How many files differ in the session's worktree (None: no worktree)."""
+        with spawn.open_operator_room(self.home) as room:
             session = sessions.get(room.conn, name)
         if session is None or not session.worktree or not Path(session.worktree).is_dir():
             return None
