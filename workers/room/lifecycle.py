@@ -68,7 +68,8 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
             report.say(f"started {item.name} in .bullpen/worktrees/{item.name}")
         _create_plan_tasks(room, plan)
         panes = snapshot_all(server, with_content=False)
-        for session in sessions.all_sessions(room.conn):
+        # Only this machine's sessions: another machine's `up` restores its own.
+        for session in Presence(home, room.conn).mine(sessions.all_sessions(room.conn)):
             if session.desired != DesiredState.RUNNING or session.name in {p.name for p in new}:
                 continue
             if owned(panes, session.pane, session.name) is not None:
@@ -156,7 +157,9 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
     server = server or layout.server_for(root)
     report = Report()
     with open_operator_room(home) as room:
-        for session in sessions.all_sessions(room.conn):
+        # This machine's room only: other machines' sessions keep running.
+        here = Presence(home, room.conn).mine(sessions.all_sessions(room.conn))
+        for session in here:
             if session.pane and session.status != SessionStatus.STOPPED:
                 report.say(f"stopped {session.name}")
             sessions.set_status(room.conn, session.name, SessionStatus.STOPPED)
@@ -167,7 +170,7 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
         else:
             report.say("the room's tmux server was not running")
         if remove_worktrees:
-            for session in sessions.all_sessions(room.conn):
+            for session in here:
                 report.say(_remove_one(root, session, force))
     return report
 

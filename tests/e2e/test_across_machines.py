@@ -1,0 +1,96 @@
+"""Two machines, one room: two clones of one bare repository, each with its own room home,
+tmux server and coordinator, one PostgreSQL database. The promises hold across them."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from board import machines
+from tests.e2e.conftest import Plan
+from tests.machines import join_machine, make_bare_origin
+from tests.pg_cluster import PgCluster
+from tests.rooms import live_room
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def alpha_beta(tmp_path: Path, pg_cluster: PgCluster) -> Iterator[tuple[Plan, Plan]]:
+    database = pg_cluster.new_database()
+    url = pg_cluster.url(database)
+    origin = make_bare_origin(tmp_path)
+    a = join_machine(origin, tmp_path / "alpha", "alpha", url)
+    b = join_machine(origin, tmp_path / "beta", "beta", url)
+    with live_room(a.repo, tmp_path / "logs-a") as live_a, \
+            live_room(b.repo, tmp_path / "logs-b") as live_b:
+        yield Plan(live_a), Plan(live_b)
+    pg_cluster.drop_database(database)
+
+
+def test_notes_handoffs_alerts_and_privacy_cross_machines(alpha_beta) -> None:
+    on_a, on_b = alpha_beta
+    on_a.write({"research": {}}, {})
+    on_b.write({"coder": {}}, {})
+    on_a.up()
+    on_b.up()
+    sessions_seen_by_b = on_b.live.sessions()
+    assert sessions_seen_by_b["research"]["machine"] == "alpha"
+    assert sessions_seen_by_b["coder"]["machine"] == "beta"
+
+    # A note from a session on alpha is typed into a session on beta.
+    sent = on_a.cli_as("research", "note", "send", "coder", "schema", "is", "in")
+    on_b.live.wait_for_line("coder", f"[note #{sent['id']} from research] schema is in")
+
+    # Research on alpha hands its task to the coder on beta.
+    research = on_a.cli_as("research", "task", "add", "gather usage", "--assign", "research")
+    code = json.loads(on_a.live.cli("task", "add", "build endpoint", "--assign", "coder",
+                                    "--after", str(research["id"]), "--json").stdout)
+    code_id = code["id"]
+    as_research = on_a.as_session("research")
+    on_a.live.cli("task", "claim", str(research["id"]), env=as_research)
+    on_a.live.cli("task", "done", str(research["id"]), "--summary", "peak at noon",
+                  env=as_research)
+    handoff = on_b.live.wait_for_line("coder", f"#{code_id}", timeout=20)
+    assert "peak at noon" in handoff
+
+    # A file read on beta and changed on alpha alerts the reader (repo-relative paths).
+    on_b.live.cli("read", "src/app.py", env=on_b.as_session("coder"))
+    (on_a.worktree("research") / "src" / "app.py").write_text("def handler():\n    return 2\n")
+    alert = on_b.live.wait_for_line("coder", "[change alert]", timeout=20)
+    assert "src/app.py changed by session research" in alert
+
+    # A private entry written on alpha stays private on beta.
+    on_a.live.cli("notebook", "write", "shared: usage peaks at noon", env=as_research)
+    on_a.live.cli("notebook", "write", "hunch: it is a bot", "--private", env=as_research)
+    read_on_b = on_b.cli_as("coder", "notebook", "read", "research")
+    assert [entry["body"] for entry in read_on_b] == ["shared: usage peaks at noon"]
+    assert on_b.cli_as("coder", "notebook", "search", "bot") == []
+
+
+def test_a_silent_machine_is_unreachable_and_its_notes_wait_until_it_is_back(
+        alpha_beta) -> None:
+    on_a, on_b = alpha_beta
+    on_a.write({"research": {}}, {})
+    on_b.write({"coder": {}}, {})
+    on_a.up()
+    on_b.up()
+    on_b.live.wait_status("research", "idle", timeout=20)
+    pid = int((on_a.live.home / "coordinator.lock").read_text().split()[0])
+    os.kill(pid, signal.SIGKILL)  # alpha's coordinator dies; its panes stay
+
+    # Within 10 s beta shows alpha's session as unreachable, not idle.
+    on_b.live.wait_status("research", machines.UNREACHABLE, timeout=10)
+    sent = on_b.cli_as("coder", "note", "send", "research", "still", "there?")
+    assert f"#{sent['id']}" not in " ".join(on_a.live.lines_of("research"))
+    on_a.up()  # alpha's coordinator is back: the note that waited is typed once
+    on_a.live.wait_for_line("research", f"[note #{sent['id']} from coder] still there?",
+                            timeout=20)
+    on_b.live.wait_status("research", "idle", timeout=20)
+    assert sum(f"#{sent['id']}" in line for line in on_a.live.lines_of("research")) == 1
