@@ -16,7 +16,6 @@ from tests.e2e.conftest import Plan
 from tests.machines import join_machine, make_bare_origin
 from tests.pg_cluster import PgCluster
 from tests.rooms import live_room
-from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
