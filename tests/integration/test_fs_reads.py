@@ -13,8 +13,9 @@ import pytest
 from board import reads, sessions
 from board.db import connect
 from board.room import Room
+from board.vocabulary import ReadSource
 from tests.conftest import git
-from workers.coordinator.fs_reads import FsReads, record_to
+from workers.coordinator.fs_reads import FsReads
 
 pytestmark = pytest.mark.both_stores
 
@@ -50,7 +51,7 @@ def read_paths(room: Room) -> list[str]:
 
 def test_cat_in_the_worktree_records_a_read(room: Room, tree_b: Path) -> None:
     conn = connect(room.db_path)
-    fs = FsReads(tree_b, record_to(conn, "b"))
+    fs = FsReads(tree_b, lambda paths: reads.record(conn, "b", paths, source=ReadSource.FS))
     fs.start()
     try:
         subprocess.run(["cat", "src/app.py"], cwd=tree_b, check=True, capture_output=True)

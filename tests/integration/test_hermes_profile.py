@@ -128,8 +128,6 @@ def test_a_second_session_on_a_profile_in_use_is_refused(room: Room) -> None:
         sessions.register(room.conn, "reviewer", profile="work")
 
 
-def test_launch_command_env_and_typed_form() -> None:
+def test_launch_command_and_env() -> None:
     assert hermes.hermes_command("bullpen-research") == "hermes -p bullpen-research --cli"
     assert hermes.hermes_env() == {"HERMES_ACCEPT_HOOKS": "1"}
-    assert hermes.hermes_typed_form("hello", busy=False) == "hello"
-    assert hermes.hermes_typed_form("look at\nthis", busy=True) == "/queue look at this"

@@ -12,7 +12,8 @@ from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import identity, run_cli
 from workers.agents import agent_files
-from workers.surfaces.hooks import bullpen_executable, handle_claude, handle_hermes, run_hook
+from workers.agents.bullpen_command import bullpen_executable
+from workers.surfaces.hooks import handle_claude, handle_hermes, run_hook
 
 REVIEW = ("Review the conversation above and consider saving to memory if appropriate.\n\n"
           "Focus on: ...")

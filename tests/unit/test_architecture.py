@@ -72,3 +72,14 @@ def test_command_table_names_each_commands_module() -> None:
         for command in subparsers.choices:
             registered[command] = module_name.rsplit(".", 1)[1]
     assert registered == cli.COMMANDS
+
+
+MODULE_LINE_LIMIT = 350  # STYLE: past ~300 lines a module is a question; past this, two
+
+
+def test_no_product_module_is_over_the_line_limit() -> None:
+    long = {str(path.relative_to(ROOT)): lines
+            for package in ("board", "worktrees", "workers", "tui")
+            for path in (ROOT / package).rglob("*.py")
+            if (lines := len(path.read_text().splitlines())) > MODULE_LINE_LIMIT}
+    assert long == {}

@@ -2,7 +2,7 @@
 
 Every module in this package named `*_commands` contributes commands through a
 `register(subparsers)` function, so parts of the CLI can grow independently. Heavy
-imports (Textual, GitPython, libtmux) happen inside the handlers that need them, which
+imports (Textual, GitPython, the tmux driver) happen inside the handlers that need them, which
 keeps `bullpen note send` close to the interpreter's own start-up time.
 """
 

@@ -2,7 +2,7 @@
 
 Each handler calls one verb of the room façade (`workers.room.control.RoomControl`, the
 same one the dashboard and the demo use), imported lazily so the room's fast commands
-never pay for libtmux and GitPython.
+never pay for the tmux driver and GitPython.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _home() -> Path:
     return home
 
 
-def _control(home: Path | None = None):  # noqa: ANN202 - imported lazily (libtmux, git)
+def _control(home: Path | None = None):  # noqa: ANN202 - imported lazily (tmux, git)
     """The room façade every surface calls (`workers.room.control.RoomControl`)."""
     from workers.room.control import RoomControl
 

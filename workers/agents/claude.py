@@ -22,7 +22,7 @@ from pathlib import Path
 from board.errors import BadInput
 from board.vocabulary import IDENTITY_VARIABLES
 from workers.agents import agent_files
-from workers.surfaces.hooks import bullpen_executable
+from workers.agents.bullpen_command import bullpen_executable
 
 SETTINGS_PATH = Path(".claude") / "settings.local.json"
 MCP_PATH = Path(".mcp.json")

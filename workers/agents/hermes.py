@@ -27,7 +27,7 @@ import yaml
 from board.errors import BadInput
 from board.vocabulary import IDENTITY_VARIABLES
 from workers.agents import hermes_files, hermes_memory
-from workers.surfaces.hooks import bullpen_executable
+from workers.agents.bullpen_command import bullpen_executable
 
 AUTO = "auto"
 SERVER_NAME = "bullpen"
@@ -339,10 +339,3 @@ def hermes_env() -> dict[str, str]:
     """Environment for a Hermes session: consent to the configured shell hooks headlessly."""
     return {"HERMES_ACCEPT_HOOKS": "1"}
 
-
-def hermes_typed_form(text: str, busy: bool) -> str:
-    """What to type into a Hermes pane: while it is busy, `/queue TEXT` (a bare Enter
-    would interrupt its work); the queued form is one line."""
-    if not busy:
-        return text
-    return "/queue " + " ".join(text.split())

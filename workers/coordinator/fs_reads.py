@@ -12,7 +12,7 @@ file or an agent's file tool all do. What this cannot tell apart, honestly:
 
 `.git`, `.bullpen`, `__pycache__` and `node_modules` are not watched. New directories are
 watched as they appear. Reads are reported in batches (every `flush_s`) to `on_reads`
-with repo-relative paths; `record_to(conn, session)` stores them as reads of source "fs".
+with repo-relative paths (the coordinator stores them as reads of source "fs").
 """
 
 from __future__ import annotations
@@ -21,16 +21,12 @@ import ctypes
 import ctypes.util
 import os
 import select
-import sqlite3
 import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from board import reads
-from board.vocabulary import ReadSource
 
 IN_ACCESS, IN_CLOSE_NOWRITE, IN_OPEN = 0x001, 0x010, 0x020
 IN_CREATE, IN_MOVED_TO, IN_DELETE_SELF, IN_IGNORED = 0x100, 0x080, 0x400, 0x8000
@@ -43,15 +39,6 @@ SKIPPED_DIRS = frozenset({".git", ".bullpen", "__pycache__", "node_modules"})
 
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-
-
-def record_to(conn: sqlite3.Connection, session: str) -> Callable[[list[str]], None]:
-    """An `on_reads` callback storing the paths as `session`'s reads (source "fs")."""
-
-    def store(paths: list[str]) -> None:
-        reads.record(conn, session, paths, source=ReadSource.FS)
-
-    return store
 
 
 class FsReads:

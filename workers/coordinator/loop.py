@@ -21,7 +21,7 @@ from board.integrity import check_after_unclean_stop, mark_clean_stop
 from board.models import Session
 from board.room import check_store_present
 from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind, ReadSource
-from workers.coordinator import guard
+from workers.coordinator import catch_up, guard
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
@@ -30,7 +30,6 @@ from workers.coordinator.status import Status, StatusTracker
 from workers.tmux import layout
 from workers.tmux.panes import owned, snapshot_all
 from workers.tmux.server import RoomServer
-from worktrees.changes import branch_head, commits_between
 
 __all__ = ["LOCK_NAME", "Coordinator", "RoomGone", "is_running", "lock_path"]
 
@@ -205,45 +204,11 @@ class Coordinator:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
         if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")
                 and event.session):
-            dispatch.set_mark(self.conn, f"head:{event.session}", event.data["commit"])
+            dispatch.set_mark(self.conn, catch_up.head_mark(event.session), event.data["commit"])
 
     def catch_up_commits(self) -> None:
-        """Commits made while no coordinator ran are recorded now (alerts and pings follow).
-
-        Each session on its own: one that fails is logged and marked seen, so a bad
-        commit can never stop every later start-up.
-        """
-        for session in self._my_sessions():
-            if not session.branch:
-                continue
-            try:
-                self._catch_up(session)
-            except Exception as error:
-                if guard.is_store_fault(error):
-                    raise
-                log.error("catch-up of %s's commits skipped: %s", session.name,
-                          guard.reason(error))
-                self._skip_to_head(session)
-
-    def _skip_to_head(self, session: Session) -> None:
-        """Mark the branch's head seen, so the next start-up does not retry it."""
-        try:
-            head = branch_head(self.root, session.branch)
-        except Exception:  # a vanished branch or git failing: nothing to mark
-            return
-        if head:
-            dispatch.set_mark(self.conn, f"head:{session.name}", head)
-
-    def _catch_up(self, session: Session) -> None:
-        head = branch_head(self.root, session.branch)
-        seen = dispatch.get_mark(self.conn, f"head:{session.name}") or session.base
-        if not head or head == seen:
-            return
-        found = commits_between(self.root, seen, head) if seen else []
-        files = sorted({path for commit in found for path in commit.files})
-        if files:
-            alerts.record_change(self.conn, session.name, files, head, found[-1].message)
-        dispatch.set_mark(self.conn, f"head:{session.name}", head)
+        """Commits made while no coordinator ran are recorded now (alerts and pings follow)."""
+        catch_up.catch_up_commits(self.conn, self.root, self._my_sessions())
 
     # -- panes ---------------------------------------------------------------------------
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -33,6 +31,7 @@ from board.repo_paths import repo_relative
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
 from workers.agents import agent_files
+from workers.agents.bullpen_command import bullpen_executable
 from workers.surfaces.bash_reads import read_paths
 
 HERMES_READ_TOOLS = ("read_file", "search_files", "patch", "write_file")
@@ -256,15 +255,3 @@ def run_hook(kind: str, stdin_text: str, env: Mapping[str, str] | None = None) -
         log_line(env, kind, f"unexpected {type(error).__name__}: {error}")
         return ""
     return json.dumps(output, ensure_ascii=False) if output else ""
-
-
-def bullpen_executable() -> str:
-    """The absolute path of the `bullpen` command that agents' hooks and MCP entries run:
-    the one installed beside this interpreter, else the one on PATH."""
-    beside = Path(sys.executable).parent / "bullpen"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside.absolute())
-    found = shutil.which("bullpen")
-    if found:
-        return str(Path(found).absolute())
-    raise BullpenError("cannot find the bullpen command; install bullpen so it is on PATH")

@@ -6,20 +6,14 @@ dashboard and the benchmarks can check the "one tmux call per tick" budget.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from board.errors import BadInput, BullpenError
-
-if TYPE_CHECKING:
-    import libtmux
-
 
 DEFAULT_SESSION = "bullpen"
 SESSION_OPTION = "@bullpen_session"  # pane option naming the bullpen session; agents can't alter it
@@ -83,13 +77,6 @@ class RoomServer:
 
     def __repr__(self) -> str:
         return f"RoomServer({self.socket_name!r})"
-
-    @functools.cached_property
-    def libtmux(self) -> libtmux.Server:
-        """The same server as a libtmux object, built on first use (its import is slow)."""
-        import libtmux
-
-        return libtmux.Server(socket_name=self.socket_name, config_file=self.config_file)
 
     # -- plumbing -------------------------------------------------------------------
 

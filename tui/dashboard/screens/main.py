@@ -37,7 +37,7 @@ from tui.dashboard.messages import (
     TaskLoaded,
 )
 from tui.dashboard.needs import Attention, needs_you
-from tui.dashboard.screens.prompt import Field, PromptScreen
+from tui.dashboard.prompt import Field, PromptScreen
 from tui.dashboard.screens.task_detail import TaskDetailScreen
 from tui.dashboard.tail import EventTail
 from tui.dashboard.widgets.board import Board

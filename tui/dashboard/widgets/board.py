@@ -16,7 +16,7 @@ from board.errors import BadInput
 from board.models import Task
 from board.validate import STATUSES
 from tui.dashboard.commands import bindings_for
-from tui.dashboard.screens.prompt import Field, PromptScreen
+from tui.dashboard.prompt import Field, PromptScreen
 from tui.dashboard.widgets.board_column import BoardColumn
 from tui.dashboard.widgets.card_list import CardList
 

@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.feed import SessionRow
 from tui.dashboard.format import age, agent_label, status_text
-from tui.dashboard.screens.prompt import Field, PromptScreen
+from tui.dashboard.prompt import Field, PromptScreen
 
 COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "active")
 

@@ -1,0 +1,64 @@
+"""Commits made while no coordinator ran: recorded at start-up, so alerts and pings follow.
+
+Each session's branch head is remembered as a mark (`head:<session>`); at start-up the
+commits between that mark (or the session's base) and the branch's head become one
+recorded change. Each session on its own: one that fails is logged and marked seen, so
+a bad commit can never stop every later start-up.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from board import alerts, dispatch
+from board.models import Session
+from workers.coordinator import guard
+from worktrees.changes import branch_head, commits_between
+
+log = logging.getLogger(__name__)
+
+
+def head_mark(session: str) -> str:
+    """The mark holding the last branch head the coordinator saw for `session`."""
+    return f"head:{session}"
+
+
+def catch_up_commits(conn: sqlite3.Connection, root: Path,
+                     known: Iterable[Session]) -> None:
+    """Record the commits each session's branch gained since its head was last seen."""
+    for session in known:
+        if not session.branch:
+            continue
+        try:
+            _catch_up(conn, root, session)
+        except Exception as error:
+            if guard.is_store_fault(error):
+                raise
+            log.error("catch-up of %s's commits skipped: %s", session.name,
+                      guard.reason(error))
+            _skip_to_head(conn, root, session)
+
+
+def _skip_to_head(conn: sqlite3.Connection, root: Path, session: Session) -> None:
+    """Mark the branch's head seen, so the next start-up does not retry it."""
+    try:
+        head = branch_head(root, session.branch)
+    except Exception:  # a vanished branch or git failing: nothing to mark
+        return
+    if head:
+        dispatch.set_mark(conn, head_mark(session.name), head)
+
+
+def _catch_up(conn: sqlite3.Connection, root: Path, session: Session) -> None:
+    head = branch_head(root, session.branch)
+    seen = dispatch.get_mark(conn, head_mark(session.name)) or session.base
+    if not head or head == seen:
+        return
+    found = commits_between(root, seen, head) if seen else []
+    files = sorted({path for commit in found for path in commit.files})
+    if files:
+        alerts.record_change(conn, session.name, files, head, found[-1].message)
+    dispatch.set_mark(conn, head_mark(session.name), head)
