@@ -114,6 +114,13 @@ class ReadSource(StrEnum):
     MCP = "mcp"  # the MCP `read` tool
 
 
+class RoomLayout(StrEnum):
+    """How the room's tmux window holds the session panes (`layout:` in bullpen.yaml)."""
+
+    SIDE_BY_SIDE = "side-by-side"  # the dashboard and every session in one window
+    WINDOWS = "windows"  # each session in its own window (many sessions)
+
+
 class IdentityVariable(StrEnum):
     """The environment a session's processes carry so bullpen knows who is calling."""
 

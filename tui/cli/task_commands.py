@@ -6,7 +6,7 @@ import argparse
 
 from board import tasks
 from board.models import Task
-from board.vocabulary import TASK_STATUSES
+from board.vocabulary import TASK_STATUSES, TaskStatus
 from tui.cli.context import record_id, room
 from tui.cli.output import one_line, print_json, print_table
 
@@ -85,7 +85,7 @@ def _print_task(task: Task, as_json: bool) -> None:
         print(f"  after {', '.join(map(str, task.parents))}")
     if task.children:
         print(f"  before {', '.join(map(str, task.children))}")
-    if task.block_reason and task.status == "blocked":
+    if task.block_reason and task.status == TaskStatus.BLOCKED:
         print(f"  blocked: {task.block_reason}")
     if task.body:
         print(f"  {task.body}")

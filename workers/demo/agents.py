@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from board.vocabulary import NoteKind
+
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 # One typed line may carry several notes: "[note #3 from coder re #2] text [alert #4 ...] ..."
 HEADER = re.compile(r"\[(?P<kind>note|handoff|ping|alert|system) #(?P<id>\d+) from"
@@ -155,7 +157,7 @@ class Research(Agent):
         self.say("waiting for my task")
 
     def on_note(self, note: Message) -> None:
-        ready = READY.search(note.text) if note.kind == "handoff" else None
+        ready = READY.search(note.text) if note.kind == NoteKind.HANDOFF else None
         if not ready:
             return
         task = ready["task"]
@@ -182,14 +184,14 @@ class Coder(Agent):
         self.say("my task waits for research's; nothing to do until I am pinged")
 
     def on_note(self, note: Message) -> None:
-        ready = READY.search(note.text) if note.kind == "handoff" else None
+        ready = READY.search(note.text) if note.kind == NoteKind.HANDOFF else None
         if ready:
             self.implement(ready["task"], note.text)
-        elif note.kind == "alert" and (see := SEE.search(note.text)):
+        elif note.kind == NoteKind.ALERT and (see := SEE.search(note.text)):
             self.say(f"alert #{note.id}: a file I read changed under me — looking")
             self.run(*see["command"].split())
             self.say("README now documents format=json; my code stands")
-        elif note.kind == "note" and note.reply_to:
+        elif note.kind == NoteKind.NOTE and note.reply_to:
             self.say(f"{note.sender} answered my note #{note.reply_to}: {note.text}")
 
     def implement(self, task: str, handoff: str) -> None:
@@ -218,14 +220,14 @@ class Reviewer(Agent):
     """Pinged by the coder's commits: reads the diff and notebook, answers, documents."""
 
     def on_note(self, note: Message) -> None:
-        if note.kind == "handoff" and (ready := READY.search(note.text)):
+        if note.kind == NoteKind.HANDOFF and (ready := READY.search(note.text)):
             self.memory["task"] = ready["task"]
             self.run("bullpen", "task", "claim", ready["task"])
             self.say("I review coder's commits; waiting for one")
-        elif note.kind == "note" and note.sender == "coder":
+        elif note.kind == NoteKind.NOTE and note.sender == "coder":
             self.memory["quote"] = str(note.id)
             self.say(f"coder's note #{note.id}: {note.text}")
-        elif note.kind == "ping" and (commit := COMMIT.search(note.text)):
+        elif note.kind == NoteKind.PING and (commit := COMMIT.search(note.text)):
             self.review(commit["author"], commit["sha"])
 
     def review(self, author: str, sha: str) -> None:

@@ -14,9 +14,10 @@ import yaml
 
 from board import validate
 from board.errors import BadInput
+from board.vocabulary import RoomLayout
 
 CONFIG_NAME = "bullpen.yaml"
-LAYOUTS = ("side-by-side", "windows")
+LAYOUTS = tuple(RoomLayout)
 DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads"}
 TOP_KEYS = {"agent", "layout", "sessions"}
@@ -40,7 +41,7 @@ class SessionPlan:
 class Config:
     path: Path | None
     agent: str = DEFAULT_AGENT
-    layout: str = "side-by-side"
+    layout: str = RoomLayout.SIDE_BY_SIDE
     sessions: tuple[SessionPlan, ...] = field(default=())
 
     def session(self, name: str) -> SessionPlan | None:
@@ -124,7 +125,8 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
             raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: {key}: unknown key;"
                            f" use {', '.join(sorted(TOP_KEYS))}")
     agent = _scalar(path, top["agent"][1], "agent") if "agent" in top else DEFAULT_AGENT
-    layout = _scalar(path, top["layout"][1], "layout") if "layout" in top else "side-by-side"
+    layout = (_scalar(path, top["layout"][1], "layout") if "layout" in top
+              else RoomLayout.SIDE_BY_SIDE)
     if layout not in LAYOUTS:
         raise BadInput(f"{path.name}:{top['layout'][1].start_mark.line + 1}: layout: use"
                        f" {' or '.join(LAYOUTS)}, not {layout!r}")

@@ -13,7 +13,7 @@ from board.home import repo_root_of_home
 from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
-from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
+from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
 from workers.agents.command import HERMES, agent_kind, is_simple, launch_plan
 from workers.room import config
 from workers.tmux import layout
@@ -138,7 +138,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
         sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
     plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh)
     dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard)
-    side_by_side = layout_name == "side-by-side"
+    side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
     pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
                             plan.command, worktree, plan.env, title=name,
                             new_window=not side_by_side,

@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from board.vocabulary import IdentityVariable
+from board.vocabulary import IdentityVariable, RoomLayout
 from workers.tmux.server import DEFAULT_SESSION, SESSION_OPTION, RoomServer, socket_name_for
 
 ROOM_SESSION = DEFAULT_SESSION
@@ -88,7 +88,7 @@ def ensure_room_window(server: RoomServer, repo_root: Path, home: Path,
 def arrange_args(layout: str, dashboard: str) -> list[str]:
     """The tmux commands that put the dashboard on the left and the sessions stacked on
     the right (side-by-side); none for the windows layout."""
-    if layout != "side-by-side":
+    if layout != RoomLayout.SIDE_BY_SIDE:
         return []
     return ["select-layout", "-t", dashboard, "main-vertical", ";",
             "set-option", "-w", "-t", dashboard, "main-pane-width", "45%", ";",
