@@ -1,4 +1,4 @@
-"""`bullpen room join` and `bullpen machines`: one room across machines."""
+"""`bullpen room join|migrate` and `bullpen machines`: one room across machines."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tui.cli.output import print_json, print_table
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     room_parser = subparsers.add_parser(
-        "room", help="the room's store: join a room on PostgreSQL")
+        "room", help="the room's store: join a room on PostgreSQL, move a room there")
     verbs = room_parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     join = verbs.add_parser("join", help="ask to join the room at a PostgreSQL URL; prints"
                                          " the pairing code to approve")
@@ -22,6 +22,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     join.add_argument("--machine", help="this machine's name in the room (default: the"
                                         " host name)")
     join.set_defaults(handler=join_room)
+    migrate = verbs.add_parser("migrate", help="copy this room to another store, keeping ids"
+                                               " (SQLite to PostgreSQL, or back)")
+    migrate.add_argument("--to", required=True, metavar="TARGET",
+                         help="an empty PostgreSQL database's postgresql:// URL, or 'sqlite'"
+                              " for the room's own file")
+    migrate.set_defaults(handler=migrate_room)
 
     listing = subparsers.add_parser("machines", help="machines in the room: list, approve"
                                                      " a pairing code, revoke")
@@ -86,4 +92,21 @@ def revoke_machine(args: argparse.Namespace) -> int:
             raise Refused("only the operator can revoke machines")
         pairing.revoke(current.conn, args.name)
     print(f"machine {args.name} can no longer use the room")
+    return 0
+
+
+def migrate_room(args: argparse.Namespace) -> int:
+    from workers.room import store_move
+
+    home = room_home()
+    if args.to == store.StoreKind.SQLITE:
+        copied = store_move.to_sqlite(home)
+        where = "the room's SQLite file"
+    elif store.is_url(args.to):
+        copied = store_move.to_postgres(home, args.to)
+        where = store.redact(args.to)
+    else:
+        raise BadInput(f"--to {store.redact(args.to)!r}: give a postgresql:// URL or 'sqlite'")
+    print(f"copied {sum(copied.values())} rows in {len(copied)} tables to {where};"
+          " the room uses it from now on")
     return 0
