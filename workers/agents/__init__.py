@@ -1,6 +1,9 @@
-"""What each agent kind needs from bullpen: how it is launched, its hooks and its profile.
+"""What each agent kind needs from bullpen: how it is launched, its hooks, its screens.
 
-`command` (the agent command of a session, its environment and set-up step), `hermes`
-(Hermes profiles: MCP server, shell hooks, launch), `hermes_memory` (a Hermes memory
-provider backed by the notebook) and `claude` (Claude Code's hook settings and MCP entry).
+`adapter` (the protocol every kind implements) with `kinds` (which adapter a command
+gets) and `screens/` (one screen reader per kind); `command` (a session's launch command
+and environment); `hermes`, `hermes_files` and `hermes_memory` (Hermes profiles, secrets
+and a notebook-backed memory provider); `claude` (Claude Code's settings and MCP entry);
+`agent_files` (what bullpen keeps per agent outside the worktree) and `bullpen_command`
+(the absolute `bullpen` path hooks and MCP entries run). Never imports the coordinator.
 """

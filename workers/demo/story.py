@@ -22,6 +22,7 @@ from board.db import connect
 from board.errors import BullpenError
 from board.home import DB_NAME, ROOM_DIR
 from workers.demo.steps import STEPS, Seen
+from workers.room.control import RoomControl
 from workers.tmux import layout
 
 TIMEOUT = 90.0  # seconds for the whole story; it takes ~20 s here
@@ -102,7 +103,11 @@ def prepare(parent: Path | None = None, pace: float = 0.0) -> Path:
 
 
 def bullpen(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run this install's `bullpen` in the demo repository, as the operator."""
+    """Run this install's `bullpen` in the demo repository, as the operator.
+
+    A process of its own (and so the room façade behind the CLI) with a clean
+    environment: the room's tmux server must not inherit an enclosing session's identity.
+    """
     return subprocess.run([*shlex.split(layout.bullpen_command()), *args], cwd=repo,
                           env=clean_env(), capture_output=True, text=True, check=False)
 
@@ -213,8 +218,7 @@ def run_attached(say: Callable[[str], None], *, keep: bool = False,
         teardown(repo, keep=True)
         raise
     say(f"demo repository: {repo}; the story takes ~15 s. Detach (tmux prefix, then d) to finish.")
-    server = layout.server_for(repo)
-    subprocess.run(server.attach_command(layout.ROOM_SESSION), check=False)
+    subprocess.run(RoomControl(repo / ROOM_DIR).attach_command(), check=False)
     outcome = follow(repo, started, say, timeout=0)
     say(verdict(outcome, time.monotonic() - clock))
     if keep:
