@@ -106,8 +106,9 @@ class PgConnection:
     def execute(self, sql: str, params: Sequence | dict | None = None) -> Cursor:
         """Run one statement written in the board's (SQLite) dialect."""
         if sql.strip().upper() == "BEGIN IMMEDIATE":
-            self._run("BEGIN", None)
-            return Cursor(self._run("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,)), False)
+            # One round trip: both statements in one simple query (no parameters).
+            return Cursor(self._run(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})",
+                                    None), False)
         text, returns_id = translate(sql, self.id_tables, params is not None, True)
         return Cursor(self._run(text, _params(params)), returns_id)
 
