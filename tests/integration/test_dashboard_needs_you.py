@@ -1,0 +1,52 @@
+"""Through `bullpen up` in a 200×50 terminal: the dashboard pane shows a 30-character title
+whole, and a session that asks a question shows in the needs-you strip and in the room's
+tmux status line within 2 s of the store recording it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.rooms import live_room
+from tests.waiting import wait_until
+from workers.tmux.layout import DASHBOARD, ROOM_SESSION, pane_of
+
+pytestmark = pytest.mark.slow
+
+TITLE = "Write the usage endpoint tests"  # 30 characters
+PLAN = """agent: cat
+sessions:
+  alice: {}
+  bob:
+    agent: "python3 -c \\"input('Deploy to production? (y/n) '); input()\\""
+"""
+
+
+def _status_line(server) -> str:  # noqa: ANN001 - the room's RoomServer
+    return server.check("show-options", "-v", "-t", ROOM_SESSION, "status-right")
+
+
+def test_needs_you_reaches_the_strip_and_the_status_line(git_repo: Path,
+                                                         tmp_path: Path) -> None:
+    (git_repo / "bullpen.yaml").write_text(PLAN)
+    with live_room(git_repo, tmp_path / "logs") as room:
+        room.cli("up", "--detach")
+        room.cli("task", "add", TITLE, "--assign", "alice")
+        server = room.server
+        server.check("resize-window", "-t", f"={ROOM_SESSION}:", "-x", "200", "-y", "50")
+        dashboard = pane_of(server, DASHBOARD)
+        width = int(server.check("display-message", "-p", "-t", dashboard, "#{pane_width}"))
+        assert 80 <= width <= 100, width  # the side-by-side layout's share of 200 columns
+        wait_until(lambda: TITLE in server.capture(dashboard), 20,
+                   message=lambda: f"the whole title in:\n{server.capture(dashboard)}")
+        room.wait_status("bob", "needs_input", timeout=20)
+        recorded = time.monotonic()
+        wait_until(lambda: "bob needs input" in server.capture(dashboard)
+                   or "bob asks:" in server.capture(dashboard), 2,
+                   message=lambda: f"bob in the strip:\n{server.capture(dashboard)}")
+        wait_until(lambda: "1 need you" in _status_line(server), 2,
+                   message=lambda: f"the status line: {_status_line(server)!r}")
+        assert time.monotonic() - recorded < 2.5
+        print(server.capture(dashboard))  # what the pane showed, for the test log
