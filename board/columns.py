@@ -1,6 +1,6 @@
 """The board's column order: which status lies left or right of another.
 
-The columns are the task statuses in their documented order (`validate.STATUSES`);
+The columns are the task statuses in their documented order (`vocabulary.TASK_STATUSES`);
 moving a card one column is `tasks.move` to the neighbouring status, so every rule of a
 move (waiting parents, released children, events) applies unchanged.
 """
@@ -13,13 +13,13 @@ from board import tasks
 from board.errors import Refused
 from board.identity import Caller
 from board.models import Task
-from board.validate import STATUSES
+from board.vocabulary import TASK_STATUSES, TaskStatus
 
 
 def neighbour(status: str, step: int) -> str | None:
     """The status `step` columns from `status` (-1 left, 1 right), or None past an edge."""
-    index = STATUSES.index(status) + step
-    return STATUSES[index] if 0 <= index < len(STATUSES) else None
+    index = TASK_STATUSES.index(TaskStatus(status)) + step
+    return TASK_STATUSES[index] if 0 <= index < len(TASK_STATUSES) else None
 
 
 def move_by(conn: sqlite3.Connection, caller: Caller, task_id: int, step: int) -> Task:

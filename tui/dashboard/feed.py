@@ -14,6 +14,7 @@ from board import attention, notebook, notes, sessions, views
 from board.attention import Delivery, HeldNote
 from board.models import Event, Note, NotebookEntry, Session, Task
 from board.views import AlertRow
+from board.vocabulary import TaskStatus
 
 STREAM_HISTORY = 200  # notes loaded at start; older ones stay in the store
 DELIVERY_WINDOW = 200  # the newest notes whose delivery states the stream keeps fresh
@@ -72,8 +73,9 @@ class RoomDelta:
     last_note: int = 0
     held: list[HeldNote] | None = None  # notes held back from panes (with `sessions`)
     deliveries: dict[int, list[Delivery]] | None = None  # of the newest notes
-    sessions_dirty: bool = False  # the tail fills `sessions`, `alerts`, `held` and
-    alerts_dirty: bool = False  # `deliveries`, throttled
+    sessions_dirty: bool = False  # the tail fills `sessions`, `alerts`, and (after a
+    alerts_dirty: bool = False  # delivery moved on) `held` and `deliveries`, throttled
+    deliveries_dirty: bool = False
 
 
 def session_rows(conn: sqlite3.Connection) -> list[SessionRow]:
@@ -99,7 +101,7 @@ def event_item(event: Event) -> StreamItem | None:
     data, ref = event.data, event.ref
     kind = event.kind
     if kind == "task_moved":
-        if data.get("new") in ("done", "blocked"):
+        if data.get("new") in (TaskStatus.DONE, TaskStatus.BLOCKED):
             return None  # task_done / task_blocked say it with more detail
         text = f"task #{ref} {data.get('old')} → {data.get('new')}"
     elif kind == "task_done":
@@ -154,7 +156,7 @@ def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) ->
     delta = RoomDelta(last_event=events[-1].id, last_note=last_note)
     task_ids: set[int] = set()
     entry_ids: set[int] = set()
-    new_notes = sessions_dirty = alerts_dirty = False
+    new_notes = sessions_dirty = alerts_dirty = delivery_dirty = False
     stream: list[StreamItem] = []
     for event in events:
         kind = event.kind
@@ -163,7 +165,7 @@ def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) ->
         elif kind == "note_sent":
             new_notes = sessions_dirty = True
         elif kind.startswith("notes_"):  # read, delivered, held, claimed, …
-            sessions_dirty = alerts_dirty = True
+            sessions_dirty = alerts_dirty = delivery_dirty = True
         elif kind == "notebook_written" and event.ref is not None:
             entry_ids.add(event.ref)
         elif kind == "alert_raised":
@@ -180,21 +182,27 @@ def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) ->
         stream += [note_item(note) for note in fresh]
         if fresh:
             delta.last_note = fresh[-1].id
+            # A new note's own states (queued, mostly): only its rows, not the window.
+            delta.deliveries = attention.deliveries_of(conn, [note.id for note in fresh])
     stream += [entry_item(entry) for entry in views.notebook_entries(conn, entry_ids)]
     delta.stream = sorted(stream, key=lambda item: item.at)
     delta.tasks, delta.removed_tasks = views.tasks_by_ids(conn, task_ids)
     delta.sessions_dirty, delta.alerts_dirty = sessions_dirty, alerts_dirty
+    delta.deliveries_dirty = delivery_dirty
     return delta
 
 
 def fill_panels(conn: sqlite3.Connection, delta: RoomDelta, sessions_too: bool,
-                alerts_too: bool) -> None:
-    """Read the sessions and alerts panels' rows into `delta` (each a whole, small table)."""
+                alerts_too: bool, deliveries_too: bool = False) -> None:
+    """Read the sessions and alerts panels' rows into `delta` (each a whole, small table),
+    and after deliveries moved on, the held notes and the newest notes' states."""
     if sessions_too:
         delta.sessions = session_rows(conn)
+    if deliveries_too:
         delta.held = attention.held_notes(conn)
         newest = delta.last_note
-        delta.deliveries = attention.deliveries_of(
+        window = attention.deliveries_of(
             conn, range(max(newest - DELIVERY_WINDOW, 0) + 1, newest + 1))
+        delta.deliveries = {**(delta.deliveries or {}), **window}
     if alerts_too:
         delta.alerts = views.alerts_with_state(conn, ALERT_ROWS)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from board.attention import HeldNote
 from board.models import Task
 from board.views import AlertRow
+from board.vocabulary import SessionStatus, TaskStatus
 from tui.dashboard.feed import RoomDelta, SessionRow
 
-NEEDS_INPUT = "needs_input"
 UNSEEN_ALERT_STATES = ("pending", "queued", "held")
 
 
@@ -37,7 +37,7 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
     found = [Need(("input", row.session.name, row.reason), "input",
                   f"{row.session.name} asks: {row.reason}" if row.reason
                   else f"{row.session.name} needs input", session=row.session.name)
-             for row in rows if row.session.status == NEEDS_INPUT]
+             for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
     found += [Need(("held", item.note.id, item.recipient), "held",
                    f"note #{item.note.id} {item.note.sender} → {item.recipient} held"
                    + (f": {item.reason}" if item.reason else ""), session=item.recipient)
@@ -46,7 +46,7 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    f"#{card.id} {card.title} blocked"
                    + (f": {card.block_reason}" if card.block_reason else ""),
                    session=card.assignee, task=card.id)
-              for card in cards if card.status == "blocked"]
+              for card in cards if card.status == TaskStatus.BLOCKED]
     found += [Need(("alert", row.alert.id), "alert",
                    f"{row.alert.path} changed by {row.alert.changed_by};"
                    f" {row.alert.session} not told yet", session=row.alert.session)

@@ -67,7 +67,7 @@ class EventTail:
             conn.close()
 
     def _loop(self, conn: sqlite3.Connection, last_event: int, last_note: int) -> None:
-        sessions_due = alerts_due = False  # panels waiting for their throttle
+        sessions_due = alerts_due = deliveries_due = False  # waiting for their throttle
         panels_at = 0.0
         while not self._stop.is_set():
             self._wake.wait(self.interval)
@@ -78,16 +78,17 @@ class EventTail:
                 if views.last_event_id(conn) > last_event:
                     delta = feed.load_delta(conn, events.since(conn, last_event, BATCH),
                                             last_note)
-                elif sessions_due or alerts_due:
+                elif sessions_due or alerts_due or deliveries_due:
                     delta = feed.RoomDelta(last_event=last_event, last_note=last_note)
                 else:
                     continue
                 sessions_due |= delta.sessions_dirty
                 alerts_due |= delta.alerts_dirty
-                if (sessions_due or alerts_due) and \
+                deliveries_due |= delta.deliveries_dirty
+                if (sessions_due or alerts_due or deliveries_due) and \
                         time.monotonic() - panels_at >= PANEL_SECONDS:
-                    feed.fill_panels(conn, delta, sessions_due, alerts_due)
-                    sessions_due = alerts_due = False
+                    feed.fill_panels(conn, delta, sessions_due, alerts_due, deliveries_due)
+                    sessions_due = alerts_due = deliveries_due = False
                     panels_at = time.monotonic()
             except sqlite3.Error as error:  # e.g. a locked file; try again next tick
                 self._report(error)

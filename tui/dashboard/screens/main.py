@@ -24,6 +24,7 @@ from board import columns, notes, tasks
 from board.errors import BadInput
 from board.home import DB_NAME
 from board.models import EVERYONE, Task
+from board.vocabulary import TaskStatus
 from tui.dashboard.actions import SessionActions
 from tui.dashboard.commands import Command, bindings_for
 from tui.dashboard.jobs import Jobs
@@ -112,7 +113,7 @@ class MainScreen(Screen[None]):
         self.jobs = Jobs(self, self.writer, self.tail, self.actions)
         self.set_interval(PREVIEW_SECONDS, self.refresh_preview)
         self.set_interval(COORDINATOR_CHECK_SECONDS, self.jobs.keep_coordinator)
-        self.board.column("ready").focus()
+        self.board.column(TaskStatus.READY).focus()
 
     def on_unmount(self) -> None:
         if self.tail is not None:
@@ -152,7 +153,8 @@ class MainScreen(Screen[None]):
     def show_needs(self, initial: bool = False) -> None:
         """Redraw the needs-you strip; ring for new entries; tell tmux the count."""
         board = self.board
-        blocked = [board.tasks[i] for i in board.columns.get("blocked", ()) if i in board.tasks]
+        blocked = [board.tasks[i] for i in board.columns.get(TaskStatus.BLOCKED, ())
+                   if i in board.tasks]
         needs = needs_you(self.attention.rows, blocked, self.attention.alerts,
                           self.attention.held)
         self.query_one(NeedsYou).show(needs)
@@ -214,7 +216,7 @@ class MainScreen(Screen[None]):
                          follow=message.task_id)
 
     def on_board_archive_requested(self, message: Board.ArchiveRequested) -> None:
-        self.jobs.write_store(tasks.move, message.task_id, "archived",
+        self.jobs.write_store(tasks.move, message.task_id, TaskStatus.ARCHIVED,
                               follow=message.task_id)
 
     def on_board_done_requested(self, message: Board.DoneRequested) -> None:

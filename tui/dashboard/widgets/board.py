@@ -15,6 +15,7 @@ from board.columns import neighbour
 from board.errors import BadInput
 from board.models import Task
 from board.validate import STATUSES
+from board.vocabulary import TaskStatus
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.prompt import Field, PromptScreen
 from tui.dashboard.widgets.board_column import BoardColumn
@@ -134,8 +135,8 @@ class Board(Horizontal):
 
     def focus_first(self) -> None:
         """Focus the ready column, or the first with cards when it is empty."""
-        status = next((status for status in ("ready", *STATUSES) if self.columns[status]),
-                      "ready")
+        status = next((status for status in (TaskStatus.READY, *STATUSES)
+                       if self.columns[status]), TaskStatus.READY)
         self.column(status).focus()
         self.current = self.column(status)
 

@@ -20,6 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from board.models import Task
+from board.vocabulary import TaskStatus
 from tui.dashboard.format import age, wrap_title
 
 CARD_HEIGHT = 3
@@ -167,8 +168,8 @@ class CardList(ScrollView, can_focus=True):
         if task.waiting:
             waits = ",".join(f"#{parent}" for parent in task.parents)
             segments.append(Segment(f" ⧗{waits}", WAIT_STYLE))
-        elif task.status == "blocked":
+        elif task.status == TaskStatus.BLOCKED:
             segments.append(Segment(f" ⊘ {task.block_reason or ''}".rstrip(), BLOCK_STYLE))
-        elif task.status == "review":
+        elif task.status == TaskStatus.REVIEW:
             segments.append(Segment(" ◆", REVIEW_STYLE))
         return segments

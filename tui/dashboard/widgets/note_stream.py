@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import deque
 
 from rich.segment import Segment
-from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.strip import Strip
@@ -47,6 +46,7 @@ class NoteStream(Widget, can_focus=True):
         self.flips = False  # show status flips too
         self.back = 0  # items scrolled up from the newest
         self._window: list[Strip] | None = None
+        self._drawn: dict[tuple[object, ...], tuple[StreamItem, list[Strip]]] = {}
         self._update_titles()
 
     def _passes(self, item: StreamItem) -> bool:
@@ -109,20 +109,33 @@ class NoteStream(Widget, can_focus=True):
 
     def _lines(self, width: int, height: int) -> list[Strip]:
         """The bottom `height` lines of the items up to the scrolled-to one."""
-        texts: list[Text] = []
+        strips: list[Strip] = []
         index = len(self.shown) - 1 - self.back
-        while index >= 0 and len(texts) < height:
-            item = self.shown[index]
-            texts[:0] = stream_lines(item, self.deliveries.get(item.ref or -1, ())
-                                     if item.kind not in ("event", "notebook") else (), width)
+        while index >= 0 and len(strips) < height:
+            strips[:0] = self._item_strips(self.shown[index], width)
             index -= 1
+        strips = strips[-height:]
+        return [Strip.blank(width, self.rich_style)] * (height - len(strips)) + strips
+
+    def _item_strips(self, item: StreamItem, width: int) -> list[Strip]:
+        """An item's lines, drawn once per width and delivery state (a new note redraws
+        only itself; the rest come from here)."""
+        states = self.deliveries.get(item.ref or -1, ()) \
+            if item.kind not in ("event", "notebook") else ()
+        key = (id(item), width, states)
+        cached = self._drawn.get(key)
+        if cached is not None and cached[0] is item:
+            return cached[1]
         strips = []
-        for text in texts[-height:]:
+        for text in stream_lines(item, states, width):
             text.truncate(width, overflow="ellipsis")
             segments = list(text.render(self.app.console))
             strips.append(Strip(segments).apply_style(self.rich_style).adjust_cell_length(
                 width, self.rich_style) if segments else Strip([Segment(" " * width)]))
-        return [Strip.blank(width, self.rich_style)] * (height - len(strips)) + strips
+        if len(self._drawn) > 4 * KEEP:
+            self._drawn.clear()
+        self._drawn[key] = (item, strips)
+        return strips
 
     def render_line(self, y: int) -> Strip:
         width, height = self.content_region.width, self.content_region.height
