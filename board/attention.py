@@ -84,3 +84,17 @@ def status_reasons(conn: sqlite3.Connection) -> dict[str, str]:
     rows = conn.execute("SELECT * FROM sessions").fetchall()
     return {row["name"]: str(reason) for row in rows
             if (reason := _column(row, "status_reason"))}
+
+
+def inbox_of(conn: sqlite3.Connection, recipient: str,
+             limit: int = 50) -> list[tuple[Note, Delivery]]:
+    """The newest notes `recipient` received, oldest first, each with how far it got —
+    the operator's look at a session's inbox (nothing is marked read)."""
+    rows = conn.execute(
+        "SELECT n.id AS n_id, n.sender, n.recipient AS n_recipient, n.body, n.reply_to,"
+        " n.created_at, n.kind, n.task, d.* FROM deliveries d JOIN notes n ON n.id = d.note"
+        " WHERE d.recipient = ? ORDER BY n.id DESC LIMIT ?", (recipient, limit)).fetchall()
+    return [(Note(id=row["n_id"], sender=row["sender"], recipient=row["n_recipient"],
+                  body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
+                  kind=row["kind"], task=row["task"]), delivery_of(row))
+            for row in reversed(rows)]

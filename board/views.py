@@ -112,3 +112,14 @@ def notebook_entries(conn: sqlite3.Connection, ids: Iterable[int]) -> list[Noteb
     return [NotebookEntry(id=row["id"], author=row["author"], body=row["body"],
                           private=bool(row["private"]), created_at=row["created_at"],
                           tag=row["tag"]) for row in rows]
+
+
+def notebook_of(conn: sqlite3.Connection, author: str, limit: int = 100) -> list[NotebookEntry]:
+    """One author's entries, oldest first, private ones included (each carries `private`):
+    the operator's view of a session's notebook, like `notebook.operator_view`."""
+    rows = conn.execute(
+        "SELECT * FROM (SELECT * FROM notebook WHERE author = ? ORDER BY id DESC LIMIT ?) nb"
+        " ORDER BY id", (author, limit)).fetchall()
+    return [NotebookEntry(id=row["id"], author=row["author"], body=row["body"],
+                          private=bool(row["private"]), created_at=row["created_at"],
+                          tag=row["tag"]) for row in rows]

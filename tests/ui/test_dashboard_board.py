@@ -9,7 +9,7 @@ from board.db import connect
 from board.home import DB_NAME
 from board.room import Room
 from tests.ui.fakes import FakeActions
-from tests.ui.helpers import loaded, notifications, settled
+from tests.ui.helpers import loaded, notifications, settled, workers_done
 from tui.dashboard import make_app
 from tui.dashboard.screens.task_detail import TaskDetailScreen
 
@@ -107,7 +107,7 @@ async def test_new_card_and_details(fake_room: Room, fake_actions: FakeActions) 
                                                                     "for 0.1")
         assert new.id in screen.board.columns["todo"]
         await pilot.press("enter")  # details of the focused card (task 1)
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert isinstance(app.screen, TaskDetailScreen)
         assert app.screen.task_record.comments[0].body == "use last month's logs"

@@ -9,13 +9,13 @@ from textual.pilot import Pilot
 
 from board.room import Room
 from tests.ui.fakes import FakeActions
-from tests.ui.helpers import loaded
+from tests.ui.helpers import loaded, workers_done
 
 
 async def ready(pilot: Pilot) -> None:
     """Wait for the snapshot, the preview and the changed-file counts to be drawn."""
     await loaded(pilot)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 
@@ -34,7 +34,7 @@ def test_task_details(snap_compare, team_room: Room) -> None:
     async def open_details(pilot: Pilot) -> None:
         await ready(pilot)
         await pilot.press("enter")
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
 
     app = make_app(team_room.home, FakeActions(), bell=False)

@@ -10,7 +10,7 @@ from board.db import connect
 from board.home import DB_NAME
 from board.room import Room
 from tests.ui.fakes import LONG_TITLES, QUESTION, FakeActions
-from tests.ui.helpers import loaded, settled, wait_for
+from tests.ui.helpers import loaded, settled, wait_for, workers_done
 from tui.dashboard import make_app
 from tui.dashboard.widgets.card_list import CardList
 from tui.dashboard.widgets.needs_you import NeedsYou
@@ -83,7 +83,7 @@ async def test_needs_you_strip_keys_and_status_line(team_room: Room,
         await pilot.press("g")  # the strip takes the focus on its first need
         assert strip.has_focus and strip.cursor == 0
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         assert ("focus", "reviewer", {}) in fake_actions.calls
         await pilot.press("g", "g", "enter")  # the blocked card: the board goes to it
         assert screen.board.current_task.id == 7 and screen.board.current.has_focus

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from board import tasks
 from board.models import Task
@@ -73,6 +74,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     link.add_argument("parent", metavar="PARENT", type=record_id, help="the task to finish first")
     link.add_argument("child", metavar="CHILD", type=record_id, help="the task that waits for it")
     link.set_defaults(handler=link_tasks)
+
+    graph = verbs.add_parser("graph", help="the plan as a picture: who waits on whom",
+                             description="Tasks from parents to children, each with its"
+                             " status and assignee (ASCII when not printing to a terminal).")
+    graph.add_argument("--ascii", action="store_true", help="ASCII connectors even on a terminal")
+    graph.set_defaults(handler=show_graph)
 
 
 def _print_task(task: Task, as_json: bool) -> None:
@@ -179,4 +186,19 @@ def link_tasks(args: argparse.Namespace) -> int:
     with room() as current:
         task = tasks.link(current.conn, current.caller, args.parent, args.child)
     print(f"task {task.id} waits for {args.parent} ({task.status})")
+    return 0
+
+
+def show_graph(args: argparse.Namespace) -> int:
+    from board import views
+    from tui.graph import ASCII, UNICODE, graph_lines
+
+    ascii_only = args.ascii or not sys.stdout.isatty()
+    with room() as current:
+        cards = views.all_cards(current.conn)
+    lines = graph_lines(cards, ascii_only=ascii_only)
+    for line in lines:
+        print(line.text(ASCII if ascii_only else UNICODE))
+    if not lines:
+        print("no tasks yet; add one with: bullpen task add TITLE", file=sys.stderr)
     return 0

@@ -39,8 +39,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("archive", "x", "Archive", "Move the card to archived", "board", show=False),
     Command("comment", "c", "Comment", "Comment on the card (shown in its details)",
             "board", show=False),
-    Command("focus_session", "f,enter", "Focus pane", "Move tmux focus to the session's pane",
+    Command("focus_session", "f", "Focus pane", "Move tmux focus to the session's pane",
             "sessions"),
+    Command("details_session", "enter", "Detail", "The session's task, status and why,"
+            " changed files, diff, inbox and notebook", "sessions"),
     Command("zoom_session", "z", "Zoom pane", "Zoom the session's tmux pane", "sessions",
             show=False),
     Command("spawn_session", "s", "Spawn", "Start a new session (name, agent, task)",
@@ -56,6 +58,8 @@ COMMANDS: tuple[Command, ...] = (
             show=False),
     Command("filter_stream", "slash", "Filter", "Show only the selected session's notes"
             " (again: show all)", "global", show=False),
+    Command("graph", "G", "Plan graph", "The task graph: who waits on whom, by status",
+            "global", show=False),
     Command("toggle_flips", "e", "Status flips", "Show or hide sessions' status changes in"
             " the note stream", "global", show=False),
     Command("toggle_preview", "p", "Preview", "Show or hide the pane preview", "global",

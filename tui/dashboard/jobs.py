@@ -15,10 +15,12 @@ from textual.screen import Screen
 
 from board import tasks
 from tui.dashboard.actions import RUNTIME_ERRORS, SessionActions
+from tui.dashboard.detail import load_detail
 from tui.dashboard.messages import (
     ChangedFilesCounted,
     PreviewCaptured,
     RuntimeDone,
+    SessionDetailLoaded,
     StoreWritten,
     TaskLoaded,
 )
@@ -55,6 +57,13 @@ class Jobs:
         def job() -> None:
             self.screen.post_message(TaskLoaded(self.writer.read(tasks.get, task_id)))
         self._run(job, "store", f"task {task_id}")
+
+    def load_session(self, name: str) -> None:
+        """Gather a session's detail: task, status, changed files, diff, inbox, notebook."""
+        def job() -> None:
+            self.screen.post_message(SessionDetailLoaded(
+                load_detail(self.writer, self.actions, name)))
+        self._run(job, "store", f"detail of {name}")
 
     def run_runtime(self, what: str, verb: Callable[..., None], *args: Any,
                     done: str | None = None, **kwargs: Any) -> None:

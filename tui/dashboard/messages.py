@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from board.models import Task
+from tui.dashboard.detail import SessionDetail
 from tui.dashboard.feed import RoomDelta
 
 
@@ -65,3 +66,10 @@ class RuntimeDone(Message):
     """A session verb finished; `text` is what to tell the human (None: nothing)."""
 
     text: str | None
+
+
+@dataclass
+class SessionDetailLoaded(Message):
+    """A worker gathered one session's detail (store and git)."""
+
+    detail: SessionDetail

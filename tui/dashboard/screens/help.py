@@ -14,13 +14,15 @@ from tui.dashboard.commands import COMMANDS, display_key
 NAVIGATION = (
     ("tab / shift+tab", "Next / previous panel"),
     ("1 2 3 4", "Sessions, board, notes, watcher"),
+    ("g  enter", "Needs-you strip: next item; go to its pane or card"),
     ("← → h l", "Board: previous / next column"),
     ("↑ ↓ j k", "Move between cards or rows"),
     ("ctrl+p", "Command palette (every action)"),
     ("q", "Quit the dashboard (the room keeps running)"),
 )
-GROUP_TITLES = {"board": "Board (a card is focused)", "sessions": "Sessions (a row is focused)",
-                "global": "Anywhere"}
+GROUP_TITLES = {"board": "Board", "sessions": "Sessions", "global": "Anywhere"}
+GROUP_WHEN = {"board": "a card is focused", "sessions": "a session row is focused",
+              "global": ""}
 
 
 class HelpScreen(ModalScreen[None]):
@@ -37,7 +39,7 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(keys, text)
         for group, title in GROUP_TITLES.items():
             table.add_row("", "")
-            table.add_row(f"[b]{title}[/b]", "")
+            table.add_row(f"[b]{title}[/b]", f"[dim]{GROUP_WHEN[group]}[/dim]")
             for command in COMMANDS:
                 if command.group == group:
                     table.add_row(display_key(command), f"{command.title} — {command.help}")

@@ -33,6 +33,7 @@ from tui.dashboard.messages import (
     PreviewCaptured,
     RoomUpdated,
     RuntimeDone,
+    SessionDetailLoaded,
     StoreWritten,
     TailFailed,
     TaskLoaded,
@@ -186,6 +187,11 @@ class MainScreen(Screen[None]):
                   if i in self.board.tasks}
         self.app.push_screen(TaskDetailScreen(task, titles))
 
+    def on_session_detail_loaded(self, message: SessionDetailLoaded) -> None:
+        from tui.dashboard.screens.session_detail import SessionDetailScreen
+
+        self.app.push_screen(SessionDetailScreen(message.detail))
+
     def on_runtime_done(self, message: RuntimeDone) -> None:
         if message.text:
             self.notify(message.text)
@@ -257,6 +263,10 @@ class MainScreen(Screen[None]):
         self.jobs.run_runtime(f"restart {message.name}", self.actions.restart, message.name,
                          done=f"restarted {message.name}")
 
+    def on_sessions_table_details_requested(self,
+                                            message: SessionsTable.DetailsRequested) -> None:
+        self.jobs.load_session(message.name)
+
     def on_sessions_table_spawn_requested(self, message: SessionsTable.SpawnRequested) -> None:
         self.jobs.run_runtime(f"spawn {message.name}", self.actions.spawn, message.name,
                          agent=message.agent, task=message.task,
@@ -311,6 +321,11 @@ class MainScreen(Screen[None]):
         selected = self.sessions_table.selected
         self.stream.narrow(None if self.stream.only is not None or selected is None
                            else selected)
+
+    def action_graph(self) -> None:
+        from tui.dashboard.screens.graph import GraphScreen
+
+        self.app.push_screen(GraphScreen(list(self.board.tasks.values())))
 
     def action_toggle_flips(self) -> None:
         self.stream.toggle_flips()

@@ -1,0 +1,39 @@
+"""A session's detail as the detail screen shows it, gathered by one thread worker from
+the store (board functions) and the runtime (git): plain Python, no Textual."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from board import attention, sessions, views
+from board.attention import Delivery
+from board.models import Note, NotebookEntry, Session
+from tui.dashboard.actions import RUNTIME_ERRORS, SessionActions
+from tui.dashboard.writer import StoreWriter
+
+
+@dataclass(frozen=True)
+class SessionDetail:
+    """Everything the detail screen shows about one session."""
+
+    session: Session
+    reason: str | None  # why it is in its status (the question, when it needs input)
+    changed: tuple[str, ...]
+    diff: str
+    problem: str | None  # why the worktree could not be read (then no diff, no files)
+    inbox: tuple[tuple[Note, Delivery], ...]
+    notebook: tuple[NotebookEntry, ...]
+
+
+def load_detail(writer: StoreWriter, actions: SessionActions, name: str) -> SessionDetail:
+    """Read one session's detail; a worktree that git cannot read is said, not raised."""
+    session = writer.read(sessions.require, name)
+    reason = writer.read(attention.status_reasons).get(name)
+    inbox = writer.read(attention.inbox_of, name)
+    notebook = writer.read(views.notebook_of, name)
+    try:
+        changed, diff, problem = tuple(actions.changed_paths(name)), actions.diff(name), None
+    except RUNTIME_ERRORS as error:  # no worktree yet, or git refused: show why
+        changed, diff, problem = (), "", str(error)
+    return SessionDetail(session, reason, changed, diff, problem, tuple(inbox),
+                         tuple(notebook))

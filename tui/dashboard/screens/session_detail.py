@@ -1,0 +1,104 @@
+"""A session's detail (`enter` on a session): its task, status and why, branch and
+changed files, its diff since its base (what `bullpen diff` shows, syntax-coloured and
+scrollable), its inbox and its notebook — private entries marked, for the operator."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static, TabbedContent, TabPane
+
+from tui.dashboard.detail import SessionDetail
+from tui.dashboard.format import age, agent_label, clock, delivery_text, status_text
+
+
+class SessionDetailScreen(ModalScreen[None]):
+    """Read-only tabs about one session, as loaded by a worker."""
+
+    BINDINGS = [Binding("escape,q", "close", "Close"),
+                Binding("o", "tab('overview')", "Overview"),
+                Binding("d", "tab('diff')", "Diff"),
+                Binding("i", "tab('inbox')", "Inbox"),
+                Binding("b", "tab('notebook')", "Notebook")]
+
+    def __init__(self, detail: SessionDetail, initial: str = "overview") -> None:
+        super().__init__()
+        self.detail = detail
+        self.initial = initial
+
+    def compose(self) -> ComposeResult:
+        detail = self.detail
+        with TabbedContent(initial=self.initial, id="session-detail"):
+            with TabPane("Overview", id="overview"), VerticalScroll():
+                yield Static(self._overview())
+            with TabPane(f"Diff ({len(detail.changed)} uncommitted)", id="diff"), \
+                    VerticalScroll(id="diff-view"):
+                yield Static(self._diff(), id="diff-body")
+            with TabPane(f"Inbox {len(detail.inbox)}", id="inbox"), VerticalScroll():
+                yield Static(self._inbox())
+            with TabPane(f"Notebook {len(detail.notebook)}", id="notebook"), \
+                    VerticalScroll():
+                yield Static(self._notebook(), id="notebook-body")
+
+    def _overview(self) -> Group:
+        detail, session = self.detail, self.detail.session
+        status = Text.assemble(("status ", "bold"), status_text(session.status))
+        if detail.reason:
+            status.append(f": {detail.reason}", style="yellow")
+        parts: list[RenderableType] = [
+            Text(session.name, style="bold"),
+            Text(f"{agent_label(session.agent)} · {session.agent or '-'}", style="dim"),
+            Text(""), status,
+            Text.assemble(("task ", "bold"), session.task or "-"),
+            Text.assemble(("branch ", "bold"), session.branch or "-", ("  base ", "bold"),
+                          (session.base or "-")[:12]),
+            Text.assemble(("active ", "bold"), age(session.last_activity)),
+            Text(""), Text("uncommitted files", style="bold")]
+        if detail.problem:
+            parts.append(Text(detail.problem, style="red"))
+        parts += [Text(f"  {path}") for path in detail.changed] or [Text("  none", style="dim")]
+        return Group(*parts)
+
+    def _diff(self) -> RenderableType:
+        if self.detail.problem:
+            return Text(f"no diff: {self.detail.problem}", style="red")
+        if not self.detail.diff:
+            return Text("no changes since its base", style="dim")
+        return Syntax(self.detail.diff, "diff", theme="ansi_dark", word_wrap=False)
+
+    def _inbox(self) -> RenderableType:
+        if not self.detail.inbox:
+            return Text("no notes yet", style="dim")
+        lines = []
+        for note, delivery in self.detail.inbox:
+            head = Text.assemble((clock(note.created_at)[:5] + " ", "dim"),
+                                 (note.sender, "bold cyan"), (f" #{note.id}", "bold"),
+                                 (f" {note.kind}" if note.kind != "note" else "", "magenta"),
+                                 (f" re #{note.reply_to}" if note.reply_to else "", "italic"),
+                                 (" · ", "dim"))
+            head.append_text(delivery_text([delivery]))
+            lines += [head, Text("  " + note.body.strip().replace("\n", "\n  "))]
+        return Group(*lines)
+
+    def _notebook(self) -> RenderableType:
+        if not self.detail.notebook:
+            return Text("nothing written yet", style="dim")
+        lines = []
+        for entry in self.detail.notebook:
+            head = Text(clock(entry.created_at)[:5], style="dim")
+            if entry.private:
+                head.append(" [private] only you and its author see this",
+                            style="bold reverse yellow")
+            lines += [head, Text("  " + entry.body.strip().replace("\n", "\n  "))]
+        return Group(*lines)
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_close(self) -> None:
+        self.dismiss(None)
