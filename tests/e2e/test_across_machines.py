@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from board import machines
+from board import machines, sessions
+from tests.conftest import commit_file
 from tests.e2e.conftest import Plan
 from tests.machines import join_machine, make_bare_origin
 from tests.pg_cluster import PgCluster
 from tests.rooms import live_room
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -93,3 +95,26 @@ def test_a_silent_machine_is_unreachable_and_its_notes_wait_until_it_is_back(
                             timeout=20)
     on_b.live.wait_status("research", "idle", timeout=20)
     assert sum(f"#{sent['id']}" in line for line in on_a.live.lines_of("research")) == 1
+
+
+def test_a_commit_on_alpha_is_pushed_pings_beta_and_beta_can_diff_it(alpha_beta) -> None:
+    on_a, on_b = alpha_beta
+    for plan, name in ((on_a, "coder"), (on_b, "reviewer")):
+        plan.write({name: {}}, {})
+        with (plan.repo / "bullpen.yaml").open("a") as config:
+            config.write("push: origin\n")
+    on_a.up()
+    on_b.up()
+    store = on_b.live.db()
+    sessions.update(store, "reviewer", on_commit="coder")  # beta's reviewer follows alpha
+    store.close()
+    worktree = on_a.worktree("coder")
+    commit_file(worktree, "src/app.py", "def handler():\n    return 'v3'\n", "faster handler")
+
+    ping = on_b.live.wait_for_line("reviewer", "faster handler", timeout=20)
+    assert "coder" in ping
+    diff = wait_until(lambda: (result := on_b.live.cli("diff", "coder", "--", "src/app.py",
+                                                       check=False)).returncode == 0
+                      and result, 20, message="coder's branch on origin")
+    assert "+    return 'v3'" in diff.stdout
+    assert "runs on machine alpha" in diff.stderr

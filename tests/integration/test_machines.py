@@ -85,3 +85,18 @@ def test_a_machine_that_stops_beating_is_unreachable_and_its_notes_wait(two_mach
         machines.beat(room.conn, "alpha")  # back
         assert ls(b)["coder"]["status"] == "idle"
         assert [n.id for n in notes.pending(room.conn, "coder")] == [note.id]
+
+
+def test_diff_of_a_session_elsewhere_says_where_its_branch_lives(two_machines) -> None:
+    a, b = two_machines
+    assert run_cli("register", "coder", cwd=a.repo).returncode == 0
+    unset = run_cli("diff", "coder", cwd=b.repo)
+    assert unset.returncode == 2 and unset.stderr.count("\n") == 1
+    assert "runs on machine alpha; set push: REMOTE" in unset.stderr
+    (b.repo / "bullpen.yaml").write_text("push: origin\n")
+    not_pushed = run_cli("diff", "coder", cwd=b.repo)
+    assert not_pushed.returncode == 2
+    assert "lives on machine alpha and is not on origin yet" in not_pushed.stderr
+    (b.repo / "bullpen.yaml").write_text("push: 'no such; remote'\n")
+    bad = run_cli("up", "--detach", cwd=b.repo)
+    assert bad.returncode == 2 and "push: name a git remote" in bad.stderr

@@ -54,13 +54,43 @@ def _branch_of(session: Session) -> str:
     return session.branch or branch_for(session.name)
 
 
+def _elsewhere(current: Room, session: Session) -> str | None:
+    """For a session on another machine: its branch fetched from the `push:` remote (the
+    ref to read); None for a session of this machine."""
+    from workers.coordinator.presence import Presence
+
+    here = Presence(current.home, current.conn)
+    if here.mine([session]):
+        return None
+    from workers.room import config as config_file
+    from worktrees.remote import fetch_branch
+
+    root = main_worktree()
+    remote = config_file.load(root).push
+    if remote is None:
+        raise BadInput(f"session {session.name} runs on machine {session.machine}; set"
+                       " push: REMOTE in bullpen.yaml so its commits reach this machine")
+    ref = fetch_branch(root, remote, _branch_of(session))
+    if ref is None:
+        raise BadInput(f"session {session.name}'s branch lives on machine {session.machine}"
+                       f" and is not on {remote} yet (it is pushed at each commit)")
+    return ref
+
+
 def show_diff(args: argparse.Namespace) -> int:
     from worktrees.changes import session_diff
+    from worktrees.remote import branch_diff
 
     paths = repo_relative(args.paths) if args.paths else []
     with room() as current:
         session = sessions.require(current.conn, args.session)
-    text = session_diff(_worktree_of(session), session.base, paths)
+        fetched = _elsewhere(current, session)
+    if fetched is not None:
+        print(f"session {session.name} runs on machine {session.machine}: its commits, as"
+              " pushed (uncommitted edits stay there)", file=sys.stderr)
+        text = branch_diff(main_worktree(), session.base, fetched, paths)
+    else:
+        text = session_diff(_worktree_of(session), session.base, paths)
     if args.json:
         print_json({"session": session.name, "branch": _branch_of(session),
                     "base": session.base, "paths": paths, "diff": text})
@@ -86,9 +116,10 @@ def sync_session(args: argparse.Namespace) -> int:
     with room() as current:
         other = sessions.require(current.conn, args.session)
         who, checkout = _my_checkout(current)
+        fetched = _elsewhere(current, other)
     if not current.caller.is_operator and other.name == current.caller.name:
         raise BadInput("you cannot sync a session into itself; name another session")
-    branch = _branch_of(other)
+    branch = fetched or _branch_of(other)
     report = sync(checkout, branch, keep_conflicts=args.keep_conflicts)
     if args.json:
         print_json({"session": other.name, "branch": branch, "into": str(checkout),

@@ -74,6 +74,7 @@ class Coordinator:
         check_after_unclean_stop(self.conn, self.db_path)
         self.changes = wakeup.waiter(self.conn, EVENT_TICK)  # PostgreSQL: LISTEN/NOTIFY
         self.presence = Presence(home, self.conn)  # its machine's sessions; heartbeats
+        self.pusher = self.presence.pusher(self.conn, self.root)  # None without `push:`
         self._db_identity = _identity(self.db_path)
         self.lock = lock
         self.server = server or layout.server_for(self.root)
@@ -120,6 +121,8 @@ class Coordinator:
                 self._wait_for_work(stop)
         finally:
             self.changes.close()
+            if self.pusher is not None:
+                self.pusher.stop()
             if self.watcher is not None:
                 self.watcher.stop()
             for reader in self._fs_reads.values():
@@ -209,6 +212,8 @@ class Coordinator:
     def catch_up_commits(self) -> None:
         """Commits made while no coordinator ran are recorded now (alerts and pings follow)."""
         catch_up.catch_up_commits(self.conn, self.root, self._my_sessions())
+        for session in self._my_sessions() if self.pusher is not None else ():
+            self.pusher.push_session(self.conn, session.name)  # commits made while down
 
     # -- panes ---------------------------------------------------------------------------
 
@@ -300,9 +305,10 @@ class Coordinator:
                 log.error("change in %s skipped: %s", batch.source, guard.reason(error))
             self._unrecorded.popleft()
 
-    @staticmethod
-    def _record(conn, batch) -> None:
+    def _record(self, conn, batch) -> None:
         alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
+        if batch.commit and self.pusher is not None:
+            self.pusher.push_session(conn, batch.source)
 
     def _recorder(self, session: str):
         def record(paths: list[str]) -> None:

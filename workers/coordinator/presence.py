@@ -12,7 +12,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from board import machines
+from board import dispatch, machines
 from board.db import is_postgres
 from board.models import Session
 
@@ -29,6 +29,19 @@ class Presence:
         if not self.shared:
             return known
         return [s for s in known if s.machine in (None, self.machine)]
+
+    def push_mark(self) -> str:
+        """Where `up` leaves this machine's `push:` remote for its coordinator."""
+        return f"push:{self.machine}"
+
+    def pusher(self, conn: sqlite3.Connection, root: Path):
+        """A Pusher for the `push:` remote `up` recorded, or None when there is none."""
+        remote = dispatch.get_mark(conn, self.push_mark())
+        if not remote:
+            return None
+        from workers.coordinator.pusher import Pusher
+
+        return Pusher(root, remote)
 
     def beat_if_due(self, conn: sqlite3.Connection) -> None:
         """A heartbeat every BEAT_EVERY seconds, on a shared store only."""

@@ -20,7 +20,8 @@ CONFIG_NAME = "bullpen.yaml"
 LAYOUTS = tuple(RoomLayout)
 DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads"}
-TOP_KEYS = {"agent", "layout", "sessions"}
+TOP_KEYS = {"agent", "layout", "sessions", "push"}
+REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _KEY_LINE = re.compile(r"(?P<indent>\s*)(?P<key>[\w.-]+)\s*:(\s|$)")
 
 
@@ -43,6 +44,7 @@ class Config:
     agent: str = DEFAULT_AGENT
     layout: str = RoomLayout.SIDE_BY_SIDE
     sessions: tuple[SessionPlan, ...] = field(default=())
+    push: str | None = None  # the git remote each session's branch is pushed to on commit
 
     def session(self, name: str) -> SessionPlan | None:
         return next((plan for plan in self.sessions if plan.name == name), None)
@@ -130,6 +132,10 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
     if layout not in LAYOUTS:
         raise BadInput(f"{path.name}:{top['layout'][1].start_mark.line + 1}: layout: use"
                        f" {' or '.join(LAYOUTS)}, not {layout!r}")
+    push = _scalar(path, top["push"][1], "push") if "push" in top else None
+    if push is not None and not REMOTE_NAME.match(push):
+        raise BadInput(f"{path.name}:{top['push'][1].start_mark.line + 1}: push: name a git"
+                       f" remote (such as origin), not {push!r}")
     plans: list[SessionPlan] = []
     lines: dict[str, dict[str, yaml.Node]] = {}
     sessions_node = top.get("sessions", (None, None))[1]
@@ -162,7 +168,7 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                  setup=text.get("setup"), base=text.get("from"),
                                  fs_reads=fs_reads))
     _check_plan(path, plans, lines)
-    return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans))
+    return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push)
 
 
 def _check_plan(path: Path, plans: list[SessionPlan],
