@@ -12,6 +12,9 @@ from board.home import DB_NAME, room_home
 def register(subparsers: argparse._SubParsersAction) -> None:
     dashboard = subparsers.add_parser(
         "dashboard", help="the dashboard: sessions, board, notes, watcher, preview")
+    dashboard.add_argument("--no-bell", action="store_true",
+                           help="do not ring when something new needs you"
+                           " (also: BULLPEN_BELL=off)")
     dashboard.set_defaults(handler=run_dashboard)
 
 
@@ -23,5 +26,5 @@ def run_dashboard(args: argparse.Namespace) -> int:
         raise BadInput(f"no bullpen room at {home}; run bullpen init (or bullpen up)")
     from tui.dashboard import make_app  # Textual loads only for this command
 
-    make_app(home).run()
+    make_app(home, bell=False if args.no_bell else None).run()
     return 0
