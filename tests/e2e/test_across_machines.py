@@ -18,6 +18,7 @@ from tests.machines import join_machine, make_bare_origin
 from tests.pg_cluster import PgCluster
 from tests.rooms import live_room
 from tests.waiting import wait_until
+from workers.room.control import RoomControl
 
 pytestmark = pytest.mark.slow
 
@@ -48,6 +49,11 @@ def test_notes_handoffs_alerts_and_privacy_cross_machines(alpha_beta) -> None:
     # A note from a session on alpha is typed into a session on beta.
     sent = on_a.cli_as("research", "note", "send", "coder", "schema", "is", "in")
     on_b.live.wait_for_line("coder", f"[note #{sent['id']} from research] schema is in")
+    # alpha's dashboard previews beta's pane from the capture beta's coordinator stored.
+    preview = wait_until(lambda: (text := RoomControl(on_a.live.home).capture("coder"))
+                         and "schema is in" in text and text, 15,
+                         message="beta's capture of coder's pane")
+    assert preview.startswith("coder runs on machine beta (capture ")
 
     # Research on alpha hands its task to the coder on beta.
     research = on_a.cli_as("research", "task", "add", "gather usage", "--assign", "research")

@@ -239,6 +239,7 @@ class Coordinator:
                                         pane.exit_code if pane else None)
         sessions.set_status(self.conn, session.name, status, code,
                             activity_at=self._activity(session.name, status))
+        self.presence.preview_if_due(self.conn, session.name, snap)
         if status == Status.IDLE and snap is not None:
             self.deliverer.deliver(session.name, snap.pane_id, snap.current_command)
 

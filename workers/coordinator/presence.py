@@ -12,9 +12,12 @@ import sqlite3
 import time
 from pathlib import Path
 
-from board import dispatch, machines
+from board import dispatch, machines, previews
 from board.db import is_postgres
 from board.models import Session
+
+PREVIEW_EVERY = 2.0  # seconds between stored captures of one pane
+PREVIEW_WIDTH = 200  # characters kept of each line
 
 
 class Presence:
@@ -22,6 +25,7 @@ class Presence:
         self.machine = machines.local_name(home)
         self.shared = is_postgres(conn)
         self._last_beat = 0.0
+        self._previewed: dict[str, tuple[float, str | None]] = {}  # session -> (at, hash)
 
     def mine(self, known: list[Session]) -> list[Session]:
         """The sessions this coordinator serves (on a shared store: this machine's, and
@@ -49,3 +53,18 @@ class Presence:
         if self.shared and now - self._last_beat >= machines.BEAT_EVERY:
             machines.beat(conn, self.machine)
             self._last_beat = now
+
+    def preview_if_due(self, conn: sqlite3.Connection, session: str, snap) -> None:
+        """On a shared store, keep a short cleaned capture of the pane for the other
+        machines' dashboards: at most every PREVIEW_EVERY seconds, only when it changed."""
+        if not self.shared or snap is None or snap.content_hash is None:
+            return
+        now = time.monotonic()
+        at, digest = self._previewed.get(session, (0.0, None))
+        if digest == snap.content_hash or now - at < PREVIEW_EVERY:
+            return
+        from workers.tmux.sanitize import clean
+
+        lines = [clean(line, limit=PREVIEW_WIDTH) for line in snap.last_lines]
+        previews.store(conn, session, self.machine, lines)
+        self._previewed[session] = (now, snap.content_hash)

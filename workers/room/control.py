@@ -11,6 +11,7 @@ Every method blocks on tmux or git: the dashboard calls them from thread workers
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from board import sessions
@@ -125,8 +126,25 @@ class RoomControl:
         self.server.zoom_pane(pane, zoomed=not zoomed)
 
     def capture(self, name: str) -> str:
-        """The visible text of the session's pane."""
-        return self.server.capture(self.pane(name))
+        """The visible text of the session's pane; for a session on another machine, the
+        capture its coordinator stored, saying where it runs."""
+        remote = self._remote_preview(name)
+        return remote if remote is not None else self.server.capture(self.pane(name))
+
+    def _remote_preview(self, name: str) -> str | None:
+        from board import previews
+        from workers.coordinator.presence import Presence
+
+        with spawn.open_operator_room(self.home) as room:
+            session = sessions.require(room.conn, name)
+            if Presence(self.home, room.conn).mine([session]):
+                return None
+            preview = previews.get(room.conn, name)
+        if preview is None:
+            return f"{name} runs on machine {session.machine}; no capture from it yet"
+        taken = time.strftime("%H:%M:%S", time.localtime(preview.captured_at))
+        return "\n".join([f"{name} runs on machine {session.machine} (capture {taken})",
+                          *preview.lines])
 
     # -- a session's worktree ------------------------------------------------------------
 
