@@ -144,3 +144,22 @@ async def test_stream_shows_ids_replies_and_delivery_states(team_room: Room) -> 
         text = stream_text(screen.stream)
         assert "coder → reviewer #6 · held: not at its prompt" in text
         assert "bullpen → reviewer #9 alert · queued" in text
+
+
+async def test_clicks_pick_cards_sessions_and_tabs(team_room: Room) -> None:
+    from tui.dashboard.screens.session_detail import SessionDetailScreen
+
+    app = make_app(team_room.home, FakeActions(), bell=False)
+    async with app.run_test(size=PANE) as pilot:
+        screen = await loaded(pilot)
+        running = screen.board.column("running")
+        await pilot.click(running, offset=(2, 4))  # the second card's title
+        assert screen.board.current is running and screen.board.current_task.id == 4
+        await pilot.click(screen.sessions_table, offset=(3, 3))  # the second row: coder
+        assert screen.sessions_table.selected == "coder"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionDetailScreen),
+                       what="coder's detail")
+        await pilot.click("#--content-tab-inbox")
+        await pilot.pause()
+        assert app.screen.query_one("TabbedContent").active == "inbox"
