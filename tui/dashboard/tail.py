@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from board import events, views
+from board import events, views, wakeup
 from board.db import connect
 from board.errors import BullpenError
 from tui.dashboard import feed
@@ -60,11 +60,30 @@ class EventTail:
             self._report(error)
             return
         try:
+            self._listen(conn)
             snapshot = feed.load_snapshot(conn)
             self.on_delta(snapshot)
             self._loop(conn, snapshot.last_event, snapshot.last_note)
         finally:
             conn.close()
+
+    def _listen(self, conn: sqlite3.Connection) -> None:
+        """On PostgreSQL, commits wake the loop (LISTEN/NOTIFY) and it stops polling the
+        server every few milliseconds: it looks again only at the panels' pace."""
+        changes = wakeup.waiter(conn)
+        if not changes.pushes:
+            return
+        self.interval = max(self.interval, PANEL_SECONDS)
+
+        def relay() -> None:
+            try:
+                while not self._stop.is_set():
+                    if changes.wait(1.0):
+                        self._wake.set()
+            finally:
+                changes.close()
+
+        threading.Thread(target=relay, name="bullpen-tail-listen", daemon=True).start()
 
     def _loop(self, conn: sqlite3.Connection, last_event: int, last_note: int) -> None:
         sessions_due = alerts_due = deliveries_due = False  # waiting for their throttle
