@@ -7,7 +7,7 @@ import logging
 import sqlite3
 from pathlib import Path
 
-from board import dispatch
+from board import marks
 from board.db import StoreFault, is_postgres
 
 log = logging.getLogger(__name__)
@@ -29,17 +29,17 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
 def check_after_unclean_stop(conn: sqlite3.Connection, path: Path) -> None:
     """Raise StoreFault if the last coordinator did not stop cleanly and the store is
     damaged; then mark this one running."""
-    if dispatch.get_mark(conn, RUNNING_MARK) == "1":
+    if marks.get_mark(conn, RUNNING_MARK) == "1":
         problem = quick_check(conn)
         if problem:
             raise StoreFault(f"the store {path} is damaged ({problem}); run bullpen doctor")
         log.info("last coordinator did not stop cleanly; the store's quick check passed")
-    dispatch.set_mark(conn, RUNNING_MARK, "1")
+    marks.set_mark(conn, RUNNING_MARK, "1")
 
 
 def mark_clean_stop(conn: sqlite3.Connection) -> None:
     """Best effort: a store that cannot take it gets checked at the next start."""
     try:
-        dispatch.set_mark(conn, RUNNING_MARK, "0")
+        marks.set_mark(conn, RUNNING_MARK, "0")
     except Exception as error:  # noqa: BLE001 - stopping must not fail
         log.info("could not mark the clean stop: %s", error)

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from board import alerts, dispatch
+from board import alerts, marks
 from board.models import Session
 from workers.coordinator import guard
 from worktrees.changes import branch_head, commits_between
@@ -49,16 +49,16 @@ def _skip_to_head(conn: sqlite3.Connection, root: Path, session: Session) -> Non
     except Exception:  # a vanished branch or git failing: nothing to mark
         return
     if head:
-        dispatch.set_mark(conn, head_mark(session.name), head)
+        marks.set_mark(conn, head_mark(session.name), head)
 
 
 def _catch_up(conn: sqlite3.Connection, root: Path, session: Session) -> None:
     head = branch_head(root, session.branch)
-    seen = dispatch.get_mark(conn, head_mark(session.name)) or session.base
+    seen = marks.get_mark(conn, head_mark(session.name)) or session.base
     if not head or head == seen:
         return
     found = commits_between(root, seen, head) if seen else []
     files = sorted({path for commit in found for path in commit.files})
     if files:
         alerts.record_change(conn, session.name, files, head, found[-1].message)
-    dispatch.set_mark(conn, head_mark(session.name), head)
+    marks.set_mark(conn, head_mark(session.name), head)

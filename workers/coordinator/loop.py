@@ -14,7 +14,7 @@ import time
 from collections import deque
 from pathlib import Path
 
-from board import alerts, dispatch, events, reads, sessions, wakeup
+from board import alerts, events, marks, reads, sessions, wakeup
 from board.db import connect
 from board.home import DB_NAME
 from board.integrity import check_after_unclean_stop, mark_clean_stop
@@ -207,7 +207,7 @@ class Coordinator:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
         if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")
                 and event.session):
-            dispatch.set_mark(self.conn, catch_up.head_mark(event.session), event.data["commit"])
+            marks.set_mark(self.conn, catch_up.head_mark(event.session), event.data["commit"])
 
     def catch_up_commits(self) -> None:
         """Commits made while no coordinator ran are recorded now (alerts and pings follow)."""

@@ -6,7 +6,7 @@
   is pinged with the commit id, message and files;
 - a session finishes its last task -> announced to the operator's stream.
 
-Every ping goes through `board.dispatch.send_once`, keyed by its cause, so replaying
+Every ping goes through `board.pings.send_once`, keyed by its cause, so replaying
 events after a crash never pings twice.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from board import dispatch, history, sessions, tasks, validate
+from board import history, marks, pings, sessions, tasks, validate
 from board.errors import BullpenError
 from board.models import OPERATOR, Event
 from board.vocabulary import EventKind, NoteKind, TaskStatus
@@ -51,7 +51,7 @@ def commit_ping(author: str, commit: str, message: str | None, paths: list[str])
 class Dispatcher:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self.cursor = int(dispatch.get_mark(conn, CURSOR) or 0)
+        self.cursor = int(marks.get_mark(conn, CURSOR) or 0)
 
     def handle(self, event: Event) -> None:
         try:
@@ -62,7 +62,7 @@ class Dispatcher:
             elif event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit"):
                 self._on_commit(event)
             elif event.kind == EventKind.SESSION_FINISHED and event.session:
-                dispatch.send_once(self.conn, f"finished:{event.session}:{event.ref}", OPERATOR,
+                pings.send_once(self.conn, f"finished:{event.session}:{event.ref}", OPERATOR,
                                    f"{event.session} finished its last task (#{event.ref}).",
                                    kind=NoteKind.SYSTEM)
         except BullpenError as error:  # the session or task vanished since, or bad data
@@ -70,12 +70,12 @@ class Dispatcher:
         self.cursor = event.id
 
     def save(self) -> None:
-        dispatch.set_mark(self.conn, CURSOR, str(self.cursor))
+        marks.set_mark(self.conn, CURSOR, str(self.cursor))
 
     def _on_ready(self, assignee: str, task_id: int) -> None:
         if tasks.get(self.conn, task_id).status != TaskStatus.READY:
             return  # claimed or moved on before we got here
-        dispatch.send_once(self.conn, f"ready:{task_id}:{assignee}", assignee,
+        pings.send_once(self.conn, f"ready:{task_id}:{assignee}", assignee,
                            ready_ping(self.conn, task_id), kind=NoteKind.HANDOFF, task=task_id)
 
     def _on_commit(self, event: Event) -> None:
@@ -85,6 +85,6 @@ class Dispatcher:
         message = change.message if change else None
         for subscriber in sessions.all_sessions(self.conn):
             if subscriber.on_commit == author:
-                dispatch.send_once(self.conn, f"commit:{subscriber.name}:{commit}",
+                pings.send_once(self.conn, f"commit:{subscriber.name}:{commit}",
                                    subscriber.name, commit_ping(author, commit, message, paths),
                                    kind=NoteKind.PING)

@@ -1,4 +1,4 @@
-"""Sending a ping exactly once, however often the dispatcher sees its cause.
+"""A ping sent exactly once, however often the coordinator sees its cause.
 
 The key (for example `ready:12:coder`) and the note are written in one transaction, so
 a coordinator killed at any point and started again never pings twice or not at all.
@@ -27,14 +27,3 @@ def send_once(conn: sqlite3.Connection, key: str, to: str, body: str, *, kind: N
         note = notes.send(conn, sender, to, body, kind=kind, task=task)
         conn.execute("UPDATE dispatched SET note = ? WHERE key = ?", (note.id, key))
     return note
-
-
-def get_mark(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return row[0] if row else None
-
-
-def set_mark(conn: sqlite3.Connection, key: str, value: str) -> None:
-    with write(conn):
-        conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key)"
-                     " DO UPDATE SET value = excluded.value", (key, value))
