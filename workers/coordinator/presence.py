@@ -12,7 +12,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from board import dispatch, machines, previews
+from board import machines, marks, previews
 from board.db import is_postgres
 from board.models import Session
 
@@ -40,7 +40,7 @@ class Presence:
 
     def pusher(self, conn: sqlite3.Connection, root: Path):
         """A Pusher for the `push:` remote `up` recorded, or None when there is none."""
-        remote = dispatch.get_mark(conn, self.push_mark())
+        remote = marks.get_mark(conn, self.push_mark())
         if not remote:
             return None
         from workers.coordinator.pusher import Pusher

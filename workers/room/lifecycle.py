@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from board import dispatch, machines, sessions
+from board import machines, marks, sessions
 from board import plan as board_plan
 from board.errors import BullpenError
 from board.models import Session
@@ -59,7 +59,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         for item in new:
             check_request(room, _request(item))
         here = Presence(home, room.conn)  # this machine's coordinator pushes to `push:`
-        dispatch.set_mark(room.conn, here.push_mark(), plan.push or "")
+        marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         layout.ensure_room_window(server, root, home, with_dashboard)
         # The coordinator boots while the sessions are made; it waits for their
         # registrations to settle before it watches their worktrees.
