@@ -88,7 +88,8 @@ def _unseen_alert_paths(conn: sqlite3.Connection, reader: str) -> set[str]:
     """Paths in alerts the reader has not seen yet (their note is still pending)."""
     rows = conn.execute(
         "SELECT a.paths FROM alerts a JOIN deliveries d ON d.note = a.note"
-        " AND d.recipient = a.session WHERE a.session = ? AND d.state = 'pending'", (reader,))
+        " AND d.recipient = a.session WHERE a.session = ?"
+        " AND d.state IN ('queued', 'held', 'claimed')", (reader,))
     return {path for (paths,) in rows for path in json.loads(paths)}
 
 

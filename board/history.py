@@ -64,7 +64,7 @@ def first_typed(conn: sqlite3.Connection, recipient: str, kind: NoteKind,
         " JOIN deliveries d ON d.note = n.id"
         " WHERE d.recipient = ? AND n.kind = ? AND n.body LIKE ? AND d.state = ?"
         " AND d.via = ? ORDER BY n.id LIMIT 1",
-        (recipient, kind, body_like, DeliveryState.DELIVERED, DeliveryChannel.PANE),
+        (recipient, kind, body_like, DeliveryState.TYPED, DeliveryChannel.PANE),
     ).fetchone()
     return (_row_to_note(row), row["typed_at"]) if row else None
 
@@ -74,5 +74,5 @@ def typed_at(conn: sqlite3.Connection, note_id: int | None, recipient: str) -> f
     row = conn.execute(
         "SELECT delivered_at FROM deliveries WHERE note = ? AND recipient = ? AND state = ?"
         " AND via = ?",
-        (note_id, recipient, DeliveryState.DELIVERED, DeliveryChannel.PANE)).fetchone()
+        (note_id, recipient, DeliveryState.TYPED, DeliveryChannel.PANE)).fetchone()
     return row[0] if row else None

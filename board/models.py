@@ -149,6 +149,8 @@ class Session(_Json):
     on_commit: str | None = None
     fs_reads: bool = False
     machine: str | None = None  # where it runs (None: a room on one machine, before 5)
+    deliver: str | None = None  # `type`: typing notes into a generic agent is allowed
+    status_reason: str | None = None  # why: the question, what is in front, …
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from board import events, sessions, validate
+from board import deliveries, events, sessions, validate
 from board.db import write
 from board.errors import BadInput, NotFound
 from board.identity import Caller
@@ -48,7 +48,7 @@ def send(conn: sqlite3.Connection, caller: Caller | str, to: str, body: str, *,
             if original is None:
                 raise NotFound(f"note {reply_to} does not exist or was not sent to {sender}")
         stored_to = BROADCAST if to == EVERYONE else to
-        repeat = _identical_pending(conn, sender, stored_to, body)
+        repeat = _identical_waiting(conn, sender, stored_to, body, kind, task, reply_to)
         if repeat is not None:
             return repeat
         now = time.time()
@@ -57,19 +57,25 @@ def send(conn: sqlite3.Connection, caller: Caller | str, to: str, body: str, *,
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (sender, stored_to, body, reply_to, task, kind, now),
         ).lastrowid
-        conn.executemany("INSERT INTO deliveries (note, recipient) VALUES (?, ?)",
-                         [(note_id, name) for name in recipients])
+        conn.executemany("INSERT INTO deliveries (note, recipient, state) VALUES (?, ?, ?)",
+                         [(note_id, name, "queued") for name in recipients])
         events.emit(conn, EventKind.NOTE_SENT, sender, note_id, to=stored_to, note_kind=kind)
     return Note(note_id, sender, stored_to, body, reply_to, now, kind, task)
 
 
-def _identical_pending(conn: sqlite3.Connection, sender: str, recipient: str,
-                       body: str) -> Note | None:
+def _identical_waiting(conn: sqlite3.Connection, sender: str, recipient: str, body: str,
+                       kind: str, task: int | None, reply_to: int | None) -> Note | None:
+    """The same note (sender, recipient, body, kind, task and reply) still waiting."""
+    # `= ?` never matches NULL, so a missing task or reply is compared with IS NULL.
+    task_is = "n.task IS NULL" if task is None else "n.task = ?"
+    reply_is = "n.reply_to IS NULL" if reply_to is None else "n.reply_to = ?"
+    values = [v for v in (task, reply_to) if v is not None]
     row = conn.execute(
         "SELECT n.* FROM notes n JOIN deliveries d ON d.note = n.id"
-        " WHERE n.sender = ? AND n.recipient = ? AND n.body = ? AND d.state = 'pending'"
+        " WHERE n.sender = ? AND n.recipient = ? AND n.body = ? AND n.kind = ?"
+        f" AND {task_is} AND {reply_is} AND d.state IN ('queued', 'held')"
         " ORDER BY n.id DESC LIMIT 1",
-        (sender, recipient, body),
+        (sender, recipient, body, kind, *values),
     ).fetchone()
     return _row_to_note(row) if row else None
 
@@ -88,9 +94,10 @@ def visible(conn: sqlite3.Connection, viewer: str, note_id: int) -> Note | None:
 
 def inbox(conn: sqlite3.Connection, caller: Caller, *, mark_read: bool = True,
           include_read: bool = False) -> list[Note]:
-    """The caller's notes, oldest first; unread only unless asked. Reading marks them read
-    and delivered, so nothing is typed into the pane afterwards."""
-    condition = "" if include_read else " AND d.read_at IS NULL"
+    """The caller's notes not yet given to it (not read, typed or handed), oldest first;
+    with `include_read`, every note it received. Reading marks them read, so nothing is
+    typed into the pane afterwards. A note being typed right now (claimed) is left out."""
+    condition = "" if include_read else " AND d.read_at IS NULL AND d.state <> 'claimed'"
     with write(conn):
         rows = conn.execute(
             "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
@@ -101,10 +108,9 @@ def inbox(conn: sqlite3.Connection, caller: Caller, *, mark_read: bool = True,
             now = time.time()
             ids = [row["id"] for row in rows]
             conn.executemany(
-                "UPDATE deliveries SET read_at = coalesce(read_at, ?),"
-                " state = CASE WHEN state = 'pending' THEN 'delivered' ELSE state END,"
-                " via = coalesce(via, 'inbox'), delivered_at = coalesce(delivered_at, ?)"
-                " WHERE note = ? AND recipient = ?",
+                "UPDATE deliveries SET read_at = ?, state = 'read', via = 'inbox',"
+                " delivered_at = ?, held_reason = NULL"
+                " WHERE note = ? AND recipient = ? AND state IN ('queued', 'held')",
                 [(now, now, note_id, caller.name) for note_id in ids],
             )
             events.emit(conn, EventKind.NOTES_READ, caller.name, ids[-1], count=len(ids))
@@ -112,64 +118,41 @@ def inbox(conn: sqlite3.Connection, caller: Caller, *, mark_read: bool = True,
 
 
 def unread_count(conn: sqlite3.Connection, recipient: str) -> int:
+    """Notes the recipient has not been given yet (not read, typed or handed)."""
     return conn.execute(
-        "SELECT count(*) FROM deliveries WHERE recipient = ? AND read_at IS NULL", (recipient,)
-    ).fetchone()[0]
+        "SELECT count(*) FROM deliveries WHERE recipient = ? AND read_at IS NULL"
+        " AND state <> 'claimed'", (recipient,)).fetchone()[0]
 
 
 def pending(conn: sqlite3.Connection, recipient: str, limit: int | None = None) -> list[Note]:
-    """Notes not yet delivered to `recipient` (not typed, not pulled by a hook, not read)."""
-    # No LIMIT -1 for "all": PostgreSQL refuses a negative limit, and 2**62 is no limit.
-    rows = conn.execute(
-        "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
-        " WHERE d.recipient = ? AND d.state = 'pending' ORDER BY n.id LIMIT ?",
-        (recipient, 2**62 if limit is None else limit),
-    ).fetchall()
-    return [_row_to_note(row) for row in rows]
+    """Notes waiting for `recipient` (not typed, not handed by a hook, not read)."""
+    return deliveries.waiting(conn, recipient, limit)
 
 
 def mark_delivered(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
                    via: str) -> int:
-    """Mark notes delivered to `recipient` once; returns how many were still pending."""
-    return len(claim_delivery(conn, recipient, note_ids, via))
-
-
-def claim_delivery(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
-                   via: str) -> list[int]:
-    """Mark notes delivered and return the ids this call changed from pending.
-
-    The state change is conditional, so two deliverers racing never both win a note.
-    """
-    if not note_ids:
-        return []
+    """Mark waiting notes given to `recipient` (typed via "pane", handed via "hook", else
+    read); returns how many were still waiting."""
+    state = {"pane": "typed", "hook": "handed"}.get(via, "read")
     now = time.time()
-    claimed = []
     with write(conn):
-        for note_id in note_ids:
-            if conn.execute(
-                "UPDATE deliveries SET state = 'delivered', via = ?, delivered_at = ?"
-                " WHERE note = ? AND recipient = ? AND state = 'pending'",
-                (via, now, note_id, recipient),
-            ).rowcount:
-                claimed.append(note_id)
-        if claimed:
-            events.emit(conn, EventKind.NOTES_DELIVERED, recipient, claimed[-1], via=via,
-                        notes=claimed)
-    return claimed
+        done = [note_id for note_id in note_ids if conn.execute(
+            "UPDATE deliveries SET state = ?, via = ?, delivered_at = ?, read_at = ?"
+            " WHERE note = ? AND recipient = ? AND state IN ('queued', 'held')",
+            (state, via, now, now, note_id, recipient)).rowcount]
+        if done:
+            events.emit(conn, EventKind.NOTES_DELIVERED, recipient, done[-1], via=via, notes=done)
+    return len(done)
 
 
-def take_pending(conn: sqlite3.Connection, recipient: str, via: str) -> list[Note]:
-    """Atomically claim every pending note for `recipient` (a hook pulling them into a turn)."""
-    with write(conn):
-        notes = pending(conn, recipient)
-        mark_delivered(conn, recipient, [note.id for note in notes], via)
-    return notes
+def take_pending(conn: sqlite3.Connection, recipient: str, via: str = "hook") -> list[Note]:
+    """Atomically hand every waiting note for `recipient` to a hook pulling them into a turn."""
+    return deliveries.hand(conn, recipient, via)
 
 
 def delivery_state(conn: sqlite3.Connection, note_id: int, recipient: str) -> str | None:
-    row = conn.execute("SELECT state FROM deliveries WHERE note = ? AND recipient = ?",
-                       (note_id, recipient)).fetchone()
-    return row[0] if row else None
+    """queued, held, claimed, typed, handed or read (None: not addressed to `recipient`)."""
+    return deliveries.state_of(conn, note_id, recipient)
 
 
 def recent(conn: sqlite3.Connection, limit: int = 200, before_id: int | None = None) -> list[Note]:
@@ -179,24 +162,3 @@ def recent(conn: sqlite3.Connection, limit: int = 200, before_id: int | None = N
         (before_id or 2**62, limit),
     ).fetchall()
     return [_row_to_note(row) for row in reversed(rows)]
-
-
-def requeue(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> None:
-    """Put notes back in the queue after a delivery attempt failed before anything typed."""
-    with write(conn):
-        conn.executemany(
-            "UPDATE deliveries SET state = 'pending', via = NULL, delivered_at = NULL"
-            " WHERE note = ? AND recipient = ? AND state = 'delivered' AND read_at IS NULL",
-            [(note_id, recipient) for note_id in note_ids])
-
-
-def hold(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> int:
-    """Stop trying to type these notes (the queue is over its cap); they stay unread in
-    the inbox. Returns how many were held."""
-    with write(conn):
-        held = sum(conn.execute(
-            "UPDATE deliveries SET state = 'held' WHERE note = ? AND recipient = ?"
-            " AND state = 'pending'", (note_id, recipient)).rowcount for note_id in note_ids)
-        if held:
-            events.emit(conn, EventKind.NOTES_HELD, recipient, note_ids[-1], count=held)
-    return held

@@ -179,4 +179,20 @@ MIGRATIONS: list[str] = [
         created_at REAL NOT NULL
     );
     """,
+    # 6: two-phase delivery with visible states (queued, held + reason, claimed, typed,
+    # handed, read); a session's `deliver:` setting (type: typing into a generic agent)
+    """
+    ALTER TABLE deliveries ADD COLUMN held_reason TEXT;
+    ALTER TABLE deliveries ADD COLUMN claimed_at REAL;
+    ALTER TABLE deliveries ADD COLUMN claim_pane TEXT;
+    ALTER TABLE deliveries ADD COLUMN possible_repeat INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN deliver TEXT;
+    ALTER TABLE sessions ADD COLUMN status_reason TEXT;
+    UPDATE deliveries SET state = 'queued' WHERE state = 'pending';
+    UPDATE deliveries SET held_reason = 'capped' WHERE state = 'held';
+    UPDATE deliveries SET read_at = coalesce(read_at, delivered_at),
+        state = CASE WHEN via = 'pane' THEN 'typed' WHEN via = 'hook' THEN 'handed'
+                     ELSE 'read' END
+        WHERE state = 'delivered';
+    """,
 ]

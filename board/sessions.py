@@ -21,6 +21,7 @@ def _row_to_session(row: sqlite3.Row) -> Session:
         hook_status=row["hook_status"], hook_status_at=row["hook_status_at"],
         last_activity=row["last_activity"], created_at=row["created_at"],
         on_commit=row["on_commit"], fs_reads=bool(row["fs_reads"]), machine=row["machine"],
+        deliver=row["deliver"], status_reason=row["status_reason"],
     )
 
 
@@ -93,7 +94,7 @@ def names(conn: sqlite3.Connection) -> list[str]:
 def update(conn: sqlite3.Connection, name: str, **fields: object) -> None:
     """Set launch facts (pane, worktree, desired state...) and log one event."""
     allowed = {"agent", "profile", "branch", "worktree", "base", "task", "pane_id", "desired",
-               "on_commit", "fs_reads"}
+               "on_commit", "fs_reads", "deliver"}
     unknown = set(fields) - allowed
     if unknown:
         raise ValueError(f"not updatable: {sorted(unknown)}")
@@ -107,21 +108,24 @@ def update(conn: sqlite3.Connection, name: str, **fields: object) -> None:
 
 
 def set_status(conn: sqlite3.Connection, name: str, status: str,
-               exit_code: int | None = None, activity_at: float | None = None) -> bool:
-    """Record an observed status; returns True (and logs an event) only when it changed."""
+               exit_code: int | None = None, activity_at: float | None = None,
+               reason: str | None = None) -> bool:
+    """Record an observed status and why (`reason`: the question of a session that needs
+    input, what is in front…); returns True (and logs an event) only when it changed."""
     with write(conn):
-        row = conn.execute("SELECT status, exit_code FROM sessions WHERE name = ?",
-                           (name,)).fetchone()
+        row = conn.execute("SELECT status, exit_code, status_reason FROM sessions"
+                           " WHERE name = ?", (name,)).fetchone()
         if row is None:
             return False
         if activity_at is not None:
             conn.execute("UPDATE sessions SET last_activity = ? WHERE name = ?",
                          (activity_at, name))
-        if row["status"] == status and row["exit_code"] == exit_code:
+        if (row["status"], row["exit_code"], row["status_reason"]) == (status, exit_code, reason):
             return False
-        conn.execute("UPDATE sessions SET status = ?, exit_code = ? WHERE name = ?",
-                     (status, exit_code, name))
-        events.emit(conn, EventKind.SESSION_STATUS, name, status=status, exit_code=exit_code)
+        conn.execute("UPDATE sessions SET status = ?, exit_code = ?, status_reason = ?"
+                     " WHERE name = ?", (status, exit_code, reason, name))
+        events.emit(conn, EventKind.SESSION_STATUS, name, status=status, exit_code=exit_code,
+                    reason=reason)
     return True
 
 

@@ -90,11 +90,28 @@ class NoteKind(StrEnum):
 
 
 class DeliveryState(StrEnum):
-    """Where a note stands for one recipient."""
+    """Where a note stands for one recipient (board/deliveries.py has the transitions)."""
 
-    PENDING = "pending"
-    DELIVERED = "delivered"
-    HELD = "held"  # the queue was over its cap: inbox only
+    QUEUED = "queued"  # waiting to be typed, handed or read
+    HELD = "held"  # waiting, with a HoldReason (capped: inbox only)
+    CLAIMED = "claimed"  # being typed: phase one of two
+    TYPED = "typed"  # reached the agent's input through its pane
+    HANDED = "handed"  # a hook gave it to the model
+    READ = "read"  # read with `note inbox` or the MCP tool
+
+
+class HoldReason(StrEnum):
+    """Why a note waits (`held`), as `note show --json` and the dashboard show it."""
+
+    BUSY = "busy"
+    NEEDS_INPUT = "needs input"
+    HUMAN_TYPING = "human typing"
+    SHELL = "shell session"
+    CAPPED = "capped"
+    NOT_OPTED_IN = "typing not enabled (deliver: type)"
+    NOT_IN_FRONT = "another program in front"
+    UNKNOWN = "state unknown"
+    NO_PANE = "no pane"
 
 
 class DeliveryChannel(StrEnum):

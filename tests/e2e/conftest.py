@@ -51,8 +51,9 @@ class Plan:
                 "sh", "-c", f'printf %s "$BULLPEN_TOKEN" > {self.token_file(name)}']}
             rows = [save_token, *scripts.get(name, [])]
             script.write_text("".join(json.dumps(row) + "\n" for row in rows))
+            # A scripted agent is a generic program: bullpen types into it only opted in.
             config["sessions"][name] = {"agent": self.live.agent(name, "--script", str(script)),
-                                        **fields}
+                                        "deliver": "type", **fields}
         path = self.repo / "bullpen.yaml"
         path.write_text(yaml.safe_dump(config, sort_keys=False))
         return path

@@ -14,10 +14,23 @@ from board.identity import Caller
 from board.room import Room
 from tests.agents.scripted_agent import command_line
 from tests.waiting import wait_for_text, wait_until
+from workers.agents.adapter import AgentState
+from workers.agents.kinds import adapter_for
 from workers.coordinator.delivery import PER_LINE, QUEUE_CAP, Deliverer
+from workers.coordinator.status import PaneStatus
+from workers.tmux.panes import snapshot_all
 from workers.tmux.server import RoomServer
 
 pytestmark = pytest.mark.both_stores
+
+IDLE = PaneStatus(AgentState.IDLE, since=0.0, input_text="")
+
+
+def deliver(deliverer: Deliverer, room: Room, pane: str) -> list[int]:
+    """One coordinator tick for an idle, opted-in generic agent in `pane`."""
+    snap = snapshot_all(deliverer.server)[pane]
+    return deliverer.deliver(sessions.get(room.conn, "bob"), adapter_for("python3", "type"),
+                             IDLE, snap)
 
 
 @pytest.fixture
@@ -45,7 +58,7 @@ def test_queue_over_the_cap_types_the_newest_and_says_so(room: Room, agent_pane)
             for i in range(total)]
     deliverer = Deliverer(room.conn, server)
     rounds = 0
-    while deliverer.deliver("bob", pane, "python3"):  # the coordinator, each time bob idles
+    while deliver(deliverer, room, pane):  # the coordinator, each time bob idles
         rounds += 1
         wait_until(lambda want=rounds: len(typed_lines(log)) == want, message="the line")
     lines = typed_lines(log)
@@ -54,8 +67,9 @@ def test_queue_over_the_cap_types_the_newest_and_says_so(room: Room, agent_pane)
     typed_ids = [int(found) for line in lines for found in re.findall(r"#(\d+) from", line)]
     assert typed_ids == [note.id for note in sent[10:]]  # each once, oldest held back
     assert notes.pending(room.conn, "bob") == []
-    # Nothing is lost: the inbox still holds every note, unread.
-    assert len(notes.inbox(room.conn, Caller("bob"))) == total
+    # Nothing is lost: the 10 held back wait in the inbox; the typed ones count as read.
+    assert [n.id for n in notes.inbox(room.conn, Caller("bob"))] == [n.id for n in sent[:10]]
+    assert len(notes.inbox(room.conn, Caller("bob"), include_read=True)) == total
 
 
 def test_a_note_read_from_the_inbox_is_never_typed(room: Room, agent_pane) -> None:
@@ -63,8 +77,8 @@ def test_a_note_read_from_the_inbox_is_never_typed(room: Room, agent_pane) -> No
     sessions.register(room.conn, "bob")
     notes.send(room.conn, Caller("operator"), "bob", "already read")
     notes.inbox(room.conn, Caller("bob"))
-    assert Deliverer(room.conn, server).deliver("bob", pane, "python3") == []
+    assert deliver(Deliverer(room.conn, server), room, pane) == []
     later = notes.send(room.conn, Caller("operator"), "bob", "fresh one")
-    assert Deliverer(room.conn, server).deliver("bob", pane, "python3") == [later.id]
+    assert deliver(Deliverer(room.conn, server), room, pane) == [later.id]
     wait_until(lambda: typed_lines(log), message="the fresh note")
     assert typed_lines(log) == [f"[note #{later.id} from operator] fresh one"]

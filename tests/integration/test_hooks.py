@@ -66,10 +66,11 @@ def test_hermes_pre_llm_call_takes_pending_notes_once(bob: Room, git_repo: Path)
     note = notes.send(bob.conn, "alice", "bob", "the API moved to v2")
     output = handle_hermes(hermes_payload("pre_llm_call", git_repo,
                                           user_message="continue"), bob)
-    assert output == {"context": f"[bullpen note {note.id} from alice] the API moved to v2"
-                                 + reply_hint("alice", note.id)}
+    assert output == {"context": f"[bullpen note {note.id} from alice]\n"
+                                 "    the API moved to v2\n    "
+                                 + reply_hint("alice", note.id).strip()}
     assert "to=bullpen" not in output["context"]
-    assert notes.delivery_state(bob.conn, note.id, "bob") == "delivered"
+    assert notes.delivery_state(bob.conn, note.id, "bob") == "handed"
     assert sessions.get(bob.conn, "bob").hook_status == "working"
     assert handle_hermes(hermes_payload("pre_llm_call", git_repo), bob) is None
     handle_hermes(hermes_payload("on_session_end", git_repo, completed=True), bob)
@@ -91,8 +92,8 @@ def test_claude_payloads(bob: Room, git_repo: Path) -> None:
     prompt = {**base, "hook_event_name": "UserPromptSubmit", "prompt": "go on"}
     assert handle_claude(prompt, bob) == {"hookSpecificOutput": {
         "hookEventName": "UserPromptSubmit",
-        "additionalContext": f"[bullpen note {note.id} from alice] please review #4"
-                             + reply_hint("alice", note.id)}}
+        "additionalContext": f"[bullpen note {note.id} from alice]\n    please review #4\n    "
+                             + reply_hint("alice", note.id).strip()}}
     assert handle_claude(prompt, bob) is None
     handle_claude({**base, "hook_event_name": "Stop", "stop_hook_active": False}, bob)
     assert sessions.get(bob.conn, "bob").hook_status == "idle"

@@ -24,7 +24,8 @@ def room(git_repo: Path, tmp_path: Path):
 
 def spawn_agents(room: LiveRoom, *names: str) -> None:
     for name in names:
-        room.cli("spawn", name, "--agent", room.agent(name), "--no-dashboard")
+        room.cli("spawn", name, "--agent", room.agent(name), "--deliver", "type",
+                 "--no-dashboard")
     for name in names:
         room.wait_status(name, "idle")
 
@@ -99,7 +100,8 @@ def test_killed_tmux_server_comes_back_with_up(room: LiveRoom) -> None:
 
 def test_an_exiting_agent_shows_exited_with_its_code(room: LiveRoom) -> None:
     room.cli("spawn", "quitter", "--agent", room.agent("quitter", "--exit-after", "1",
-                                                        "--exit-code", "7"), "--no-dashboard")
+                                                        "--exit-code", "7"),
+             "--deliver", "type", "--no-dashboard")
     room.wait_status("quitter", "idle")
     room.cli("note", "send", "quitter", "please exit")
     row = room.wait_status("quitter", "exited", timeout=2 + 2.0)  # typed when idle, then ≤ 2 s
@@ -125,14 +127,19 @@ def test_hostile_note_text_arrives_inert(room: LiveRoom) -> None:
             conn.execute("INSERT INTO notes (sender, recipient, body, kind, created_at)"
                          " VALUES ('mallory', ?, ?, 'note', 0)", (recipient, hostile))
             note_id = conn.execute("SELECT max(id) FROM notes").fetchone()[0]
-            conn.execute("INSERT INTO deliveries (note, recipient) VALUES (?, ?)",
-                         (note_id, recipient))
+            conn.execute("INSERT INTO deliveries (note, recipient, state)"
+                         " VALUES (?, ?, 'queued')", (note_id, recipient))
             conn.execute("INSERT INTO events (kind, created_at) VALUES ('note_sent', 0)")
     line = room.wait_for_line("bob", "from mallory]")
     assert "\x1b" not in line and "\r" not in line and "\x03" not in line
     assert f"; touch {marker}" in line  # kept as text
-    wait_until(lambda: "from mallory]" in room.pane_text("shell"), message="shell got it")
+    # A shell is never typed into: the note waits, held, announced on the status line.
     pane = room.sessions()["shell"]["pane"]
+    wait_until(lambda: "from mallory" in room.server.check(
+        "show-options", "-p", "-v", "-t", pane, "@bullpen_waiting"), message="announced")
+    with room.db() as conn:
+        assert notes.delivery_state(conn, note_id, "shell") == "held"
+    assert "mallory" not in room.pane_text("shell")
     room.server.check("send-keys", "-t", pane, "echo done-$((40+2))", "Enter")
     wait_until(lambda: "done-42" in room.pane_text("shell"), message="the shell to answer")
     assert not marker.exists()

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import time
 
-from board import notes, wakeup
+from board import deliveries, notes, wakeup
+from board.errors import NotFound
 from tui.cli.context import record_id, room
-from tui.cli.output import one_line, print_json, print_table
+from tui.cli.output import fail, one_line, print_json, print_table
 
 WAIT_POLL_SECONDS = 0.025
+GIVEN_STATES = ("typed", "handed", "read")  # the recipient has it
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,11 +24,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     send.add_argument("--reply-to", type=record_id, metavar="ID",
                       help="the id of the note you answer")
     send.add_argument("--json", action="store_true", help="print the stored note as JSON")
+    send.add_argument("--wait", type=_seconds, metavar="SECONDS", default=None,
+                      help="wait until it is typed, handed or read (exit 1 with its state"
+                      " when SECONDS pass first)")
     send.set_defaults(handler=send_note)
+
+    show = verbs.add_parser("show", help="one note and its delivery state per recipient")
+    show.add_argument("id", type=record_id, metavar="ID", help="the note's id")
+    show.add_argument("--json", action="store_true", help="print it as a JSON object")
+    show.set_defaults(handler=show_note)
 
     inbox = verbs.add_parser("inbox", help="your unread notes (marks them read)")
     inbox.add_argument("--json", action="store_true", help="print a JSON array of notes")
-    inbox.add_argument("--all", action="store_true", help="include notes already read")
+    inbox.add_argument("--all", action="store_true", help="every note received, with its"
+                       " delivery state (typed, handed, read, queued, held)")
     inbox.add_argument("--wait", type=_seconds, metavar="SECONDS", default=0.0,
                        help="block until a note arrives or SECONDS pass")
     inbox.set_defaults(handler=read_inbox)
@@ -47,10 +58,51 @@ def send_note(args: argparse.Namespace) -> int:
     with room() as current:
         note = notes.send(current.conn, current.caller, args.to, " ".join(args.text),
                           reply_to=args.reply_to)
+        if args.json:
+            print_json(note.to_json())
+        else:
+            print(f"note {note.id} to {args.to}", flush=True)
+        if args.wait is None:
+            return 0
+        return _wait_given(current.conn, note.id, args.wait)
+
+
+def _wait_given(conn, note_id: int, seconds: float) -> int:
+    """0 once every recipient was given the note; 1 with its states when time is up."""
+    deadline = time.monotonic() + seconds
+    while True:
+        states = deliveries.of_note(conn, note_id)
+        if all(d.state in GIVEN_STATES for d in states):
+            return 0
+        if time.monotonic() >= deadline:
+            fail(f"note {note_id} not delivered after {seconds:g}s: "
+                 + ", ".join(_state_text(d) for d in states if d.state not in GIVEN_STATES), 1)
+        time.sleep(WAIT_POLL_SECONDS)  # the user asked to block; a cheap indexed read
+
+
+def _state_text(delivery: deliveries.Delivery) -> str:
+    held = f" ({delivery.held_reason})" if delivery.held_reason else ""
+    repeat = ", possible repeat" if delivery.possible_repeat else ""
+    return f"{delivery.recipient} {delivery.state}{held}{repeat}"
+
+
+def show_note(args: argparse.Namespace) -> int:
+    with room() as current:
+        viewer = current.caller.name
+        note = notes.visible(current.conn, viewer, args.id)
+        if note is None:
+            raise NotFound(f"note {args.id} does not exist or was not sent to {viewer}")
+        states = deliveries.of_note(current.conn, note.id)
+    if not (current.caller.is_operator or viewer == note.sender):
+        states = [d for d in states if d.recipient == viewer]  # only its own delivery
     if args.json:
-        print_json(note.to_json())
-    else:
-        print(f"note {note.id} to {args.to}")
+        print_json({**note.to_json(), "deliveries": [d.to_json() for d in states]})
+        return 0
+    reply = f" re #{note.reply_to}" if note.reply_to else ""
+    print(f"note {note.id} from {note.sender} to {note.recipient}{reply} ({note.kind})")
+    print(note.body)
+    for delivery in states:
+        print(f"  {_state_text(delivery)}")
     return 0
 
 
@@ -67,13 +119,34 @@ def read_inbox(args: argparse.Namespace) -> int:
                     changes.wait(left)
             finally:
                 changes.close()
+        states = {}
+        if args.all:  # before reading: the state the notes were in when asked
+            states = {n.id: d for n in notes.inbox(current.conn, current.caller, mark_read=False,
+                                                  include_read=True)
+                      for d in deliveries.of_note(current.conn, n.id)
+                      if d.recipient == current.caller.name}
         received = notes.inbox(current.conn, current.caller, include_read=args.all)
     if args.json:
-        print_json([note.to_json() for note in received])
+        print_json([_inbox_json(note, states.get(note.id)) for note in received])
     elif not received:
         print("no new notes")
     else:
-        print_table(["id", "from", "kind", "reply", "note"],
-                    [(n.id, n.sender, n.kind, n.reply_to, one_line(n.body, 100))
+        headers = ["id", "from", "kind", "reply", "note"] + (["state"] if args.all else [])
+        print_table(headers,
+                    [(n.id, n.sender, n.kind, n.reply_to, one_line(n.body, 100),
+                      *([_state_cell(states.get(n.id))] if args.all else []))
                      for n in received])
     return 0
+
+
+def _inbox_json(note, delivery) -> dict:
+    data = note.to_json()
+    if delivery is not None:
+        data["delivery"] = delivery.to_json()
+    return data
+
+
+def _state_cell(delivery) -> str:
+    if delivery is None:
+        return "-"
+    return delivery.state + (f" ({delivery.held_reason})" if delivery.held_reason else "")

@@ -42,6 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     spawn.add_argument("--on-commit", metavar="SESSION", help="ping it on SESSION's commits")
     spawn.add_argument("--fs-reads", action="store_true", help="record the files it opens"
                        " (best effort, for agents without hooks)")
+    spawn.add_argument("--deliver", choices=("type", "inbox"), help="type: let bullpen type"
+                       " notes into this agent's prompt when it does not know the agent")
     spawn.add_argument("--no-dashboard", action="store_true", help=argparse.SUPPRESS)
     spawn.set_defaults(handler=spawn_session)
 
@@ -109,7 +111,7 @@ def room_down(args: argparse.Namespace) -> int:
 def spawn_session(args: argparse.Namespace) -> int:
     session = _control().spawn(  # checks everything before it makes anything
         args.name, args.agent, args.task, profile=args.profile, base=args.base,
-        on_commit=args.on_commit, fs_reads=args.fs_reads,
+        on_commit=args.on_commit, fs_reads=args.fs_reads, deliver=args.deliver,
         with_dashboard=not args.no_dashboard)
     print(f"started {session.name} in {session.worktree} on {session.branch}"
           f" (pane {session.pane})")

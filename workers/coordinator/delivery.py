@@ -1,75 +1,224 @@
-"""Typing pending notes into idle panes: durable first, typed once, never into a prompt.
+"""Delivering waiting notes into panes: only into the agent's own empty prompt, two-phase,
+exactly once across crashes; shells are never typed into.
 
-A note is marked delivered before it is typed (a crash in between leaves it unread in
-the inbox, never typed twice). Notes are typed only when the session is idle; several
-waiting notes go in as one line, so an agent takes them in one turn.
+The rule (DESIGN.md, "Delivery into a pane"): a note is typed only when the session's
+adapter sees its agent's own empty prompt in front, still for the debounce, with no
+text of the human's in the input line and no other program in the foreground. Anything
+else holds the note with a reason (`held`: busy, needs input, human typing, shell
+session, …) until a hook hands it to the model or the case clears.
+
+Typing is two-phase: the notes are claimed (committed), pasted, checked to be in the
+input line, submitted with a separate Enter, and only then confirmed `typed`. After a
+crash, `recover` looks for each claimed note's id in its pane: still in the input line
+(pasted, no Enter) → Enter is pressed; in the history → confirmed; nowhere → queued
+again; pane gone or replaced → re-offered marked as a possible repeat.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+import time
+from collections.abc import Callable, Mapping
 
-from board import notes
-from board.models import Note
-from board.vocabulary import DeliveryChannel
-from workers.tmux import sanitize
-from workers.tmux.keyboard import is_shell, type_line
+from board import deliveries
+from board.models import Note, Session
+from board.vocabulary import HoldReason
+from workers.agents import framing
+from workers.agents.adapter import Adapter, AgentKind, AgentState, Route, Screen, Sign
+from workers.agents.screens.generic import GenericAdapter
+from workers.coordinator.status import PaneStatus
+from workers.tmux import keyboard, sanitize
+from workers.tmux.panes import PaneSnapshot, owned
 from workers.tmux.server import RoomServer, TmuxError
 
 log = logging.getLogger(__name__)
 
-QUEUE_CAP = 50  # pending notes kept for typing per session; older ones wait in the inbox
+QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in the inbox
 PER_LINE = 5  # notes typed together in one line
-NOTE_CHARS = 600  # each note's share of the typed line; the inbox has the full text
+CHECK_TIMEOUT = 1.0  # seconds to see a paste land in the input line, or leave it on Enter
+CHECK_EVERY = 0.01
+STEPS = ("claimed", "pasted", "entered", "submitted")  # where `on_step` is called
+# Kinds whose input is simply the line the cursor is on (the tty echoes what is typed).
+LINE_ORIENTED = (AgentKind.GENERIC, AgentKind.AIDER, AgentKind.SHELL)
 
 
-def pane_form(note: Note) -> str:
-    """How a note reads in the agent's input: its id, its sender, then its text."""
-    reply = f" re #{note.reply_to}" if note.reply_to else ""
-    label = "note" if note.kind == "note" else note.kind
-    body = sanitize.clean(note.body, limit=NOTE_CHARS)
-    return f"[{label} #{note.id} from {note.sender}{reply}] {body}"
-
-
-def typed_line(batch: list[Note], held: int = 0) -> str:
-    parts = [pane_form(note) for note in batch]
-    if held:
-        parts.append(f"[bullpen] {held} older notes were not typed (queue over {QUEUE_CAP});"
+def typed_line(batch: list[Note], capped: int = 0, repeats: set[int] | None = None) -> str:
+    """The one line typed for a batch: each note framed by bullpen, then the cap notice."""
+    parts = [framing.typed_form(note, note.id in (repeats or set())) for note in batch]
+    if capped:
+        parts.append(f"[bullpen] {capped} older notes were not typed (queue over {QUEUE_CAP});"
                      " read them with: bullpen note inbox")
     return sanitize.clean(" ".join(parts))
 
 
-class Deliverer:
-    """Delivers each idle session's pending notes into its pane."""
+def hold_reason(adapter: Adapter, status: PaneStatus | None) -> HoldReason | None:
+    """Why a note may not be typed into this pane now; None when it may."""
+    if adapter.route == Route.ANNOUNCE:
+        return HoldReason.SHELL
+    if status is None or status.status in (AgentState.EXITED, AgentState.STOPPED):
+        return HoldReason.NO_PANE
+    if not adapter.opted_in:
+        return HoldReason.NOT_OPTED_IN
+    if status.status == AgentState.NEEDS_INPUT:
+        return HoldReason.NEEDS_INPUT
+    if (status.reason or "").endswith(" in front"):
+        return HoldReason.NOT_IN_FRONT
+    if status.status == AgentState.UNKNOWN:
+        return HoldReason.UNKNOWN
+    if status.status != AgentState.IDLE:
+        return HoldReason.BUSY
+    if status.input_text or status.in_mode:
+        return HoldReason.HUMAN_TYPING  # text in its input line, or a human in copy mode
+    return None
 
-    def __init__(self, conn: sqlite3.Connection, server: RoomServer) -> None:
+
+def in_input(adapter: Adapter, server: RoomServer, pane: str, note_id: int) -> bool:
+    """True when note `note_id`'s header is in the agent's input line now.
+
+    A TUI's input line is read by its adapter. A line-oriented program has none that
+    bullpen knows: its input is the last line of its output, wrapped rows joined."""
+    marker = framing.typed_marker(note_id)
+    if adapter.kind in LINE_ORIENTED:
+        text, _, _ = keyboard.screen_now(server, pane, joined=True)
+        last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
+        return bool(marker.search(last))
+    text, x, y = keyboard.screen_now(server, pane)
+    return bool(marker.search(adapter.input_text(Screen.from_text(text, (x, y))) or ""))
+
+
+class Deliverer:
+    """Delivers each session's waiting notes: typed, held with a reason, or announced."""
+
+    def __init__(self, conn: sqlite3.Connection, server: RoomServer,
+                 on_step: Callable[[str], None] | None = None) -> None:
         self.conn = conn
         self.server = server
+        self.on_step = on_step or (lambda step: None)  # tests kill the process at a step
+        self._held: dict[str, HoldReason] = {}  # session -> reason last written
+        self._announced: dict[str, int] = {}  # shell session -> newest note announced
 
-    def deliver(self, session: str, pane_id: str, current_command: str) -> list[int]:
-        """Type the session's next pending notes; returns the ids typed."""
-        waiting = notes.pending(self.conn, session)
+    def deliver(self, session: Session, adapter: Adapter, status: PaneStatus | None,
+                snap: PaneSnapshot | None) -> list[int]:
+        """Type the session's next waiting notes if its pane allows; returns the ids typed."""
+        waiting = deliveries.waiting(self.conn, session.name)
         if not waiting:
+            self._held.pop(session.name, None)
             return []
-        held = 0
+        capped = 0
         if len(waiting) > QUEUE_CAP:
             overflow = waiting[: len(waiting) - QUEUE_CAP]
-            held = notes.hold(self.conn, session, [note.id for note in overflow])
+            capped = deliveries.hold(self.conn, session.name, HoldReason.CAPPED,
+                                     [note.id for note in overflow])
             waiting = waiting[len(overflow):]
-        batch = waiting[:PER_LINE]
-        ids = notes.claim_delivery(self.conn, session, [note.id for note in batch],
-                                   via=DeliveryChannel.PANE)
+        reason = hold_reason(adapter, status)
+        if reason is not None or snap is None:
+            self._hold(session.name, reason or HoldReason.NO_PANE)
+            if reason == HoldReason.SHELL and snap is not None:
+                self._announce(session.name, snap.pane_id, waiting)
+            return []
+        self._held.pop(session.name, None)
+        return self._type(session.name, adapter, snap, waiting[:PER_LINE], capped)
+
+    def _hold(self, name: str, reason: HoldReason) -> None:
+        if self._held.get(name) != reason:  # one write when the reason changes, not per tick
+            deliveries.hold(self.conn, name, reason)
+            self._held[name] = reason
+
+    def _announce(self, name: str, pane_id: str, waiting: list[Note]) -> None:
+        newest = waiting[-1]
+        if self._announced.get(name) == newest.id:
+            return
+        text = (f"bullpen: {len(waiting)} note(s) waiting, newest #{newest.id} from"
+                f" {newest.sender} - read with: bullpen note inbox")
+        try:
+            keyboard.announce(self.server, pane_id, sanitize.clean(text, limit=200))
+            self._announced[name] = newest.id
+        except TmuxError as error:
+            log.warning("could not announce notes in %s: %s", pane_id, error)
+
+    def _type(self, name: str, adapter: Adapter, snap: PaneSnapshot, batch: list[Note],
+              capped: int) -> list[int]:
+        pane = snap.pane_id
+        ids = deliveries.claim(self.conn, name, [note.id for note in batch],
+                               pane=f"{pane}:{snap.pid}")
         if not ids:
             return []  # a hook or the inbox took them first
-        still_ours = [note for note in batch if note.id in ids]
-        line = typed_line(still_ours, held)
-        if is_shell(current_command):
-            line = sanitize.as_shell_comment(line)  # a shell must never run note text
+        self.on_step("claimed")
+        ours = [note for note in batch if note.id in ids]
+        line = typed_line(ours, capped, deliveries.repeats(self.conn, name, ids))
+        pasted_at = time.monotonic()
         try:
-            type_line(self.server, pane_id, line)
+            keyboard.paste(self.server, pane, line)
+            self.on_step("pasted")
+            if not self._wait_for(adapter, pane, ours[0].id, present=True):
+                # Not in the input line: no Enter into whatever took it. Offer it again,
+                # flagged, since where the text went cannot be known.
+                log.warning("paste into %s did not show in its input line", pane)
+                deliveries.release(self.conn, name, ids, possible_repeat=True)
+                return []
+            wait = keyboard.ENTER_DELAY - (time.monotonic() - pasted_at)
+            if wait > 0:
+                time.sleep(wait)  # prompt_toolkit treats an Enter inside a paste as text
+            keyboard.press_enter(self.server, pane)
+            self.on_step("entered")
+            self._wait_for(adapter, pane, ours[0].id, present=False)
+            self.on_step("submitted")
         except (TmuxError, ValueError) as error:
-            log.warning("could not type into %s (%s): requeued", pane_id, error)
-            notes.requeue(self.conn, session, ids)
+            log.warning("could not type into %s (%s): queued again", pane, error)
+            deliveries.release(self.conn, name, ids, possible_repeat=True)
             return []
-        return ids
+        return deliveries.confirm(self.conn, name, ids)
+
+    def _wait_for(self, adapter: Adapter, pane: str, note_id: int, present: bool) -> bool:
+        """Wait until the note's header is (or is no longer) in the input line."""
+        deadline = time.monotonic() + CHECK_TIMEOUT
+        while True:
+            if in_input(adapter, self.server, pane, note_id) == present:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(CHECK_EVERY)
+
+    # -- after a crash -------------------------------------------------------------------
+
+    def recover(self, snapshots: Mapping[str, PaneSnapshot],
+                adapters: Mapping[str, Adapter]) -> None:
+        """Decide every claimed note left by a coordinator that died mid-delivery.
+
+        `adapters` is by session name. Each claimed note is looked for in its pane."""
+        entered: set[str] = set()
+        for note, delivery in deliveries.claimed(self.conn):
+            pane_id, _, pid = (delivery.claim_pane or "").partition(":")
+            snap = owned(dict(snapshots), pane_id, delivery.recipient)
+            if snap is None or snap.dead or str(snap.pid) != pid:
+                # The agent that may have seen it is gone: re-offer it, flagged.
+                deliveries.release(self.conn, delivery.recipient, [note.id], possible_repeat=True)
+                continue
+            adapter = adapters.get(delivery.recipient)
+            try:
+                self._recover_one(note, delivery.recipient, snap, adapter, entered)
+            except TmuxError as error:
+                log.warning("recovery of note %s: %s", note.id, error)
+                deliveries.release(self.conn, delivery.recipient, [note.id], possible_repeat=True)
+
+    def _recover_one(self, note: Note, recipient: str, snap: PaneSnapshot,
+                     adapter: Adapter | None, entered: set[str]) -> None:
+        adapter = adapter or GenericAdapter(opted_in=True)
+        if in_input(adapter, self.server, snap.pane_id, note.id):
+            # Pasted, never submitted: complete it, unless a question took the screen.
+            text, x, y = keyboard.screen_now(self.server, snap.pane_id)
+            screen = Screen.from_text(text, (x, y))
+            if snap.pane_id in entered or adapter.read(screen).sign != Sign.QUESTION:
+                if snap.pane_id not in entered:
+                    keyboard.press_enter(self.server, snap.pane_id)
+                    entered.add(snap.pane_id)
+                deliveries.confirm(self.conn, recipient, [note.id])
+            else:
+                deliveries.release(self.conn, recipient, [note.id], possible_repeat=True)
+            return
+        if framing.typed_marker(note.id).search(keyboard.history(self.server, snap.pane_id)):
+            deliveries.confirm(self.conn, recipient, [note.id])  # it was submitted
+            return
+        deliveries.release(self.conn, recipient, [note.id])  # it never reached the pane
+

@@ -25,10 +25,10 @@ from workers.coordinator import catch_up, guard
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
+from workers.coordinator.poll import PanePoller, shown_state
 from workers.coordinator.presence import Presence
 from workers.coordinator.status import Status, StatusTracker
 from workers.tmux import layout
-from workers.tmux.panes import owned, snapshot_all
 from workers.tmux.server import RoomServer
 
 __all__ = ["LOCK_NAME", "Coordinator", "RoomGone", "is_running", "lock_path"]
@@ -49,19 +49,6 @@ class RoomGone(Exception):
     """The room's lock or database is no longer this coordinator's: it must stop."""
 
 
-def effective_status(session: Session, pane_status: Status | None,
-                     exit_code: int | None) -> tuple[Status, int | None]:
-    """What `ls` shows: a dead pane is exited; no pane is stopped; otherwise the
-    agent's own hook report wins over what the pane's content suggests."""
-    if pane_status is None:
-        return Status.STOPPED, None
-    if pane_status == Status.EXITED:
-        return Status.EXITED, exit_code
-    if session.hook_status in (Status.WORKING, Status.IDLE) and pane_status != Status.NEEDS_INPUT:
-        return Status(session.hook_status), None
-    return pane_status, None
-
-
 class Coordinator:
     def __init__(self, home: Path, server: RoomServer | None = None,
                  idle_after: float = 1.5, watch: bool = True,
@@ -80,6 +67,7 @@ class Coordinator:
         self.server = server or layout.server_for(self.root)
         self.tracker = StatusTracker(idle_after=idle_after)
         self.deliverer = Deliverer(self.conn, self.server)
+        self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer)
         self.dispatcher = Dispatcher(self.conn)
         self.watcher = None
         self.watch = watch
@@ -218,30 +206,24 @@ class Coordinator:
     # -- panes ---------------------------------------------------------------------------
 
     def _poll_panes(self) -> None:
-        snapshots = snapshot_all(self.server)  # {} when the server is down
-        statuses = self.tracker.update(snapshots)
-        for session in self._my_sessions():
-            if session.desired != DesiredState.RUNNING:
-                continue
+        running = [s for s in self._my_sessions() if s.desired == DesiredState.RUNNING]
+        seen = self.poller.observe(running)
+        for session in running:
             try:
-                self._poll_one(session, snapshots, statuses)
+                self._poll_one(session, seen)
             except Exception as error:
                 if guard.is_store_fault(error):
                     raise
                 log.error("session %s skipped this tick: %s", session.name,
                           guard.reason(error))
 
-    def _poll_one(self, session: Session, snapshots, statuses) -> None:
-        """Record one session's status and deliver its notes if it is idle."""
-        snap = owned(snapshots, session.pane, session.name)
-        pane = statuses.get(snap.pane_id) if snap is not None else None
-        status, code = effective_status(session, pane.status if pane else None,
-                                        pane.exit_code if pane else None)
+    def _poll_one(self, session: Session, seen) -> None:
+        """Record one session's state (and why), then type, hold or announce its notes."""
+        status, code, reason = shown_state(seen.states.get(session.name))
         sessions.set_status(self.conn, session.name, status, code,
-                            activity_at=self._activity(session.name, status))
-        self.presence.preview_if_due(self.conn, session.name, snap)
-        if status == Status.IDLE and snap is not None:
-            self.deliverer.deliver(session.name, snap.pane_id, snap.current_command)
+                            activity_at=self._activity(session.name, status), reason=reason)
+        self.presence.preview_if_due(self.conn, session.name, seen.panes.get(session.name))
+        self.poller.deliver(session, seen)
 
     def _activity(self, name: str, status: str) -> float | None:
         """Now, for a working session whose last activity is older than the throttle;

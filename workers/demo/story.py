@@ -32,17 +32,21 @@ APP = 'def handler():\n    """GET /users."""\n    return "v1"\n'
 README = "# users-service\n\nA tiny service with one endpoint, `GET /users`.\n"
 PLAN = """\
 # The demo's plan: research -> code -> review, with built-in scripted agents.
+# deliver: type lets bullpen type notes into these agents, which it does not know.
 layout: side-by-side
 sessions:
   research:
     agent: {research}
+    deliver: type
     task: Gather the /users usage data into data/usage.md, then mark your task done
   coder:
     agent: {coder}
+    deliver: type
     after: [research]
     task: Implement what data/usage.md asks for in src/app.py
   reviewer:
     agent: {reviewer}
+    deliver: type
     on_commit: coder
     task: Review each commit from coder
 """

@@ -19,7 +19,9 @@ from board.vocabulary import RoomLayout
 CONFIG_NAME = "bullpen.yaml"
 LAYOUTS = tuple(RoomLayout)
 DEFAULT_AGENT = "hermes"
-SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads"}
+SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads",
+                "deliver"}
+DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
 TOP_KEYS = {"agent", "layout", "sessions", "push"}
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _KEY_LINE = re.compile(r"(?P<indent>\s*)(?P<key>[\w.-]+)\s*:(\s|$)")
@@ -36,6 +38,7 @@ class SessionPlan:
     setup: str | None = None
     base: str | None = None
     fs_reads: bool = False
+    deliver: str | None = None
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,11 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                f" unknown key; use {', '.join(sorted(SESSION_KEYS))}")
         text = {key: _scalar(path, value, f"{where}.{key}") for key, (_, value)
                 in fields.items() if key in ("agent", "profile", "task", "on_commit", "setup",
-                                             "from")}
+                                             "from", "deliver")}
+        if text.get("deliver") not in (None, *DELIVER_VALUES):
+            line = fields["deliver"][0].start_mark.line + 1
+            raise BadInput(f"{path.name}:{line}: {where}.deliver: {text['deliver']!r};"
+                           f" use {' or '.join(DELIVER_VALUES)}")
         after = _names(path, fields["after"][1], f"{where}.after") if "after" in fields else ()
         fs_reads = _flag(path, fields["fs_reads"][1], f"{where}.fs_reads") \
             if "fs_reads" in fields else False
@@ -166,7 +173,7 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                  profile=text.get("profile"), task=text.get("task"),
                                  after=after, on_commit=text.get("on_commit"),
                                  setup=text.get("setup"), base=text.get("from"),
-                                 fs_reads=fs_reads))
+                                 fs_reads=fs_reads, deliver=text.get("deliver")))
     _check_plan(path, plans, lines)
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push)
 

@@ -78,13 +78,13 @@ class RoomControl:
     def spawn(self, name: str, agent: str | None = None, task: str | None = None, *,
               profile: str | None = None, base: str | None = None,
               on_commit: str | None = None, fs_reads: bool = False,
-              with_dashboard: bool = True) -> Session:
+              deliver: str | None = None, with_dashboard: bool = True) -> Session:
         """Start a new session in its own worktree and pane (every refusal comes before
         anything is made); `agent` defaults to bullpen.yaml's."""
         plan = config.load(self.root)
         request = spawn.SpawnRequest(
             name=name, agent=agent if agent is not None else plan.agent, profile=profile,
-            task=task, base=base, on_commit=on_commit, fs_reads=fs_reads)
+            task=task, base=base, on_commit=on_commit, fs_reads=fs_reads, deliver=deliver)
         session = spawn.spawn(self.home, request, server=self.server,
                               with_dashboard=with_dashboard, layout_name=plan.layout)
         lifecycle.ensure_coordinator(self.server, self.home)

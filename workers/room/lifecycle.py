@@ -89,7 +89,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
 def _request(item: config_file.SessionPlan) -> SpawnRequest:
     return SpawnRequest(name=item.name, agent=item.agent, profile=item.profile,
                         base=item.base, setup=item.setup, on_commit=item.on_commit,
-                        fs_reads=item.fs_reads)
+                        fs_reads=item.fs_reads, deliver=item.deliver)
 
 
 def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:

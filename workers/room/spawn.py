@@ -34,6 +34,7 @@ class SpawnRequest:
     setup: str | None = None
     on_commit: str | None = None
     fs_reads: bool = False
+    deliver: str | None = None  # `type`: notes may be typed into a generic agent
 
 
 def open_operator_room(home: Path) -> Room:
@@ -102,9 +103,9 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
                           profile=request.profile, branch=info.branch,
                           worktree=str(info.path), base=info.base_commit, task=request.task,
                           machine=machines.local_name(home))
-        if request.on_commit or request.fs_reads:
+        if request.on_commit or request.fs_reads or request.deliver:
             sessions.update(room.conn, request.name, on_commit=request.on_commit,
-                            fs_reads=int(request.fs_reads))
+                            fs_reads=int(request.fs_reads), deliver=request.deliver)
         if request.task:
             title, _, body = request.task.partition("\n")
             tasks.add(room.conn, Caller(OPERATOR), title[:200], body=body or request.task,

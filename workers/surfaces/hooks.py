@@ -23,14 +23,14 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from board import notes, reads, sessions
+from board import deliveries, notes, reads, sessions
 from board.errors import BadInput, BullpenError
 from board.home import room_home
 from board.models import Note
 from board.repo_paths import repo_relative
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
-from workers.agents import agent_files
+from workers.agents import agent_files, framing
 from workers.agents.bullpen_command import bullpen_executable
 from workers.surfaces.bash_reads import read_paths
 
@@ -46,21 +46,18 @@ class HookInputError(BadInput):
     """A payload the hook cannot use (not JSON, no event, an event it does not know)."""
 
 
-def format_notes(pending: list[Note], executable: str | None = None) -> str:
-    """Pending notes as text for the agent's next turn: sender, id, and how to reply with
-    what the agent really has (the MCP tool, or this `bullpen` by its absolute path,
+def format_notes(pending: list[Note], executable: str | None = None,
+                 repeats: set[int] | frozenset[int] = frozenset()) -> str:
+    """Pending notes as text for the agent's next turn: bullpen's header from the stored
+    sender and id (a body can never read as one), the body indented, and how to reply
+    with what the agent really has (the MCP tool, or this `bullpen` by its absolute path,
     which a terminal tool with a reset PATH still finds)."""
-    lines = []
-    for note in pending:
-        if note.kind in ("alert", "ping", "handoff", "system") or note.sender in ("bullpen",):
-            lines.append(f"[bullpen {note.kind}, note {note.id}] {note.body}")
-            continue
+    def answer(note: Note) -> str:
         cli = executable or _executable_or_name()
-        lines.append(f"[bullpen note {note.id} from {note.sender}] {note.body}"
-                     f" (reply with the tool mcp__bullpen__send_note to={note.sender!r}"
-                     f" reply_to={note.id}, or run: {cli} note send {note.sender} 'TEXT'"
-                     f" --reply-to {note.id})")
-    return "\n".join(lines)
+        return (f"(reply with the tool mcp__bullpen__send_note to={note.sender!r}"
+                f" reply_to={note.id}, or run: {cli} note send {note.sender} 'TEXT'"
+                f" --reply-to {note.id})")
+    return framing.hook_text(pending, repeats, answer)
 
 
 def _executable_or_name() -> str:
@@ -96,7 +93,9 @@ def _tool_paths(tool_input: object, keys: tuple[str, ...]) -> list[str]:
 
 def _pull_notes(room: Room, session: str) -> str:
     sessions.set_hook_status(room.conn, session, SessionStatus.WORKING)
-    return format_notes(notes.take_pending(room.conn, session, via=DeliveryChannel.HOOK))
+    handed = notes.take_pending(room.conn, session, via=DeliveryChannel.HOOK)
+    return format_notes(handed, repeats=deliveries.repeats(room.conn, session,
+                                                           [n.id for n in handed]))
 
 
 def _extra(payload: Mapping[str, object]) -> dict:

@@ -1,4 +1,5 @@
-"""Typing a line into a pane: tmux buffer, bracketed paste, then a separate Enter.
+"""Typing a line into a pane: tmux buffer, bracketed paste, then a separate Enter; and
+showing a message on a pane's status line that no program can receive as input.
 
 The text travels on the tmux client's stdin (`load-buffer -`), never in its argv, and is
 pasted with `-p` so an agent that asked for bracketed paste sees it as a paste, not as
@@ -47,3 +48,39 @@ def type_line(server: RoomServer, pane_id: str, text: str, submit: bool = True,
         if text and enter_delay > 0:
             time.sleep(enter_delay)
         server.check("send-keys", "-t", pane_id, "Enter")
+
+
+def paste(server: RoomServer, pane_id: str, text: str) -> None:
+    """Paste one clean line into the pane (bracketed), without pressing Enter."""
+    type_line(server, pane_id, text, submit=False)
+
+
+def press_enter(server: RoomServer, pane_id: str) -> None:
+    """Press Enter in the pane (a separate key, never part of a paste)."""
+    server.check("send-keys", "-t", pane_id, "Enter")
+
+
+def announce(server: RoomServer, pane_id: str, text: str, seconds: float = 8.0) -> None:
+    """Show `text` on the status line of clients viewing the pane, and keep it in the
+    pane's `@bullpen_waiting` option (for status-line formats). Nothing reaches the
+    program in the pane: this is how a shell session is told a note waits."""
+    # `display-message` expands formats: a `#` in note text must not be one.
+    shown = text.replace("#", "##")
+    server.check("set-option", "-p", "-t", pane_id, "@bullpen_waiting", text, ";",
+                 "display-message", "-d", str(int(seconds * 1000)), "-t", pane_id, shown)
+
+
+def screen_now(server: RoomServer, pane_id: str, joined: bool = False) -> tuple[str, int, int]:
+    """The pane's visible text and its cursor (x, y), in one tmux call; `joined` joins
+    wrapped lines (the cursor's row then no longer maps to a line)."""
+    capture = ["capture-pane", "-p", *(["-J"] if joined else []), "-t", pane_id]
+    out = server.check("display-message", "-p", "-t", pane_id, "#{cursor_x} #{cursor_y}",
+                       ";", *capture)
+    first, _, text = out.partition("\n")
+    x, _, y = first.partition(" ")
+    return text, int(x or 0), int(y or 0)
+
+
+def history(server: RoomServer, pane_id: str) -> str:
+    """Everything the pane holds: its scrollback and its screen, wrapped lines joined."""
+    return server.check("capture-pane", "-p", "-J", "-S", "-", "-E", "-", "-t", pane_id)

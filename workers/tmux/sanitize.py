@@ -24,6 +24,13 @@ _LINE_BREAKS = re.compile(r"\r\n|[\n\r\x0b\x0c\x85\u2028\u2029]")
 # C0 and C1 controls and DEL (tabs and line breaks are handled before), plus the
 # bidirectional overrides that make text display differently from what it is.
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Characters an agent reads but a human does not see: zero-width spaces and joiners,
+# bidi marks and controls, the BOM, and Unicode tag characters (hidden instructions).
+# The zero-width joiner is kept only between two pictographs (👩‍💻 is one emoji).
+_PICTOGRAPH = "\u2600-\u27bf\U0001f000-\U0001faff"
+_INVISIBLE = re.compile("[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064"
+                        "\u2066-\u206f\ufeff\u061c\u180e\U000e0000-\U000e007f]"
+                        f"|(?<![{_PICTOGRAPH}])\u200d|\u200d(?![{_PICTOGRAPH}])")
 _SPACES = re.compile(r"\s+")
 _BREAK_RUNS = re.compile(rf"(?:\s*{NEWLINE_MARK}\s*)+")
 
@@ -35,13 +42,18 @@ def strip_escapes(text: str) -> str:
     return text
 
 
+def strip_invisible(text: str) -> str:
+    """`text` without zero-width, bidi-control and tag characters (the rest is kept)."""
+    return _INVISIBLE.sub("", text)
+
+
 def clean(text: str, limit: int = LIMIT) -> str:
     """One printable line: no escapes or control characters, line breaks shown as ⏎.
 
     Runs of whitespace collapse to one space; text longer than `limit` characters is cut
     and ends with `… (full text: bullpen note inbox)`. Unicode text is kept.
     """
-    text = strip_escapes(text)
+    text = strip_invisible(strip_escapes(text))
     text = _LINE_BREAKS.sub(f" {NEWLINE_MARK} ", text).replace("\t", " ")
     text = _CONTROLS.sub("", text)
     text = _SPACES.sub(" ", text)

@@ -1,0 +1,190 @@
+"""Each note's delivery to each recipient: a small state machine, one conditional UPDATE
+per step, so two deliverers (the coordinator and a hook) never both win a note.
+
+    queued ──hold──▶ held(reason) ──▶ queued …        (waiting; the reason says why)
+    queued|held ──claim──▶ claimed ──confirm──▶ typed  (into the pane, two-phase)
+    claimed ──release──▶ queued [possible_repeat]      (not typed, or undecidable)
+    queued|held ──hand──▶ handed                       (a hook gave it to the model)
+    queued|held ──inbox──▶ read                        (the agent read its inbox)
+
+Typed and handed notes count as read: the inbox does not show them again. A note held
+as `capped` (the session's queue was over its cap) is never typed; it waits in the inbox.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+
+from board import events
+from board.db import write
+from board.models import Note, iso
+from board.vocabulary import DeliveryState, EventKind
+
+WAITING = (DeliveryState.QUEUED, DeliveryState.HELD)
+GIVEN = (DeliveryState.TYPED, DeliveryState.HANDED)
+_WAITING_SQL = ("d.state IN ('queued', 'held')"
+                " AND (d.held_reason IS NULL OR d.held_reason <> 'capped')")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One recipient's delivery of one note, as `note show --json` prints it."""
+
+    recipient: str
+    state: str
+    held_reason: str | None
+    via: str | None
+    delivered_at: float | None
+    read_at: float | None
+    possible_repeat: bool
+    claim_pane: str | None = None
+
+    def to_json(self) -> dict:
+        return {"recipient": self.recipient, "state": self.state,
+                "held_reason": self.held_reason, "via": self.via,
+                "delivered_at": iso(self.delivered_at), "read_at": iso(self.read_at),
+                "possible_repeat": self.possible_repeat}
+
+
+def _note(row: sqlite3.Row) -> Note:
+    return Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
+                body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
+                kind=row["kind"], task=row["task"])
+
+
+def waiting(conn: sqlite3.Connection, recipient: str, limit: int | None = None) -> list[Note]:
+    """Notes waiting for `recipient` (queued or held, not capped), oldest first."""
+    rows = conn.execute(
+        "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
+        f" WHERE d.recipient = ? AND {_WAITING_SQL} ORDER BY n.id LIMIT ?",
+        (recipient, 2**62 if limit is None else limit)).fetchall()
+    return [_note(row) for row in rows]
+
+
+def repeats(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> set[int]:
+    """Which of `note_ids` are flagged as a possible repeat for `recipient`."""
+    if not note_ids:
+        return set()
+    marks = ", ".join("?" for _ in note_ids)
+    rows = conn.execute(f"SELECT note FROM deliveries WHERE recipient = ? AND note IN ({marks})"
+                        " AND possible_repeat = 1", (recipient, *note_ids)).fetchall()
+    return {row[0] for row in rows}
+
+
+def _step(conn: sqlite3.Connection, recipient: str, note_ids: list[int], assignment: str,
+          condition: str, values: tuple) -> list[int]:
+    changed = []
+    for note_id in note_ids:
+        # `values` fill the assignment's then the condition's placeholders, in order.
+        if conn.execute(f"UPDATE deliveries SET {assignment} WHERE ({condition})"
+                        " AND note = ? AND recipient = ?", (*values, note_id, recipient)).rowcount:
+            changed.append(note_id)
+    return changed
+
+
+def hold(conn: sqlite3.Connection, recipient: str, reason: str,
+         note_ids: list[int] | None = None) -> int:
+    """Mark `recipient`'s waiting notes (all, or `note_ids`) held for `reason`; a note
+    already held for that reason is not written again. Returns how many changed."""
+    ids = note_ids if note_ids is not None else [n.id for n in waiting(conn, recipient)]
+    if not ids:
+        return 0
+    with write(conn):
+        held = _step(conn, recipient, ids, "state = 'held', held_reason = ?",
+                     "state IN ('queued', 'held') AND (held_reason IS NULL OR"
+                     " (held_reason <> ? AND held_reason <> 'capped'))", (reason, reason))
+        if held:
+            events.emit(conn, EventKind.NOTES_HELD, recipient, held[-1], count=len(held),
+                        reason=reason)
+    return len(held)
+
+
+def claim(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
+          pane: str) -> list[int]:
+    """Phase one of typing: waiting → claimed (with the pane it is for). Returns the ids
+    this call won; a note a hook or the inbox took first is not among them."""
+    if not note_ids:
+        return []
+    with write(conn):
+        return _step(conn, recipient, note_ids,
+                     "state = 'claimed', claimed_at = ?, claim_pane = ?",
+                     "state IN ('queued', 'held') AND (held_reason IS NULL OR"
+                     " held_reason <> 'capped')", (time.time(), pane))
+
+
+def confirm(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> list[int]:
+    """Phase two: claimed → typed (it reached the agent's input), which counts as read."""
+    if not note_ids:
+        return []
+    now = time.time()
+    with write(conn):
+        done = _step(conn, recipient, note_ids,
+                     "state = 'typed', via = 'pane', delivered_at = ?,"
+                     " read_at = coalesce(read_at, ?), held_reason = NULL",
+                     "state = 'claimed'", (now, now))
+        if done:
+            events.emit(conn, EventKind.NOTES_DELIVERED, recipient, done[-1], via="pane",
+                        notes=done)
+    return done
+
+
+def release(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
+            possible_repeat: bool = False) -> list[int]:
+    """claimed → queued: nothing reached the agent, or whether it did cannot be known
+    (then it is re-offered marked as a possible repeat, never dropped)."""
+    if not note_ids:
+        return []
+    with write(conn):
+        return _step(conn, recipient, note_ids,
+                     "state = 'queued', claimed_at = NULL, claim_pane = NULL,"
+                     " possible_repeat = CASE WHEN ? THEN 1 ELSE possible_repeat END",
+                     "state = 'claimed'", (possible_repeat,))
+
+
+def hand(conn: sqlite3.Connection, recipient: str, via: str = "hook") -> list[Note]:
+    """A hook takes every waiting note into the agent's turn: waiting → handed."""
+    now = time.time()
+    with write(conn):
+        found = waiting(conn, recipient)
+        done = set(_step(conn, recipient, [n.id for n in found],
+                         "state = 'handed', via = ?, delivered_at = ?,"
+                         " read_at = coalesce(read_at, ?), held_reason = NULL",
+                         "state IN ('queued', 'held')", (via, now, now)))
+        if done:
+            events.emit(conn, EventKind.NOTES_DELIVERED, recipient, max(done), via=via,
+                        notes=sorted(done))
+    return [note for note in found if note.id in done]
+
+
+def claimed(conn: sqlite3.Connection) -> list[tuple[Note, Delivery]]:
+    """Every claimed delivery (after a crash: typed or not?), oldest first."""
+    rows = conn.execute(
+        "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.held_reason,"
+        " d.via, d.delivered_at, d.read_at, d.possible_repeat, d.claim_pane"
+        " FROM deliveries d JOIN notes n ON n.id = d.note WHERE d.state = 'claimed'"
+        " ORDER BY n.id").fetchall()
+    return [(_note(row), _delivery(row)) for row in rows]
+
+
+def _delivery(row: sqlite3.Row) -> Delivery:
+    return Delivery(row["d_recipient"], row["d_state"], row["held_reason"], row["via"],
+                    row["delivered_at"], row["read_at"], bool(row["possible_repeat"]),
+                    row["claim_pane"])
+
+
+def of_note(conn: sqlite3.Connection, note_id: int) -> list[Delivery]:
+    """Each recipient's delivery of a note."""
+    rows = conn.execute(
+        "SELECT d.recipient AS d_recipient, d.state AS d_state, d.held_reason, d.via,"
+        " d.delivered_at, d.read_at, d.possible_repeat, d.claim_pane"
+        " FROM deliveries d WHERE d.note = ? ORDER BY d.recipient", (note_id,)).fetchall()
+    return [_delivery(row) for row in rows]
+
+
+def state_of(conn: sqlite3.Connection, note_id: int, recipient: str) -> str | None:
+    """The delivery state of a note for one recipient (None: not addressed to it)."""
+    row = conn.execute("SELECT state FROM deliveries WHERE note = ? AND recipient = ?",
+                       (note_id, recipient)).fetchone()
+    return row[0] if row else None
