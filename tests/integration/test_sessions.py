@@ -135,8 +135,9 @@ def test_hostile_note_text_arrives_inert(room: LiveRoom) -> None:
     assert f"; touch {marker}" in line  # kept as text
     # A shell is never typed into: the note waits, held, announced on the status line.
     pane = room.sessions()["shell"]["pane"]
-    wait_until(lambda: "from mallory" in room.server.check(
-        "show-options", "-p", "-v", "-t", pane, "@bullpen_waiting"), message="announced")
+    wait_until(lambda: "from mallory" in room.server.run(
+        "show-options", "-p", "-v", "-t", pane, "@bullpen_waiting").stdout.decode(),
+        message="announced")
     with room.db() as conn:
         assert notes.delivery_state(conn, note_id, "shell") == "held"
     assert "mallory" not in room.pane_text("shell")

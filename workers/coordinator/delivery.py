@@ -38,6 +38,7 @@ QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in 
 PER_LINE = 5  # notes typed together in one line
 CHECK_TIMEOUT = 1.0  # seconds to see a paste land in the input line, or leave it on Enter
 CHECK_EVERY = 0.01
+ECHO_TIMEOUT = 0.2  # a line-oriented program that echoes shows a paste at once
 STEPS = ("claimed", "pasted", "entered", "submitted")  # where `on_step` is called
 # Kinds whose input is simply the line the cursor is on (the tty echoes what is typed).
 LINE_ORIENTED = (AgentKind.GENERIC, AgentKind.AIDER, AgentKind.SHELL)
@@ -151,12 +152,17 @@ class Deliverer:
         try:
             keyboard.paste(self.server, pane, line)
             self.on_step("pasted")
-            if not self._wait_for(adapter, pane, ours[0].id, present=True):
-                # Not in the input line: no Enter into whatever took it. Offer it again,
+            shown = self._wait_for(adapter, pane, ours[0].id, present=True,
+                                   timeout=ECHO_TIMEOUT if adapter.kind in LINE_ORIENTED
+                                   else CHECK_TIMEOUT)
+            if not shown and adapter.kind not in LINE_ORIENTED:
+                # Not in its input line: no Enter into whatever took it. Offer it again,
                 # flagged, since where the text went cannot be known.
                 log.warning("paste into %s did not show in its input line", pane)
                 deliveries.release(self.conn, name, ids, possible_repeat=True)
                 return []
+            # A line-oriented program may not echo what it reads (it was idle, not asking,
+            # and opted in): it gets its Enter either way.
             wait = keyboard.ENTER_DELAY - (time.monotonic() - pasted_at)
             if wait > 0:
                 time.sleep(wait)  # prompt_toolkit treats an Enter inside a paste as text
@@ -170,9 +176,10 @@ class Deliverer:
             return []
         return deliveries.confirm(self.conn, name, ids)
 
-    def _wait_for(self, adapter: Adapter, pane: str, note_id: int, present: bool) -> bool:
+    def _wait_for(self, adapter: Adapter, pane: str, note_id: int, present: bool,
+                  timeout: float = CHECK_TIMEOUT) -> bool:
         """Wait until the note's header is (or is no longer) in the input line."""
-        deadline = time.monotonic() + CHECK_TIMEOUT
+        deadline = time.monotonic() + timeout
         while True:
             if in_input(adapter, self.server, pane, note_id) == present:
                 return True
