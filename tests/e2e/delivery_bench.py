@@ -86,8 +86,12 @@ class Bench:
                                    f" {self.delivery(note, recipient)}")
 
     def wait_status(self, name: str, status: str, timeout: float = 10) -> Session:
+        def shown() -> str:
+            session = self.session(name)
+            screen = self.server.capture(session.pane) if session.pane else ""
+            return f"{name} {status}: {session}\nits screen:\n{screen}"
         return wait_until(lambda: (s := self.session(name)).status == status and s, timeout,
-                          message=lambda: f"{name} {status}: {self.session(name)}")
+                          message=shown)
 
     def wait_typed(self, note: Note, recipient: str, timeout: float = 10) -> None:
         wait_until(lambda: self.delivery(note, recipient).state == "typed", timeout,

@@ -90,6 +90,10 @@ def test_a_pager_or_editor_in_front_of_a_shell_gets_nothing(bench: Bench,
     wait_until(lambda: bench.session("sh2").status_reason == f"{front} in front"
                or (program == "man" and "in front" in (bench.session("sh2").status_reason or "")),
                message=lambda: f"{front} in front: {bench.session('sh2')}")
+    shown = {"less": "line 0", "man": "NAME", "vim": "line 0"}[program]
+    wait_for_text(lambda: bench.screen(pane), shown)
+    wait_until(lambda: bench.session("sh2").status == "unknown",  # drawn, and still
+               message=lambda: f"{program} still: {bench.session('sh2')}")
     before = bench.screen(pane)
     notes = [bench.send("sh2", body) for body in hostile(sentinel)]
     for note in notes:

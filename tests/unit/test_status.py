@@ -200,3 +200,14 @@ def test_panes_are_tracked_independently() -> None:
     statuses = t.update({**snap("a1", pane_id="%1"), **snap("b2", pane_id="%2")})
     assert statuses["%1"].status is Status.IDLE
     assert statuses["%2"].status is Status.STARTING  # still changing, never settled
+
+
+def test_a_pane_read_again_when_its_adapter_becomes_known() -> None:
+    """The first tick may see a new pane before its session names it: once the shell's
+    adapter is known, the same screen is read again (its prompt, not 'nothing')."""
+    t, clock = tracker()
+    lines = ("bash-5.2# ",)
+    t.update(snap("h1", lines=lines))
+    clock.now += 2
+    state = t.update(snap("h1", lines=lines), {"%1": adapter_for("bash")})["%1"]
+    assert state.status is Status.IDLE

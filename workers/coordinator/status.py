@@ -74,6 +74,7 @@ class _Seen:
     reading: Reading
     prompt_seen: bool
     status: PaneStatus
+    adapter: Adapter | None = None  # the reader of `reading`
 
 
 def screen_of(snap: PaneSnapshot) -> Screen:
@@ -136,11 +137,11 @@ class StatusTracker:
         seen = self._seen.get(pane_id)
         changed = seen is None or (snap.content_hash is not None
                                    and snap.content_hash != seen.content_hash)
-        if changed or seen is None:
+        if changed or seen is None or seen.adapter is not adapter:
             reading = adapter.read(screen_of(snap)) if snap.content_hash or snap.screen \
                 else Reading(Sign.NOTHING)
         else:
-            reading = seen.reading  # same screen, same reading: no regex work per tick
+            reading = seen.reading  # same screen and reader: no regex work per tick
         changed_at = now if changed or seen is None else seen.changed_at
         first_seen = seen.first_seen if seen is not None else now
         prompt_seen = (seen.prompt_seen if seen is not None else False) or reading.sign in (
@@ -161,7 +162,7 @@ class StatusTracker:
         if content_hash is None and seen is not None:
             content_hash = seen.content_hash  # not captured this tick: keep the last
         self._seen[pane_id] = _Seen(content_hash, changed_at, first_seen, reading,
-                                    prompt_seen, current)
+                                    prompt_seen, current, adapter)
         return current
 
     def _decide(self, snap: PaneSnapshot, adapter: Adapter, reading: Reading,
