@@ -11,6 +11,10 @@ A throwaway PostgreSQL server (initdb + pg_ctl, tests/pg_cluster.py) runs on thi
    home, tmux server and coordinator, one database: a note sent as alpha's session to
    beta's, timed from the send's commit to the line beta's scripted agent logged. Rounds
    wait until the recipient is idle (delivery types only into a still, empty prompt).
+3. Idle CPU of 4 coordinators with 25 sessions each: on one PostgreSQL database (four
+   machines) against four SQLite rooms, coordinators' own and their children's CPU time
+   (tmux polls included) over the same wall time. No panes run: it is the cost of
+   waiting, which on PostgreSQL is LISTEN instead of a query every 50 ms.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from board import notes, sessions, tasks
 from board.db import connect
 from board.identity import Caller
 from board.models import OPERATOR
+from board.room import prepare_home
 from tests.agents.scripted_agent import command_line
 from tests.machines import join_machine, make_bare_origin
 from tests.pg_cluster import PgCluster, find_bin_dir
@@ -128,6 +133,62 @@ def note_across(cluster: PgCluster, workdir: Path) -> list[float]:
     return latencies
 
 
+COORDINATORS = 4
+SESSIONS_EACH = 25
+IDLE_SECONDS = 10.0
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cpu(repos: list[Path]) -> float:
+    """Percent of one core that the coordinators of `repos` use while nothing happens."""
+    executable = str(Path(sys.executable).parent / "bullpen")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BULLPEN_")}
+    procs = [subprocess.Popen([executable, "coordinator"], cwd=repo, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for repo in repos]
+    try:
+        time.sleep(3.0)  # start-up (imports, catch-up) is not idle time
+        before = sum(_cpu_seconds(p.pid) for p in procs)
+        started = time.monotonic()
+        time.sleep(IDLE_SECONDS)
+        used = sum(_cpu_seconds(p.pid) for p in procs) - before
+        return 100.0 * used / (time.monotonic() - started)
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=20)
+
+
+def idle_rooms(cluster: PgCluster | None, workdir: Path) -> list[Path]:
+    """Four clones with 25 registered, running sessions each (on one database, or each
+    on its own SQLite file)."""
+    workdir.mkdir(parents=True)
+    origin = make_bare_origin(workdir)
+    url = cluster.url(cluster.new_database()) if cluster else None
+    repos = []
+    for index in range(COORDINATORS):
+        where = workdir / f"m{index}"
+        if url:
+            repo = join_machine(origin, where, f"m{index}", url).repo
+        else:
+            subprocess.run(["git", "clone", "-q", str(origin), str(where)], check=True)
+            repo = where
+            prepare_home(repo / ".bullpen")
+        conn = connect(repo / ".bullpen" / "bullpen.db")
+        for number in range(SESSIONS_EACH):
+            name = f"s{index}-{number}"
+            sessions.register(conn, name, machine=f"m{index}")
+            sessions.update(conn, name, desired="running")
+        conn.close()
+        repos.append(repo)
+    return repos
+
+
 def main() -> None:
     bin_dir = find_bin_dir()
     if bin_dir is None:
@@ -153,6 +214,11 @@ def main() -> None:
               f" (target p99 <= {TARGET * 1000:.0f} ms)")
         verdict = "meets" if percentile(across, 0.99) <= TARGET else "MISSES"
         print(f"{verdict} the 300 ms target across machines (one host, one local database)")
+        on_pg = idle_cpu(idle_rooms(cluster, workdir / "idle-pg"))
+        on_files = idle_cpu(idle_rooms(None, workdir / "idle-sqlite"))
+        print(f"idle CPU, {COORDINATORS} coordinators x {SESSIONS_EACH} sessions:"
+              f" one PostgreSQL database {on_pg:.1f} % of a core, {COORDINATORS} SQLite"
+              f" rooms {on_files:.1f} % (same run; ratio {on_pg / max(on_files, 0.01):.2f}x)")
     finally:
         cluster.stop()
         shutil.rmtree(workdir, ignore_errors=True)
