@@ -24,6 +24,8 @@ from tests.cli_runner import BULLPEN, identity
 from tests.hermes_install import install_hermes
 from workers.agents import hermes
 
+pytestmark = pytest.mark.both_stores
+
 USER_CONFIG = "# mine\nmodel:\n  default: gpt-x\n"
 SHARED = "the payments handler returns v1 of the ledger API"
 PRIVATE = "the user wants terse answers about the payments handler"

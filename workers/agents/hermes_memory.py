@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,16 @@ def register(ctx: Any) -> None:
     ctx.register_memory_provider(NotebookMemory())
 
 
+def _driver_path() -> str | None:
+    """The directory holding bullpen's psycopg, when it is installed (bullpen[postgres])."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("psycopg")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return str(Path(next(iter(spec.submodule_search_locations))).parent)
+
+
 def plugin_files(root: Path | None = None) -> dict[str, str]:
     """The files of `$HERMES_HOME/plugins/bullpen/`: a manifest and an `__init__.py` that
     loads `board` and `workers` from bullpen's checkout `root` by path."""
@@ -146,6 +157,12 @@ import importlib.util
 import sys
 
 _ROOT = {str(root)!r}
+# A room on PostgreSQL needs psycopg: if hermes' venv lacks it, take bullpen's, last on
+# the path (hermes' own packages win), and only on the same Python it was built for.
+_DRIVER = {_driver_path()!r}
+if _DRIVER and importlib.util.find_spec("psycopg") is None and \\
+        sys.version_info[:2] == {tuple(sys.version_info[:2])!r}:
+    sys.path.append(_DRIVER)
 for _name in ("board", "workers"):
     if _name not in sys.modules:
         _spec = importlib.util.spec_from_file_location(
