@@ -119,11 +119,9 @@ def spawn_session(args: argparse.Namespace) -> int:
 
 
 def list_sessions(args: argparse.Namespace) -> int:
-    from workers.coordinator.lock import read_state
-
-    home = _home()
-    rows = _control(home).ls()
-    state = read_state(home)  # e.g. "store not writable — database or disk is full"
+    control = _control()
+    rows = control.ls()
+    state = control.coordinator_state()  # e.g. "store not writable — database or disk is full"
     if state:
         print(f"coordinator: {state}", file=sys.stderr if args.json else sys.stdout)
     if args.json:

@@ -58,6 +58,12 @@ class RoomControl:
             self.focus(name)
         return self.server.attach_command(layout.ROOM_SESSION)
 
+    def coordinator_state(self) -> str | None:
+        """The running coordinator's trouble, in one line (None when it is fine or none runs)."""
+        from workers.coordinator.lock import read_state
+
+        return read_state(self.home)
+
     def keep_coordinator(self) -> bool:
         """Restart a dead coordinator while the room's tmux server runs; True if it did."""
         from workers.coordinator.loop import is_running
