@@ -37,7 +37,7 @@ def register(conn: sqlite3.Connection, name: str, *, agent: str | None = None,
         if conn.execute("SELECT 1 FROM sessions WHERE name = ?", (name,)).fetchone():
             raise Refused(f"session {name!r} already exists; pick another name")
         if profile:
-            ensure_profile_free(conn, profile, name)
+            ensure_profile_free(conn, profile, name, machine)
         conn.execute(
             "INSERT INTO sessions (name, token_hash, agent, profile, branch, worktree, base, task,"
             " machine, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -58,12 +58,15 @@ def new_launch_token(conn: sqlite3.Connection, name: str) -> str:
     return token
 
 
-def ensure_profile_free(conn: sqlite3.Connection, profile: str, for_session: str) -> None:
+def ensure_profile_free(conn: sqlite3.Connection, profile: str, for_session: str,
+                        machine: str | None = None) -> None:
     """Refuse a profile that another running session holds (two hermes on one profile
-    corrupt each other's memory)."""
+    corrupt each other's memory). Profiles live in each machine's own hermes home, so
+    only sessions of the same machine compete (one without a machine competes with all)."""
     row = conn.execute(
-        "SELECT name FROM sessions WHERE profile = ? AND name != ? AND desired = ?",
-        (profile, for_session, DesiredState.RUNNING),
+        "SELECT name FROM sessions WHERE profile = ? AND name != ? AND desired = ?"
+        " AND (machine IS NULL OR CAST(? AS TEXT) IS NULL OR machine = ?)",
+        (profile, for_session, DesiredState.RUNNING, machine, machine),
     ).fetchone()
     if row:
         raise Refused(f"profile {profile!r} is in use by session {row['name']!r}; stop it first"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from board import machines, notes, sessions
+from board.errors import Refused
 from board.room import open_room
 from board.vocabulary import DesiredState
 from tests.cli_runner import run_cli
@@ -100,3 +101,14 @@ def test_diff_of_a_session_elsewhere_says_where_its_branch_lives(two_machines) -
     (b.repo / "bullpen.yaml").write_text("push: 'no such; remote'\n")
     bad = run_cli("up", "--detach", cwd=b.repo)
     assert bad.returncode == 2 and "push: name a git remote" in bad.stderr
+
+
+def test_a_profile_is_held_per_machine(two_machines) -> None:
+    a, b = two_machines
+    with open_room(env={}, start=a.repo) as room:
+        sessions.register(room.conn, "coder", profile="coder", machine="alpha")
+        sessions.update(room.conn, "coder", desired=DesiredState.RUNNING)
+        # beta's hermes home has its own profile of that name: no clash across machines
+        sessions.register(room.conn, "coder-b", profile="coder", machine="beta")
+        with pytest.raises(Refused, match="in use by session 'coder'"):
+            sessions.register(room.conn, "coder-2", profile="coder", machine="alpha")

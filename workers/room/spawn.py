@@ -52,7 +52,8 @@ def check_request(room: Room, request: SpawnRequest) -> None:
         raise Refused(f"session {request.name!r} already exists ({existing.status});"
                       f" use bullpen restart {request.name}")
     if request.profile:
-        sessions.ensure_profile_free(room.conn, request.profile, request.name)
+        sessions.ensure_profile_free(room.conn, request.profile, request.name,
+                                     machines.local_name(room.home))
     words = agent_words(request.agent)
     if not words:
         raise BadInput("--agent is empty; give the command the session runs")
@@ -130,7 +131,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     if layout.owns_pane(server, session.pane, name):
         server.kill_pane(session.pane)
     if session.profile:
-        sessions.ensure_profile_free(room.conn, session.profile, name)
+        sessions.ensure_profile_free(room.conn, session.profile, name, session.machine)
     worktree = Path(session.worktree or worktree_path(root, name))
     if not worktree.exists():  # removed, or lost with a reboot: the branch still holds the work
         worktree = create_worktree(root, name).path
