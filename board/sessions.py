@@ -48,6 +48,13 @@ def register(conn: sqlite3.Connection, name: str, *, agent: str | None = None,
     return token
 
 
+def unregister(conn: sqlite3.Connection, name: str) -> None:
+    """Forget a session that never got going (a spawn that failed half-way); its notes,
+    reads and tasks stay as they are."""
+    with write(conn):
+        conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
+
+
 def new_launch_token(conn: sqlite3.Connection, name: str) -> str:
     """A fresh token for a new launch of `name`; the old one stops working."""
     token = new_token()

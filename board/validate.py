@@ -29,6 +29,9 @@ _UNDISPLAYABLE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
     "\U000e0000-\U000e007f\ud800-\udfff]")
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+ONE_LINE = frozenset({"task title", "tag"})  # shown in lists and columns: one line each
+
 LIMITS = {
     "note": 8_000,
     "notebook entry": 20_000,
@@ -60,6 +63,12 @@ def text(value: str, what: str) -> str:
     limit = LIMITS[what]
     if len(value) > limit:
         raise BadInput(f"{what} is {len(value)} characters; the limit is {limit}")
+    undecodable = _SURROGATE.search(value)
+    if undecodable:  # a byte that is not UTF-8, smuggled in by surrogateescape
+        raise BadInput(f"{what} is not valid UTF-8 (character {undecodable.start() + 1});"
+                       " pass UTF-8 text")
+    if what in ONE_LINE and ("\n" in value or "\t" in value):
+        raise BadInput(f"{what} must be one line; remove the newline or tab")
     bad = _CONTROL.search(value)
     if bad:
         raise BadInput(

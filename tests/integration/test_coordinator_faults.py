@@ -20,7 +20,7 @@ from tests.integration.test_store_faults import fill, one_line_failure, small_fs
 from tests.waiting import wait_until
 from workers.coordinator.lock import RoomLock, lock_path, read_state
 from workers.coordinator.loop import Coordinator, RoomGone
-from workers.tmux.server import RoomServer
+from workers.tmux.server import RoomServer, socket_name_for
 
 OPERATOR = Caller("operator")
 
@@ -130,14 +130,15 @@ def test_a_full_disk_is_retried_shown_in_ls_and_recovered_from(small_fs: Path,  
 def test_up_with_a_broken_lock_says_what_to_remove_and_starts_nothing(
         git_repo: Path, kind: str) -> None:
     home = git_repo / ".bullpen"
-    home.mkdir()
+    open_room(env={}, start=git_repo).close()  # a room that ran before
     if kind == "directory":
         lock_path(home).mkdir()
     else:
         lock_path(home).symlink_to(git_repo / "nowhere" / "lock")
     result = run_cli("up", "--detach", "--no-dashboard", cwd=git_repo)
     one_line_failure(result, 1, "not the coordinator's lock file; remove it")
-    assert not (home / "bullpen.db").exists() and not (home / "worktrees").exists()
+    assert not (home / "worktrees").exists()
+    assert not RoomServer(socket_name_for(git_repo)).is_alive()
 
 
 def test_up_prints_why_the_coordinator_did_not_start(git_repo: Path) -> None:

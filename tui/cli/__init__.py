@@ -54,6 +54,7 @@ COMMANDS = {
     "diff": "change_commands", "sync": "change_commands",
     "register": "init_commands", "mcp": "agent_commands", "hook": "agent_commands",
     "hooks": "agent_commands", "hermes": "agent_commands",
+    "audit": "audit_commands",
     "coordinator": "session_commands",
     "room": "machine_commands", "machines": "machine_commands",
 }
@@ -117,6 +118,7 @@ def _untyped(error: Exception) -> tuple[str, int]:
     """
     if os.environ.get("BULLPEN_DEBUG"):
         raise error
+    import errno
     import sqlite3
 
     if isinstance(error, UnicodeError):  # surrogate-escaped bytes that are not UTF-8
@@ -126,8 +128,11 @@ def _untyped(error: Exception) -> tuple[str, int]:
 
         return describe_fault(error), 1
     if isinstance(error, OSError):
-        where = f" ({error.filename})" if error.filename else ""
-        return f"{error.strerror or error}{where}", 1
+        name = str(error.filename or "")
+        where = f" ({name[:80]}{'…' if len(name) > 80 else ''})" if name else ""
+        # A name the OS cannot take is the caller's input; anything else is a fault.
+        status = 2 if error.errno == errno.ENAMETOOLONG else 1
+        return f"{error.strerror or error}{where}", status
     return (f"unexpected {type(error).__name__}: {' '.join(str(error).split())}"
             " (rerun with BULLPEN_DEBUG=1 for details)"), 1
 

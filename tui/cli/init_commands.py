@@ -66,8 +66,11 @@ def init_room(args: argparse.Namespace) -> int:
 
 
 def register_session(args: argparse.Namespace) -> int:
-    with room() as current:
-        if not current.caller.is_operator:
+    from board import authority
+
+    with room() as current, authority.privileged(current.conn, current.caller,
+                                                 authority.Power.REGISTER, args.name):
+        if not current.caller.is_operator:  # no grant makes a session register others
             from board.errors import Refused
             raise Refused("only the operator can register sessions")
         token = sessions.register(current.conn, args.name, agent=args.agent,

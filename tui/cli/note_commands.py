@@ -43,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     inbox.set_defaults(handler=read_inbox)
 
 
+MAX_WAIT = 86_400.0
+
+
 def _seconds(text: str) -> float:
     """A time to wait: a number of seconds, zero or more."""
     try:
@@ -51,6 +54,9 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not value >= 0:  # also refuses nan
         raise argparse.ArgumentTypeError(f"{text!r} is not 0 or more seconds")
+    if value > MAX_WAIT:  # also refuses inf (1e309): a wait that never ends is a hang
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {MAX_WAIT:.0f} seconds"
+                                         " (a day); wait in a loop instead")
     return value
 
 

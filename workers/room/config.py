@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from board import validate
+from board.authority import Power, parse_powers
 from board.errors import BadInput
 from board.vocabulary import RoomLayout
 
@@ -20,7 +21,7 @@ CONFIG_NAME = "bullpen.yaml"
 LAYOUTS = tuple(RoomLayout)
 DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads",
-                "deliver"}
+                "deliver", "may"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
 TOP_KEYS = {"agent", "layout", "sessions", "push"}
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -39,6 +40,7 @@ class SessionPlan:
     base: str | None = None
     fs_reads: bool = False
     deliver: str | None = None
+    may: tuple[Power, ...] = ()  # powers over other sessions the plan grants (authority)
 
 
 @dataclass(frozen=True)
@@ -169,11 +171,17 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
         after = _names(path, fields["after"][1], f"{where}.after") if "after" in fields else ()
         fs_reads = _flag(path, fields["fs_reads"][1], f"{where}.fs_reads") \
             if "fs_reads" in fields else False
+        may: tuple[Power, ...] = ()
+        if "may" in fields:
+            line = fields["may"][0].start_mark.line + 1
+            may = parse_powers(_names(path, fields["may"][1], f"{where}.may"),
+                               where=f"{path.name}:{line}: {where}.may")
         plans.append(SessionPlan(name=name, agent=text.get("agent", agent),
                                  profile=text.get("profile"), task=text.get("task"),
                                  after=after, on_commit=text.get("on_commit"),
                                  setup=text.get("setup"), base=text.get("from"),
-                                 fs_reads=fs_reads, deliver=text.get("deliver")))
+                                 fs_reads=fs_reads, deliver=text.get("deliver"),
+                                 may=may))
     _check_plan(path, plans, lines)
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push)
 

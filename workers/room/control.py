@@ -6,17 +6,30 @@ dashboard's focus, zoom and capture), so two surfaces cannot drift. It holds the
 pane-ownership rule: a remembered pane id counts only while `layout.owns_pane` says the
 pane still belongs to its session (ids restart at %0 with a new tmux server).
 
+It also holds the one authority rule (board.authority, default deny): only the
+operator spawns, stops, restarts or removes other sessions and brings the room down; a
+session may stop or restart itself; a plan grants more with `may:`. The caller is the
+identity in the environment (BULLPEN_SESSION with its BULLPEN_TOKEN), else the operator.
+Every verb that needs a power is audited, refusals included.
+
 Every method blocks on tmux or git: the dashboard calls them from thread workers.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from board import sessions
+from board import authority, sessions
+from board.authority import Power
 from board.errors import BadInput
+from board.identity import Caller
 from board.models import Session
+from board.room import open_room
+from board.vocabulary import IdentityVariable
 from workers.room import config, lifecycle, spawn
 from workers.room.lifecycle import Report, SessionRow
 from workers.tmux import layout
@@ -27,24 +40,63 @@ from worktrees.status import worktree_status
 class RoomControl:
     """The room of the repository owning `home` (its `.bullpen` directory)."""
 
-    def __init__(self, home: Path, server: RoomServer | None = None) -> None:
+    def __init__(self, home: Path, server: RoomServer | None = None,
+                 caller: Caller | None = None) -> None:
         self.home = home
         self.root = home.parent
         self.server = server or layout.server_for(self.root)
+        self._caller = caller
+
+    @property
+    def caller(self) -> Caller:
+        """Who is asking (resolved once; a wrong token is refused here)."""
+        if self._caller is None:
+            env = {**os.environ, IdentityVariable.HOME: str(self.home)}
+            with open_room(env=env) as room:
+                self._caller = room.caller
+        return self._caller
+
+    @contextmanager
+    def _privileged(self, power: Power, target: str | None = None, *,
+                    force: bool = False) -> Iterator[None]:
+        """Refuse (audited) unless the caller holds `power`; audit how the verb ended."""
+        caller = self.caller
+        with spawn.open_operator_room(self.home) as room, \
+                authority.privileged(room.conn, caller, power, target, force=force):
+            if target is not None and target == caller.name:
+                spawn.outlive_own_pane()  # acting on itself: its own pane may close
+            yield
 
     # -- the room ------------------------------------------------------------------------
 
     def up(self, *, with_dashboard: bool = True, fresh: bool = False) -> Report:
         """Start or repair the room (idempotent: never a second copy of a live session)."""
-        return lifecycle.up(self.home, with_dashboard=with_dashboard, server=self.server,
-                            fresh=fresh)
+        caller = self.caller
+        if not caller.is_operator:  # up makes and restarts sessions: a granted power
+            with spawn.open_operator_room(self.home) as room:
+                authority.check(room.conn, caller, Power.SPAWN)
+        report = lifecycle.up(self.home, with_dashboard=with_dashboard, server=self.server,
+                              fresh=fresh)
+        if caller.is_operator:  # grants come from the operator's plan, run by the operator
+            self._apply_grants(report)
+        return report
+
+    def _apply_grants(self, report: Report) -> None:
+        plan = config.load(self.root)
+        with spawn.open_operator_room(self.home) as room:
+            for item in plan.sessions:
+                if sessions.get(room.conn, item.name) is None:
+                    continue
+                if authority.grant(room.conn, self.caller, item.name, item.may):
+                    report.say(f"{item.name} may: {', '.join(item.may) or 'nothing more'}")
 
     def down(self, *, remove_worktrees: bool = False, force: bool = False) -> Report:
         """Stop every session, the coordinator and tmux; worktrees stay unless asked."""
         if force and not remove_worktrees:
             raise BadInput("--force only applies with --remove-worktrees")
-        return lifecycle.down(self.home, remove_worktrees=remove_worktrees, force=force,
-                              server=self.server)
+        with self._privileged(Power.DOWN, force=force):
+            return lifecycle.down(self.home, remove_worktrees=remove_worktrees, force=force,
+                                  server=self.server)
 
     def ls(self) -> list[SessionRow]:
         """Every session with its live status and uncommitted files."""
@@ -91,8 +143,9 @@ class RoomControl:
         request = spawn.SpawnRequest(
             name=name, agent=agent if agent is not None else plan.agent, profile=profile,
             task=task, base=base, on_commit=on_commit, fs_reads=fs_reads, deliver=deliver)
-        session = spawn.spawn(self.home, request, server=self.server,
-                              with_dashboard=with_dashboard, layout_name=plan.layout)
+        with self._privileged(Power.SPAWN, name):
+            session = spawn.spawn(self.home, request, server=self.server,
+                                  with_dashboard=with_dashboard, layout_name=plan.layout)
         lifecycle.ensure_coordinator(self.server, self.home)
         return session
 
@@ -101,13 +154,18 @@ class RoomControl:
         """Stop the session's agent (its worktree stays unless asked); one line per act."""
         if force and not remove_worktree:
             raise BadInput("--force only applies with --remove-worktree")
-        return spawn.stop(self.home, name, remove=remove_worktree, force=force,
-                          server=self.server)
+        with self._privileged(Power.STOP, name):
+            if remove_worktree:
+                with spawn.open_operator_room(self.home) as room:
+                    authority.check(room.conn, self.caller, Power.REMOVE, name, force=force)
+            return spawn.stop(self.home, name, remove=remove_worktree, force=force,
+                              server=self.server)
 
     def restart(self, name: str, *, fresh: bool = False) -> Session:
         """Start the session's agent again in a fresh pane (resuming its conversation
         unless `fresh`)."""
-        session = spawn.restart(self.home, name, server=self.server, fresh=fresh)
+        with self._privileged(Power.RESTART, name):
+            session = spawn.restart(self.home, name, server=self.server, fresh=fresh)
         lifecycle.ensure_coordinator(self.server, self.home)
         return session
 

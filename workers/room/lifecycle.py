@@ -56,8 +56,9 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     server = server or layout.server_for(root)
     with open_operator_room(home) as room:
         new = [p for p in plan.sessions if sessions.get(room.conn, p.name) is None]
+        planned = frozenset(p.name for p in plan.sessions)
         for item in new:
-            check_request(room, _request(item))
+            check_request(room, _request(item), planned)
         here = Presence(home, room.conn)  # this machine's coordinator pushes to `push:`
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         layout.ensure_room_window(server, root, home, with_dashboard)

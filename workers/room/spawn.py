@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import shlex
 import shutil
+import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -18,10 +20,14 @@ from workers.agents.command import HERMES, agent_kind, is_simple, launch_plan
 from workers.room import config
 from workers.tmux import layout
 from workers.tmux.server import RoomServer, require_tmux
+from worktrees.changes import branch_head
 from worktrees.create import create_worktree
-from worktrees.naming import check_name, worktree_path
+from worktrees.errors import WorktreeError
+from worktrees.naming import branch_for, check_name, worktree_path
 from worktrees.remove import check_removable, remove_worktree
 from worktrees.repo import main_head
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -41,10 +47,23 @@ def open_operator_room(home: Path) -> Room:
     return open_room(env={IdentityVariable.HOME: str(home)})
 
 
-def check_request(room: Room, request: SpawnRequest) -> None:
-    """Every refusal that must happen before anything is created."""
+def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = frozenset()
+                  ) -> None:
+    """Every refusal that must happen before anything is created (`planned`: sessions
+    the same `up` is about to create, which `on_commit` may name)."""
     validate.session_name(request.name)
     check_name(request.name)
+    for flag, value in (("--profile", request.profile), ("--from", request.base),
+                        ("--task", request.task), ("--on-commit", request.on_commit)):
+        if value is not None and not value.strip():
+            raise BadInput(f"{flag} is empty; give a value or leave it out")
+    if request.task is not None:
+        validate.text(request.task, "task body")
+    if request.on_commit and request.on_commit not in planned:
+        validate.session_name(request.on_commit)
+        if sessions.get(room.conn, request.on_commit) is None:
+            raise BadInput(f"--on-commit names unknown session {request.on_commit!r};"
+                           " see bullpen ls")
     require_tmux()
     main_head(repo_root_of_home(room.home))  # a repository with at least one commit
     existing = sessions.get(room.conn, request.name)
@@ -87,32 +106,70 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
           checked: bool = False) -> Session:
     """Create the session's worktree, register it, and start its agent in a pane.
 
-    `checked`: the caller already ran `check_request` (up checks every session first).
+    All or nothing: every check runs before anything is made, and a failure after that
+    removes what this spawn made. `checked`: the caller already ran `check_request`
+    (up checks every session first).
     """
     with open_operator_room(home) as room:
         if not checked:
             check_request(room, request)
-        root = repo_root_of_home(home)
-        if agent_kind(request.agent) == HERMES:
-            from workers.agents.hermes import apply_plan
+        made = _Made(repo_root_of_home(home), request.name)
+        try:
+            return _create(room, request, made, server=server,
+                           with_dashboard=with_dashboard, layout_name=layout_name)
+        except BaseException:
+            made.undo(room, server)
+            raise
 
-            plan = hermes_profile_plan(request)
-            apply_plan(plan)  # only a dedicated bullpen-<name> profile is written here
-            request = replace(request, profile=plan.profile)
-        info = create_worktree(root, request.name, request.base)
-        sessions.register(room.conn, request.name, agent=request.agent,
-                          profile=request.profile, branch=info.branch,
-                          worktree=str(info.path), base=info.base_commit, task=request.task,
-                          machine=machines.local_name(home))
-        if request.on_commit or request.fs_reads or request.deliver:
-            sessions.update(room.conn, request.name, on_commit=request.on_commit,
-                            fs_reads=int(request.fs_reads), deliver=request.deliver)
-        if request.task:
-            title, _, body = request.task.partition("\n")
-            tasks.add(room.conn, Caller(OPERATOR), title[:200], body=body or request.task,
-                      assignee=request.name)
-        return launch(room, request.name, server=server, with_dashboard=with_dashboard,
-                      setup=request.setup, layout_name=layout_name)
+
+class _Made:
+    """What one spawn created, so a failure half-way can take exactly that back."""
+
+    def __init__(self, root: Path, name: str) -> None:
+        self.root, self.name = root, name
+        self.branch_existed = branch_head(root, branch_for(name)) is not None
+        self.worktree_existed = worktree_path(root, name).exists()
+        self.registered = False
+
+    def undo(self, room: Room, server: RoomServer | None) -> None:
+        if self.registered:
+            session = sessions.get(room.conn, self.name)
+            server = server or layout.server_for(self.root)
+            if session and layout.owns_pane(server, session.pane, self.name):
+                server.kill_pane(session.pane)
+            sessions.unregister(room.conn, self.name)
+        if not self.worktree_existed and worktree_path(self.root, self.name).exists():
+            try:  # a branch of earlier work stays; only a branch made just now goes
+                remove_worktree(self.root, self.name, force=not self.branch_existed,
+                                delete_branch=not self.branch_existed)
+            except WorktreeError as error:
+                log.warning("kept %s's half-made worktree: %s", self.name, error)
+
+
+def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
+            with_dashboard: bool, layout_name: str | None) -> Session:
+    if agent_kind(request.agent) == HERMES:
+        from workers.agents.hermes import apply_plan
+
+        plan = hermes_profile_plan(request)
+        apply_plan(plan)  # only a dedicated bullpen-<name> profile is written here
+        request = replace(request, profile=plan.profile)
+    info = create_worktree(made.root, request.name, request.base)
+    sessions.register(room.conn, request.name, agent=request.agent,
+                      profile=request.profile, branch=info.branch,
+                      worktree=str(info.path), base=info.base_commit, task=request.task,
+                      machine=machines.local_name(room.home))
+    made.registered = True
+    if request.on_commit or request.fs_reads or request.deliver:
+        sessions.update(room.conn, request.name, on_commit=request.on_commit,
+                        fs_reads=int(request.fs_reads), deliver=request.deliver)
+    session = launch(room, request.name, server=server, with_dashboard=with_dashboard,
+                     setup=request.setup, layout_name=layout_name)
+    if request.task:
+        title, _, body = request.task.partition("\n")
+        tasks.add(room.conn, Caller(OPERATOR), validate.one_line(title, 200),
+                  body=body or request.task, assignee=request.name)
+    return session
 
 
 def launch(room: Room, name: str, *, server: RoomServer | None = None,
@@ -162,10 +219,11 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
             check_removable(root, name)  # refuse before stopping anything
         server = server or layout.server_for(root)
         done = []
-        if layout.owns_pane(server, session.pane, name) and server.kill_pane(session.pane):
-            done.append(f"stopped {name}")
+        # Recorded first: a session stopping itself runs in the pane about to go.
         sessions.update(room.conn, name, desired=DesiredState.STOPPED, pane_id=None)
         sessions.set_status(room.conn, name, SessionStatus.STOPPED)
+        if layout.owns_pane(server, session.pane, name) and server.kill_pane(session.pane):
+            done.append(f"stopped {name}")
         if remove:
             removed = remove_worktree(root, name, force=force)
             done.append(f"removed worktree {removed.path}"
@@ -181,6 +239,12 @@ def restart(home: Path, name: str, *, server: RoomServer | None = None,
             raise Refused(f"{name} joined with bullpen register and runs outside bullpen;"
                           " there is no agent to restart")
         return launch(room, name, server=server, with_dashboard=with_dashboard, fresh=fresh)
+
+
+def outlive_own_pane() -> None:
+    """A session acting on itself runs in the pane that is about to close: ignore the
+    hangup so the command finishes (the new pane, the store record, the audit)."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 def agent_words(agent: str) -> list[str]:

@@ -9,6 +9,7 @@ one-line message; it never ends the server.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ except ImportError:  # mcp 1.x: hermes-agent[mcp] 0.19 pins 1.26, and bullpen in
     from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[assignment,no-redef]
 
 from board import alerts, notebook, notes, reads, sessions, tasks
+from board.db import describe_fault
 from board.errors import BadInput, BullpenError
 from board.repo_paths import repo_relative
 from board.room import Room
@@ -34,6 +36,16 @@ INSTRUCTIONS = (
     " you alone), take and finish tasks on the shared board, record the files you read so"
     " you are told when someone else changes them, and check your change alerts."
 )
+
+
+MAX_ID = 2**63 - 1
+
+
+def _one_line(message: str) -> str:
+    """The first line, with anything that cannot travel as UTF-8 JSON escaped (an error
+    can quote the caller's own lone surrogate, and an unencodable reply is never sent)."""
+    first = message.splitlines()[0] if message else "failed"
+    return first.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _dump(document: object) -> str:
@@ -53,7 +65,15 @@ class BullpenTools:
             try:
                 return _dump(action())
             except BullpenError as error:
-                raise ToolError(str(error).splitlines()[0]) from None
+                raise ToolError(_one_line(str(error))) from None
+            except OverflowError:  # an id SQLite cannot hold (2**63 and up)
+                raise ToolError(f"an id is too large; ids are below 2**63 ({MAX_ID + 1})"
+                                ) from None
+            except UnicodeError:
+                raise ToolError("a value is not valid UTF-8 (a lone surrogate);"
+                                " send UTF-8 text") from None
+            except sqlite3.Error as error:
+                raise ToolError(describe_fault(error)) from None
 
     def _session(self, action: str) -> str:
         caller = self.room.caller
