@@ -54,7 +54,7 @@ COMMANDS = {
     "diff": "change_commands", "sync": "change_commands",
     "register": "init_commands", "mcp": "agent_commands", "hook": "agent_commands",
     "hooks": "agent_commands", "hermes": "agent_commands",
-    "audit": "audit_commands",
+    "audit": "audit_commands", "doctor": "doctor_commands",
     "coordinator": "session_commands",
     "room": "machine_commands", "machines": "machine_commands",
 }

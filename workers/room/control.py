@@ -131,6 +131,13 @@ class RoomControl:
         text = f"#[fg=black,bg=yellow,bold] {count} need you #[default]" if count else ""
         self.server.check("set-option", "-t", layout.ROOM_SESSION, "status-right", text)
 
+    @staticmethod
+    def doctor(home: Path) -> list:
+        """What is wrong with the room at `home`, each with its fix (read-only)."""
+        from workers.room.doctor import diagnose
+
+        return diagnose(home)
+
     # -- one session ---------------------------------------------------------------------
 
     def spawn(self, name: str, agent: str | None = None, task: str | None = None, *,

@@ -1,0 +1,101 @@
+"""`bullpen doctor` names what is wrong and the command that fixes it: a damaged or lost
+store, a broken lock, a dead coordinator, worktrees out of step with the sessions."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from board import sessions
+from board.room import open_room
+from tests.cli_runner import run_cli
+from tests.conftest import git
+from tests.rooms import live_room
+from tests.waiting import wait_until
+from workers.coordinator.lock import is_running, lock_path
+from worktrees import create_worktree
+
+
+def doctor(repo: Path) -> tuple[int, list[dict], str]:
+    result = run_cli("doctor", "--json", cwd=repo)
+    assert "Traceback" not in result.stderr, result.stderr
+    text = run_cli("doctor", cwd=repo).stdout
+    return result.returncode, json.loads(result.stdout), text
+
+
+def failing(findings: list[dict]) -> dict[str, dict]:
+    return {f["area"]: f for f in findings if not f["ok"]}
+
+
+def test_a_quiet_healthy_room_is_all_good(git_repo: Path) -> None:
+    open_room(env={}, start=git_repo).close()
+    status, findings, text = doctor(git_repo)
+    assert status == 0, findings
+    assert {f["area"] for f in findings} >= {"room", "store", "coordinator", "tmux",
+                                            "worktrees"}
+    assert text.strip().endswith("all good")
+
+
+def test_damaged_pages_are_found_by_the_quick_check(room, git_repo: Path) -> None:
+    for number in range(300):
+        sessions.register(room.conn, f"s{number}")
+    room.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    room.close()
+    db = git_repo / ".bullpen" / "bullpen.db"
+    with db.open("r+b") as handle:
+        for offset in range(4096 * 2, db.stat().st_size, 4096):
+            handle.seek(offset + 100)
+            handle.write(os.urandom(2000))
+    status, findings, text = doctor(git_repo)
+    assert status == 1
+    store = failing(findings)["store"]
+    assert "is damaged" in store["what"] and ".recover" in store["fix"]
+    assert "FAIL  store" in text and "fix: bullpen down; sqlite3" in text
+
+
+def test_a_lost_database_and_a_broken_lock(room, git_repo: Path) -> None:
+    home = room.home
+    room.close()
+    (home / "worktrees").mkdir(exist_ok=True)
+    for leftover in home.glob("bullpen.db*"):
+        leftover.unlink()
+    lock_path(home).mkdir()
+    status, findings, _ = doctor(git_repo)
+    assert status == 1
+    bad = failing(findings)
+    assert "is missing" in bad["store"]["what"]
+    assert "not the coordinator's lock file" in bad["coordinator"]["what"]
+    assert bad["coordinator"]["fix"] == f"rm -r {lock_path(home)}"
+    assert not (home / "bullpen.db").exists()  # doctor changes nothing
+
+
+def test_worktrees_out_of_step_with_the_sessions(room, git_repo: Path) -> None:
+    kept = create_worktree(git_repo, "gone")
+    sessions.register(room.conn, "gone", worktree=str(kept.path), branch=kept.branch)
+    stray = create_worktree(git_repo, "stray")
+    git(git_repo, "worktree", "remove", "--force", str(kept.path))
+    status, findings, _ = doctor(git_repo)
+    assert status == 1
+    problems = {f["what"]: f["fix"] for f in findings if f["area"] == "worktrees"}
+    assert any("gone's worktree" in what and fix == "bullpen restart gone"
+               for what, fix in problems.items())
+    assert any(f"{stray.path} belongs to no session" in what for what in problems)
+
+
+@pytest.mark.slow
+def test_a_live_room_then_a_dead_coordinator(git_repo: Path, tmp_path: Path) -> None:
+    with live_room(git_repo, tmp_path / "logs") as live:
+        live.cli("spawn", "a", "--agent", live.agent("a"), "--no-dashboard")
+        live.wait_status("a", "idle")
+        status, findings, _ = doctor(git_repo)
+        assert status == 0, failing(findings)
+        pid = int(lock_path(live.home).read_text().split()[0])
+        os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: not is_running(live.home), 10, message="the coordinator gone")
+        status, findings, _ = doctor(git_repo)
+        assert status == 1
+        assert failing(findings)["coordinator"]["fix"] == "bullpen up"

@@ -1,0 +1,182 @@
+"""`bullpen doctor`: what is wrong with the room, and the command that fixes each thing.
+
+Read-only: it opens the store without creating it, runs SQLite's `quick_check`, and
+looks at the lock and coordinator, the tmux server, the worktrees against the sessions,
+and each agent session's hooks and profile. Every finding is one line with its fix.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from board import integrity, sessions
+from board.db import connect, schema_version
+from board.errors import BullpenError
+from board.home import DB_NAME, check_home
+from board.models import Session
+from board.room import check_store_present
+from board.schema import MIGRATIONS
+from board.vocabulary import DesiredState
+from workers.agents import agent_files
+from workers.agents.command import CLAUDE, HERMES, agent_kind
+from workers.coordinator import process
+from workers.coordinator.lock import check_lock_path, is_running, read_state
+from workers.tmux import layout
+from worktrees.naming import worktree_path
+from worktrees.repo import list_worktrees
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check: `ok`, what was found, and (when not ok) the command that fixes it."""
+
+    area: str
+    ok: bool
+    what: str
+    fix: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def diagnose(home: Path) -> list[Finding]:
+    """Every check, in the order a fix should be applied (the store first)."""
+    found = _home(home)
+    if not found[-1].ok:
+        return found
+    conn, store = _store(home)
+    found += store
+    if conn is None:
+        return found + _coordinator(home, needed=False)  # the store comes first
+    try:
+        known = sessions.all_sessions(conn)
+        needed = any(s.desired == DesiredState.RUNNING for s in known)
+        found += _coordinator(home, needed)
+        found += _tmux(home, known)
+        found += _worktrees(home, known)
+        found += [finding for session in known for finding in _agent(home, session)]
+    except sqlite3.DatabaseError as error:
+        found.append(Finding("store", False, f"reading the sessions failed ({error})",
+                             "restore .bullpen/bullpen.db from a backup"))
+    finally:
+        conn.close()
+    return found
+
+
+def _home(home: Path) -> list[Finding]:
+    try:
+        check_home(home)
+    except BullpenError as error:
+        return [Finding("room", False, str(error), "unset BULLPEN_HOME or point it at a room")]
+    if not home.is_dir():
+        return [Finding("room", False, f"no room at {home}", "bullpen init")]
+    return [Finding("room", True, f"room at {home}")]
+
+
+def _store(home: Path) -> tuple[sqlite3.Connection | None, list[Finding]]:
+    db = home / DB_NAME
+    try:
+        check_store_present(home)
+        if not db.exists():
+            return None, [Finding("store", True, "no database yet (made at first use)")]
+        conn = connect(db)
+    except BullpenError as error:
+        fix = (_recover(db) if "damaged" in str(error) else
+               "restore bullpen.db from a backup, or move .bullpen aside")
+        return None, [Finding("store", False, str(error), fix)]
+    problem = integrity.quick_check(conn)
+    if problem:
+        return conn, [Finding("store", False, f"{db} is damaged: {problem}", _recover(db))]
+    version = schema_version(conn)
+    return conn, [Finding("store", version == len(MIGRATIONS),
+                          f"integrity ok, schema {version} of {len(MIGRATIONS)}",
+                          None if version == len(MIGRATIONS) else "upgrade bullpen")]
+
+
+def _recover(db: Path) -> str:
+    return (f"bullpen down; sqlite3 {db} .recover | sqlite3 {db}.recovered, then move"
+            f" {db}.recovered to {db}")
+
+
+def _coordinator(home: Path, needed: bool) -> list[Finding]:
+    """The lock and the coordinator (`needed`: some session should be running)."""
+    try:
+        check_lock_path(home)
+        running = is_running(home)
+    except BullpenError as error:
+        return [Finding("coordinator", False, str(error), f"rm -r {home / 'coordinator.lock'}")]
+    if not running:
+        failure = process.start_failure(home)
+        if not needed and not failure:
+            return [Finding("coordinator", True, "not running (no session should run)")]
+        why = f": it stopped with {failure}" if failure else ""
+        return [Finding("coordinator", False, f"not running{why}", "bullpen up")]
+    state = read_state(home)
+    if state:
+        return [Finding("coordinator", False, f"running, but {state}",
+                        "free space or make the store writable; it retries by itself")]
+    return [Finding("coordinator", True, "running")]
+
+
+def _tmux(home: Path, known: list[Session]) -> list[Finding]:
+    server = layout.server_for(home.parent)
+    wanted = [s.name for s in known if s.desired == DesiredState.RUNNING]
+    if not server.is_alive():
+        if wanted:
+            return [Finding("tmux", False, f"the room's tmux server is down while"
+                             f" {', '.join(wanted)} should run", "bullpen up")]
+        return [Finding("tmux", True, "no tmux server (nothing should run)")]
+    lost = [s.name for s in known if s.desired == DesiredState.RUNNING
+            and not layout.owns_pane(server, s.pane, s.name)]
+    if lost:
+        return [Finding("tmux", False, f"{', '.join(lost)} should run but has no pane",
+                        "bullpen up")]
+    return [Finding("tmux", True, f"server up, {len(wanted)} session pane(s)")]
+
+
+def _worktrees(home: Path, known: list[Session]) -> list[Finding]:
+    root = home.parent
+    found = []
+    registered = list_worktrees(root)
+    for wt in registered:
+        if wt.prunable:
+            found.append(Finding("worktrees", False, f"{wt.path} is registered but gone",
+                                 f"git -C {root} worktree prune"))
+    for session in known:
+        if session.worktree and not Path(session.worktree).is_dir():
+            found.append(Finding("worktrees", False, f"{session.name}'s worktree"
+                                 f" {session.worktree} is missing (its branch keeps the work)",
+                                 f"bullpen restart {session.name}"))
+    names = {s.name for s in known}
+    room_dir = worktree_path(root, "x").parent
+    if room_dir.is_dir():
+        for entry in sorted(room_dir.iterdir()):
+            if entry.is_dir() and entry.name not in names:
+                found.append(Finding("worktrees", False, f"{entry} belongs to no session",
+                                     f"git -C {root} worktree remove {entry}"
+                                     " (refused if it holds work)"))
+    return found or [Finding("worktrees", True, f"{len(known)} session(s), worktrees match")]
+
+
+def _agent(home: Path, session: Session) -> list[Finding]:
+    kind = agent_kind(session.agent)
+    if session.desired != DesiredState.RUNNING or kind not in (HERMES, CLAUDE):
+        return []
+    if kind == CLAUDE:
+        settings = home / agent_files.AGENTS_DIR / session.name / "claude-settings.json"
+        if not settings.is_file() or "hooks" not in settings.read_text(errors="replace"):
+            return [Finding("agents", False, f"{session.name}: Claude hook settings missing"
+                            f" ({settings})", f"bullpen restart {session.name}")]
+        return [Finding("agents", True, f"{session.name}: Claude hooks in place")]
+    from workers.agents import hermes
+
+    profile = hermes.profile_dir(session.profile or "default", hermes.hermes_root())
+    config = profile / "config.yaml"
+    text = config.read_text(errors="replace") if config.is_file() else ""
+    if "bullpen" not in text:
+        return [Finding("agents", False, f"{session.name}: hermes profile"
+                        f" {session.profile or 'default'} lacks bullpen's MCP server and hooks",
+                        f"bullpen hermes setup {session.profile or 'default'}")]
+    return [Finding("agents", True, f"{session.name}: hermes profile set up")]
