@@ -37,17 +37,22 @@ def _column(row: sqlite3.Row, name: str) -> object:
     return row[name] if name in row.keys() else None  # noqa: SIM118 - Row: `in` is values
 
 
+def state_word(state: str, via: str | None, read_at: float | None) -> str:
+    """A delivery state in today's words, whichever schema stored it."""
+    if read_at is not None and state in ("delivered", "read"):
+        return "read" if via in (None, "inbox") else ("typed" if via == "pane" else "handed")
+    if state == "pending":
+        return "queued"
+    if state == "delivered":
+        return "typed" if via == "pane" else "handed"
+    return state
+
+
 def delivery_of(row: sqlite3.Row) -> Delivery:
     """A `deliveries` row in today's vocabulary, whichever schema wrote it."""
-    state, via = row["state"], row["via"]
-    if row["read_at"] is not None and state in ("delivered", "read"):
-        state = "read" if via in (None, "inbox") else ("typed" if via == "pane" else "handed")
-    elif state == "pending":
-        state = "queued"
-    elif state == "delivered":
-        state = "typed" if via == "pane" else "handed"
     reason = _column(row, "held_reason")
-    return Delivery(row["recipient"], state, str(reason) if reason else None)
+    return Delivery(row["recipient"], state_word(row["state"], row["via"], row["read_at"]),
+                    str(reason) if reason else None)
 
 
 def deliveries_of(conn: sqlite3.Connection, note_ids: Iterable[int]) -> dict[int, list[Delivery]]:

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from board.attention import state_word
 from board.models import Alert, Note, NotebookEntry, Task
 
 
@@ -22,7 +23,7 @@ class AlertRow:
     """An alert with the delivery state of its note to the reader."""
 
     alert: Alert
-    state: str  # pending | delivered | held | read
+    state: str  # queued | held | claimed | handed | typed | read
 
 
 def last_event_id(conn: sqlite3.Connection) -> int:
@@ -40,7 +41,8 @@ def unread_counts(conn: sqlite3.Connection) -> dict[str, int]:
 def alerts_with_state(conn: sqlite3.Connection, limit: int = 100) -> list[AlertRow]:
     """The newest alerts (newest first), each with its note's delivery state."""
     rows = conn.execute(
-        "SELECT a.*, c.message, d.state AS d_state, d.read_at AS d_read FROM alerts a"
+        "SELECT a.*, c.message, d.state AS d_state, d.via AS d_via, d.read_at AS d_read"
+        " FROM alerts a"
         " JOIN changes c ON c.id = a.change"
         " LEFT JOIN deliveries d ON d.note = a.note AND d.recipient = a.session"
         " ORDER BY a.id DESC LIMIT ?", (limit,)).fetchall()
@@ -50,7 +52,8 @@ def alerts_with_state(conn: sqlite3.Connection, limit: int = 100) -> list[AlertR
                       changed_by=row["changed_by"], commit=row["commit_sha"],
                       created_at=row["created_at"], paths=tuple(json.loads(row["paths"])),
                       note=row["note"], message=row["message"])
-        state = "read" if row["d_read"] else (row["d_state"] or "pending")
+        state = state_word(row["d_state"], row["d_via"], row["d_read"]) \
+            if row["d_state"] else "queued"
         found.append(AlertRow(alert, state))
     return found
 

@@ -61,7 +61,7 @@ def test_alert_rows_and_column_moves(room: Room) -> None:
     alerts.record_change(room.conn, "coder", ["src/app.py"])
     [row] = views.alerts_with_state(room.conn)
     assert (row.alert.session, row.alert.path, row.state) == ("reviewer", "src/app.py",
-                                                              "pending")
+                                                              "queued")
     task = tasks.add(room.conn, room.caller, "Ship it")
     assert columns.move_by(room.conn, room.caller, task.id, 1).status == "running"
     assert columns.move_by(room.conn, room.caller, task.id, -1).status == "ready"

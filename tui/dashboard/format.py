@@ -15,6 +15,7 @@ from pathlib import PurePath
 from rich.text import Text
 
 from board.attention import Delivery
+from board.vocabulary import DeliveryState
 from tui.dashboard.feed import StreamItem
 
 STATUS_STYLES = {
@@ -34,9 +35,9 @@ KIND_STYLES = {
     "notebook": "green",
     "event": "dim",
 }
-DELIVERY_STYLES = {"pending": "bold yellow", "queued": "bold yellow", "held": "bold red",
-                   "claimed": "yellow", "delivered": "green", "typed": "green",
-                   "handed": "green", "read": "dim green"}
+DELIVERY_STYLES = {DeliveryState.QUEUED: "bold yellow", DeliveryState.HELD: "bold red",
+                   DeliveryState.CLAIMED: "yellow", DeliveryState.TYPED: "green",
+                   DeliveryState.HANDED: "green", DeliveryState.READ: "dim green"}
 
 
 SHELLS = frozenset({"sh", "bash", "zsh", "fish", "dash", "ksh"})

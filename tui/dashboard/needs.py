@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from board.attention import HeldNote
 from board.models import Task
 from board.views import AlertRow
-from board.vocabulary import SessionStatus, TaskStatus
+from board.vocabulary import DeliveryState, SessionStatus, TaskStatus
 from tui.dashboard.feed import RoomDelta, SessionRow
 
-UNSEEN_ALERT_STATES = ("pending", "queued", "held")
+UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
+                                 DeliveryState.CLAIMED})
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The watcher panel: change alerts, newest first, delivered or pending."""
+"""The watcher panel: change alerts, newest first, with how far each reached its reader."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from textual.widgets import DataTable
 
 from board.views import AlertRow
 from tui.dashboard.format import DELIVERY_STYLES, clock
+from tui.dashboard.needs import UNSEEN_ALERT_STATES
 
 COLUMNS = ("path", "reader", "state", "changed by", "when")
 
@@ -32,5 +33,6 @@ class WatcherTable(DataTable):
             self.add_row(path, alert.session,
                          Text(row.state, style=DELIVERY_STYLES.get(row.state, "")), who,
                          clock(alert.created_at)[:5], key=str(alert.id))
-        pending = sum(1 for row in rows if row.state == "pending")
-        self.border_title = f"watcher {len(rows)}" + (f" · {pending} pending" if pending else "")
+        waiting = sum(1 for row in rows if row.state in UNSEEN_ALERT_STATES)
+        self.border_title = f"watcher {len(rows)}" + (f" · {waiting} not told" if waiting
+                                                       else "")
