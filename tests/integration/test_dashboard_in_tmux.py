@@ -54,7 +54,8 @@ def test_the_dashboard_restarts_a_dead_coordinator(git_repo: Path, tmp_path: Pat
 
     from workers.coordinator.loop import is_running
 
-    (git_repo / "bullpen.yaml").write_text("agent: cat\nsessions:\n  alice: {}\n")
+    # `cat` is a generic program: bullpen types into it only when told to (issue 11).
+    (git_repo / "bullpen.yaml").write_text("agent: cat\nsessions:\n  alice: {deliver: type}\n")
     with live_room(git_repo, tmp_path / "logs") as room:
         room.cli("up", "--detach")
         lock = room.home / "coordinator.lock"
