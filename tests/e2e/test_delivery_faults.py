@@ -24,6 +24,7 @@ from board.room import Room
 from tests.agents.scripted_agent import command_line
 from tests.e2e.delivery_bench import Bench, log_rows, received
 from tests.waiting import wait_for_text, wait_until
+from workers.room.lifecycle import list_sessions
 from workers.tmux.server import RoomServer
 
 
@@ -177,6 +178,9 @@ def test_a_yes_no_question_holds_the_note_until_answered_then_once(
     pane = bench.start("asker", command_line(log, "--script", str(script)), deliver="type")
     session = bench.wait_status("asker", "needs_input")
     assert question in (session.status_reason or "")
+    shown = {row.name: row.to_json() for row in list_sessions(bench.room.home, bench.server)}
+    assert shown["asker"]["status"] == "needs_input"  # what `bullpen ls --json` prints
+    assert question in shown["asker"]["reason"]
     note = bench.send("asker", "please also update the docs")
     bench.wait_held(note, "asker", "needs input")
     assert log_rows(log) == []  # nothing answered the question

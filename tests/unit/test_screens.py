@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from workers.agents.adapter import Screen, Sign
+from workers.agents.adapter import AgentState, Screen, Sign
 from workers.agents.kinds import adapter_for
+from workers.coordinator.status import StatusTracker
+from workers.tmux.panes import PaneSnapshot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
 
@@ -35,7 +37,24 @@ EXPECTED: dict[str, tuple[str, Sign, str | None]] = {
     "hermes_busy": ("hermes", Sign.BUSY, None),
     "hermes_busy_queue_typed": ("hermes", Sign.BUSY, None),
     "hermes_busy_queued": ("hermes", Sign.BUSY, None),
+    "shell_bash_prompt": ("bash", Sign.PROMPT_EMPTY, None),
+    "shell_bash_half_typed": ("bash", Sign.NOTHING, None),
+    "shell_zsh_prompt": ("zsh -f", Sign.PROMPT_EMPTY, None),
+    "shell_fish_prompt": ("fish", Sign.PROMPT_EMPTY, None),
+    "shell_old_question_answered": ("bash", Sign.PROMPT_EMPTY, None),
+    "shell_less": ("bash", Sign.NOTHING, None),
+    "shell_man": ("bash", Sign.NOTHING, None),
+    "shell_vim": ("bash", Sign.NOTHING, None),
+    "shell_sudo_password": ("bash", Sign.QUESTION, "[sudo] password for bpdeliver:"),
+    "shell_ssh_host_key": ("bash", Sign.QUESTION, "continue connecting (yes/no/[fingerprint])?"),
+    "shell_question_yN": ("bash", Sign.QUESTION, "Overwrite existing file? [yN]"),
+    "shell_question_y_n": ("bash", Sign.QUESTION, "Continue (y/n)?"),
 }
+
+# The same questions as a generic program (opted in to typing) would show them.
+GENERIC_QUESTIONS = ("shell_sudo_password", "shell_ssh_host_key", "shell_question_yN",
+                     "shell_question_y_n")
+FULL_SCREEN = ("shell_less", "shell_man", "shell_vim")
 
 
 def load(name: str) -> Screen:
@@ -43,6 +62,15 @@ def load(name: str) -> Screen:
     header, text = (FIXTURES / f"{name}.screen").read_text().split("\n", 1)
     meta = json.loads(header)
     return Screen.from_text(text, tuple(meta["cursor"]), meta["alternate"])
+
+
+def snapshot(name: str) -> PaneSnapshot:
+    """The fixture as one tick's snapshot of a pane (the pane's own process in front)."""
+    screen = load(name)
+    return PaneSnapshot(pane_id="%1", pid=1, dead=False, dead_status=None,
+                        current_command="bash", title="", width=100, height=30,
+                        content_hash=name, screen=screen.lines, cursor_x=screen.cursor_x,
+                        cursor_y=screen.cursor_y, alternate=screen.alternate, in_front=True)
 
 
 def test_every_fixture_has_an_expectation() -> None:
@@ -57,3 +85,20 @@ def test_reader_sees_what_the_program_showed(name: str) -> None:
     assert reading.sign is sign, reading
     if detail is not None:
         assert detail in (reading.detail or ""), reading
+
+
+@pytest.mark.parametrize("name", GENERIC_QUESTIONS)
+def test_a_generic_program_asking_is_a_question(name: str) -> None:
+    assert adapter_for("python3 tool.py", deliver="type").read(load(name)).sign is Sign.QUESTION
+
+
+@pytest.mark.parametrize("name", FULL_SCREEN)
+def test_a_pager_or_editor_on_the_alternate_screen_is_never_idle(name: str) -> None:
+    clock = [0.0]
+    tracker = StatusTracker(idle_after=1.5, clock=lambda: clock[0], wall=lambda: clock[0])
+    for adapter in (adapter_for("bash"), adapter_for("claude"), adapter_for("cat", "type")):
+        tracker.forget("%1")
+        tracker.update({"%1": snapshot(name)}, {"%1": adapter})
+        clock[0] += 5
+        state = tracker.update({"%1": snapshot(name)}, {"%1": adapter})["%1"]
+        assert state.status is not AgentState.IDLE, (adapter.kind, state)

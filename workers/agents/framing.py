@@ -77,3 +77,9 @@ def hook_text(notes: list[Note], repeats: set[int] | frozenset[int] = frozenset(
               answer: Callable[[Note], str] = lambda note: "") -> str:
     """Several notes for one turn's context, each framed by `hook_form`."""
     return "\n".join(hook_form(note, note.id in repeats, answer(note)) for note in notes)
+
+
+def for_agent(note: Note) -> dict:
+    """A note as structured data for an agent (the MCP inbox): the stored row, with the
+    header bullpen writes and the body defused as in every other form."""
+    return {**note.to_json(), "header": typed_header(note), "body": neutral_body(note.body)}

@@ -199,9 +199,11 @@ class SessionRow:
     agent: str | None
     changed_files: tuple[str, ...]
     machine: str | None = None  # where it runs; None in a room on one machine
+    reason: str | None = None  # why that status: the question asked, what is in front…
 
     def to_json(self) -> dict:
-        return {"name": self.name, "status": self.status, "exit_code": self.exit_code,
+        return {"name": self.name, "status": self.status, "reason": self.reason,
+                "exit_code": self.exit_code,
                 "branch": self.branch, "worktree": self.worktree, "pane": self.pane,
                 "agent": self.agent, "changed_files": list(self.changed_files),
                 "machine": self.machine}
@@ -228,17 +230,18 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
                 rows.append(_remote_row(session, here.machine, last_beats))
                 continue
             status, code = session.status, session.exit_code
+            reason = session.status_reason
             snap = owned(panes, session.pane, session.name)
             if session.desired == DesiredState.RUNNING and snap is None:
-                status, code = SessionStatus.STOPPED, None
+                status, code, reason = SessionStatus.STOPPED, None, None
             elif snap is not None and snap.dead:
-                status, code = SessionStatus.EXITED, snap.dead_status
+                status, code, reason = SessionStatus.EXITED, snap.dead_status, None
             changed: tuple[str, ...] = ()
             if session.worktree and Path(session.worktree).is_dir():
                 changed = worktree_status(session.worktree, session.base).changed_files
             rows.append(SessionRow(session.name, status, code, session.branch,
                                    session.worktree, snap.pane_id if snap else None,
-                                   session.agent, changed, session.machine))
+                                   session.agent, changed, session.machine, reason))
     return rows
 
 

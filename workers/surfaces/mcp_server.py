@@ -28,6 +28,7 @@ from board.errors import BadInput, BullpenError
 from board.repo_paths import repo_relative
 from board.room import Room
 from board.vocabulary import ReadSource
+from workers.agents import framing
 
 SERVER_NAME = "bullpen"
 INSTRUCTIONS = (
@@ -89,7 +90,7 @@ class BullpenTools:
 
     def inbox(self) -> str:
         """Your unread notes, oldest first (reading marks them read)."""
-        return self._call(lambda: [note.to_json()
+        return self._call(lambda: [framing.for_agent(note)
                                    for note in notes.inbox(self.room.conn, self.room.caller)])
 
     def notebook_write(self, text: str, private: bool = False, tag: str | None = None) -> str:
