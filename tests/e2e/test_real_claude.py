@@ -1,0 +1,313 @@
+"""Real Claude Code (npm, pinned) in a room started by `bullpen up`, coordinator running,
+against a scripted Anthropic Messages server on 127.0.0.1. HOME is a temp dir; nothing
+reaches the network.
+
+One room of three Claude sessions runs the plan research -> code -> review and shows,
+with Claude's own code doing the work: the four promises (a notebook with a private entry
+hidden, a note quoted by its id, a read recorded and a change alert reaching the model,
+the three-stage handoff with research's summary); bullpen's MCP tools running without a
+permission prompt; a permission prompt seen as `needs_input` and Esc bringing the session
+back to `idle`; a note sent while Claude is busy reaching its next turn without cutting
+the running one short (the server's log shows every answer streamed whole and Claude's
+"new message while you were working" never appeared); nothing of bullpen's in `git
+status`; and a restart resuming the conversation. A second room shows that the trust
+dialog is never answered by bullpen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.agents.fake_model import (
+    FakeAnthropic,
+    Reply,
+    Text,
+    ToolCall,
+    all_text,
+    last_user_text,
+)
+from tests.claude_install import claude_env, claude_home, install_claude
+from tests.conftest import git
+from tests.rooms import LiveRoom, live_room
+from tests.waiting import wait_for_text, wait_until
+
+pytestmark = pytest.mark.slow
+
+TURN = 120.0  # seconds; a turn takes a few seconds here, CI machines are slower
+PROMPT = "❯"
+INTERRUPTED = "sent a new message while you were working"
+READY = re.compile(r"task #(\d+) is ready")
+
+
+def session_of(request: dict) -> str:
+    """Which session asks: its worktree is Claude's primary working directory."""
+    found = re.search(r"worktrees/([a-z0-9_-]+)", all_text(request))
+    return found.group(1) if found else "?"
+
+
+def note_id(request: dict, sender: str, marker: str) -> int:
+    """The id of `sender`'s note holding `marker`, as the agent was shown it."""
+    found = re.search(rf"note #?(\d+) from {sender}\]? {marker}", all_text(request))
+    return int(found.group(1)) if found else -1
+
+
+def turn_calls(request: dict) -> list[tuple[str, str]]:
+    """(tool name, result text) of each call in the current turn, oldest first."""
+    turn: list[dict] = []
+    for message in reversed(request.get("messages", [])):
+        content = message.get("content")
+        results = [part for part in content if isinstance(part, dict)
+                   and part.get("type") == "tool_result"] if isinstance(content, list) else []
+        if message.get("role") == "user" and not results:
+            break
+        turn.insert(0, message)
+    names = {part["id"]: part["name"] for message in turn if message["role"] == "assistant"
+             and isinstance(message["content"], list) for part in message["content"]
+             if part.get("type") == "tool_use"}
+    return [(names.get(part["tool_use_id"], "?"), json.dumps(part.get("content")))
+            for message in turn if message["role"] == "user"
+            for part in message["content"] if part.get("type") == "tool_result"]
+
+
+def turn_text(request: dict) -> str:
+    """Everything the current turn was given: the typed prompt and any hook context,
+    i.e. the messages after the previous turn's final answer."""
+    messages = request.get("messages", [])
+    start = 0
+    for index, message in enumerate(messages):
+        content = message.get("content")
+        if message.get("role") == "assistant" and not (isinstance(content, list) and any(
+                part.get("type") == "tool_use" for part in content)):
+            start = index + 1
+    return json.dumps(messages[start:], ensure_ascii=False)
+
+
+def respond(request: dict) -> Reply:
+    """Each session's script, chosen by its worktree and the text it was given.
+
+    Like a real model, it follows Claude's advice when bullpen's MCP server is still
+    starting ("call WaitForMcpServers"), then carries on with the step that failed."""
+    calls = turn_calls(request)
+    if calls and "still connecting" in calls[-1][1]:
+        return ToolCall("WaitForMcpServers", {})
+    step = sum(1 for name, result in calls
+               if name != "WaitForMcpServers" and "still connecting" not in result)
+    who, text = session_of(request), turn_text(request)
+    ready = READY.search(text)
+    if who == "research" and ready:
+        task = int(ready.group(1))
+        return [ToolCall("mcp__bullpen__task_claim", {"id": task}),
+                ToolCall("mcp__bullpen__notebook_write", {"text": "SHARED-R: /v2 is hot"}),
+                ToolCall("mcp__bullpen__notebook_write",
+                         {"text": "PRIVATE-R: doubts", "private": True}),
+                ToolCall("mcp__bullpen__send_note", {"to": "coder", "text": "NOTE-R cache"}),
+                ToolCall("mcp__bullpen__task_done", {"id": task, "summary": "SUMMARY-R"}),
+                Text("research done")][min(step, 5)]
+    if who == "coder" and ready:
+        task = int(ready.group(1))
+        script = [ToolCall("mcp__bullpen__task_claim", {"id": task}),
+                  ToolCall("mcp__bullpen__notebook_read", {"session": "research"}),
+                  ToolCall("Read", {"file_path": _worktree_file(request, "src/app.py")}),
+                  ToolCall("mcp__bullpen__send_note",
+                           {"to": "research", "text": "thanks",
+                            "reply_to": note_id(request, "research", "NOTE-R")}),
+                  ToolCall("Bash", {"command": "echo v2 > src/v2.py && git add src/v2.py"
+                                    " && git commit -qm 'coder: v2 endpoint'",
+                                    "description": "commit the endpoint"}),
+                  ToolCall("mcp__bullpen__task_done", {"id": task, "summary": "SUMMARY-C"}),
+                  Text("coder done")]
+        return script[min(step, 6)]
+    if who == "reviewer" and "committed" in text and step == 0:
+        return ToolCall("Bash", {"command": "touch build.flag", "description": "flag"})
+    return Text(f"{who} noted")
+
+
+def _worktree_file(request: dict, path: str) -> str:
+    """`path` inside the asking session's worktree (Claude's Read takes absolute paths)."""
+    system = request.get("system")
+    text = " ".join(part.get("text", "") for part in system if isinstance(part, dict)) \
+        if isinstance(system, list) else str(system or "")
+    found = re.search(r"Primary working directory: (.+)", text)
+    return f"{found.group(1).strip() if found else '.'}/{path}"
+
+
+def press(live: LiveRoom, name: str, *keys: str) -> None:
+    """The human presses `keys` in `name`'s pane."""
+    live.server.run("send-keys", "-t", live.sessions()[name]["pane"], *keys)
+
+
+def type_text(live: LiveRoom, name: str, text: str) -> None:
+    """The human types `text` and Enter into `name`'s pane."""
+    live.server.run("send-keys", "-t", live.sessions()[name]["pane"], "-l", text)
+    press(live, name, "Enter")
+
+
+@pytest.fixture
+def claude_room(git_repo: Path, tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
+    """A repository whose sessions run the real `claude` against the scripted server."""
+    bin_dir = install_claude()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with FakeAnthropic(respond) as model:
+        for key, value in claude_env(model.base_url).items():
+            monkeypatch.setenv(key, value)
+        claude_home(Path(os.environ["HOME"]), trusted=[git_repo])
+        with live_room(git_repo, tmp_path / "logs") as live:
+            yield live, model
+
+
+def write_plan(repo: Path, sessions: dict[str, dict]) -> None:
+    config = {"agent": "claude", "layout": "windows", "sessions": sessions}
+    (repo / "bullpen.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def transcript(model: FakeAnthropic) -> str:
+    """Each exchange as `session: reply <- last tool result`, for failure messages."""
+    rows = []
+    for exchange in model.exchanges():
+        last = exchange.request["messages"][-1]["content"]
+        result = (json.dumps(last[-1]) if isinstance(last, list) and last else str(last))[:200]
+        rows.append(f"{session_of(exchange.request)}: {exchange.reply} <- {result}")
+    return "\n".join(rows)
+
+
+def requests_of(model: FakeAnthropic, who: str) -> list[dict]:
+    return [request for request in model.snapshot() if session_of(request) == who]
+
+
+def tool_result_text(request: dict, tool: str) -> str:
+    """The result Claude sent back for the last call of `tool` in `request`."""
+    ids = [part["id"] for message in request["messages"] if message["role"] == "assistant"
+           and isinstance(message["content"], list) for part in message["content"]
+           if part.get("type") == "tool_use" and part.get("name") == tool]
+    for message in request["messages"]:
+        for part in message["content"] if isinstance(message["content"], list) else []:
+            if part.get("type") == "tool_result" and ids and part.get("tool_use_id") == ids[-1]:
+                return json.dumps(part.get("content"))
+    return ""
+
+
+def test_real_claude_room_keeps_every_promise(
+        claude_room: tuple[LiveRoom, FakeAnthropic]) -> None:
+    live, model = claude_room
+    write_plan(live.repo, {"research": {"task": "Gather the usage data"},
+                           "coder": {"after": ["research"], "task": "Implement the endpoint"},
+                           "reviewer": {"on_commit": "coder", "task": "Review each commit"}})
+    live.cli("up", "--detach", "--no-dashboard")
+
+    # Promise 4 and 1: research claims, writes its notebook (one entry private), notes
+    # coder and finishes; coder is pinged with research's summary.
+    wait_until(lambda: any("research done" in str(e.reply) for e in model.exchanges()),
+               TURN, message=lambda: f"research's turn: {live.pane_text('research')}")
+    coder_turn = wait_until(lambda: [r for r in requests_of(model, "coder")
+                                     if "SUMMARY-R" in all_text(r)], TURN,
+                            message=lambda: f"coder's handoff: {transcript(model)}")
+    assert "Handoff from research" in all_text(coder_turn[0])
+
+    # The commit needs Claude's permission: needs_input, answered by the human (Enter).
+    wait_until(lambda: live.sessions()["coder"]["status"] == "needs_input", TURN,
+               message=lambda: f"coder's permission prompt: {live.pane_text('coder')}")
+    assert "Do you want to proceed" in live.pane_text("coder")
+    press(live, "coder", "Enter")
+    wait_until(lambda: any("coder done" in str(e.reply) for e in model.exchanges()), TURN,
+               message=lambda: f"coder's turn to end: {live.pane_text('coder')}")
+
+    last_coder = requests_of(model, "coder")[-1]
+    shown = tool_result_text(last_coder, "mcp__bullpen__notebook_read")
+    assert "SHARED-R" in shown and "PRIVATE-R" not in shown  # promise 1
+    with live.db() as conn:
+        reply = conn.execute("SELECT reply_to FROM notes WHERE sender = 'coder'"
+                             " AND recipient = 'research'").fetchone()
+        noted = conn.execute("SELECT id FROM notes WHERE body = 'NOTE-R cache'").fetchone()
+        assert reply is not None and reply[0] == noted[0]  # promise 2: quoted by its id
+        assert "src/app.py" in [row[0] for row in conn.execute(
+            "SELECT path FROM reads WHERE session = 'coder' AND source = 'hook'")]
+    # Bullpen's MCP calls never asked: the only permission prompt was the commit.
+    assert all("mcp__bullpen" not in line for line in live.pane_text("coder").splitlines()
+               if "Do you want" in line)
+
+    # The reviewer is pinged with the commit; its Bash call asks, Esc refuses it, and
+    # the session is idle again although Claude's Stop hook never fires after Esc.
+    wait_until(lambda: live.sessions()["reviewer"]["status"] == "needs_input", TURN,
+               message=lambda: f"reviewer's prompt: {live.pane_text('reviewer')}")
+    press(live, "reviewer", "Escape")
+    live.wait_status("reviewer", "idle", timeout=TURN)
+
+    # Promise 3: research's worktree changes src/app.py, which coder read: the alert
+    # reaches coder's model.
+    research_tree = Path(live.sessions()["research"]["worktree"])
+    (research_tree / "src" / "app.py").write_text("def handler():\n    return 'v2'\n")
+    alerted = wait_until(lambda: [r for r in requests_of(model, "coder")
+                                  if "src/app.py" in last_user_text(r)
+                                  and "research" in last_user_text(r)], TURN,
+                         message=lambda: f"the alert in coder: {live.pane_text('coder')}")
+    assert "alert" in last_user_text(alerted[0])
+
+    # A note sent while coder is busy waits for its next turn; the running turn is not
+    # cut short and Claude never sees it as a mid-turn message.
+    live.wait_status("coder", "idle", timeout=TURN)
+    model.hold()
+    type_text(live, "coder", "work on the long job")
+    wait_until(lambda: model.waiting() == 1, TURN, message="coder's held request")
+    held = len(model.exchanges())
+    live.cli("note", "send", "coder", "BUSY-NOTE for later")
+    live.wait_status("coder", "working", timeout=TURN)
+    model.release()
+    late = wait_until(lambda: [i for i, r in enumerate(model.snapshot())
+                               if "BUSY-NOTE" in all_text(r)], TURN,
+                      message=lambda: f"BUSY-NOTE in a request: {live.pane_text('coder')}")
+    assert late[0] >= held  # only in requests after the held one was answered
+    assert all(exchange.finished for exchange in model.exchanges())
+    assert not any(INTERRUPTED in all_text(request) for request in model.snapshot())
+
+    # Nothing of bullpen's in any worktree.
+    for name in ("research", "coder", "reviewer"):
+        status = git(Path(live.sessions()[name]["worktree"]), "status", "--porcelain",
+                     "--ignored")
+        assert ".claude" not in status and ".mcp.json" not in status, (name, status)
+
+    # A restart resumes the conversation: the next request still holds the handoff.
+    live.wait_status("coder", "idle", timeout=TURN)
+    live.cli("restart", "coder")
+    pane = live.sessions()["coder"]["pane"]
+    wait_for_text(lambda: live.server.capture(pane), PROMPT, timeout=TURN)
+    before = len(requests_of(model, "coder"))
+    live.cli("note", "send", "coder", "AFTER-RESTART carry on")
+    resumed = wait_until(lambda: requests_of(model, "coder")[before:], TURN,
+                         message=lambda: f"coder after restart: {live.pane_text('coder')}")
+    assert "SUMMARY-R" in all_text(resumed[0]) and "AFTER-RESTART" in all_text(resumed[0])
+
+
+def test_real_claude_trust_dialog_is_never_answered(
+        git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = install_claude()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with FakeAnthropic(lambda request: Text("never asked")) as model:
+        for key, value in claude_env(model.base_url).items():
+            monkeypatch.setenv(key, value)
+        claude_home(Path(os.environ["HOME"]), trusted=[])  # this repository is not trusted
+        with live_room(git_repo, tmp_path / "logs") as live:
+            write_plan(live.repo, {"newcomer": {}, "shell": {"agent": live.agent("shell")}})
+            live.cli("up", "--detach", "--no-dashboard")
+            pane = live.sessions()["newcomer"]["pane"]
+            wait_for_text(lambda: live.server.capture(pane), "trust", timeout=TURN)
+            live.wait_status("newcomer", "needs_input", timeout=TURN)
+            live.cli("note", "send", "newcomer", "TRUST-NOTE")
+            # Delivery has run after the note (the scripted session got its own note)...
+            live.cli("note", "send", "shell", "after")
+            live.wait_for_line("shell", "after", timeout=TURN)
+            live.cli("note", "send", "newcomer", "TRUST-NOTE-2")
+            live.cli("note", "send", "shell", "after-2")
+            live.wait_for_line("shell", "after-2", timeout=TURN)
+            # ...and the dialog is still there, unanswered, with nothing typed into it.
+            screen = live.server.capture(pane)
+            assert "trust" in screen and "TRUST-NOTE" not in screen
+            assert live.sessions()["newcomer"]["status"] == "needs_input"
+            assert model.snapshot() == []
