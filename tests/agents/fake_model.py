@@ -9,7 +9,8 @@ apart. Every main request is kept with whether its answer was streamed to the en
 turn the agent cut short (an interrupt) shows as `finished=False` in `exchanges()`.
 
 `hold()` makes the next answers wait until `release()`, so a test can keep the agent
-busy for exactly as long as it needs (no timing guesses).
+busy for exactly as long as it needs (no timing guesses); `hold(matching)` holds only
+the requests `matching(request)` picks (one session's, or a side agent's).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class Exchange:
     request: dict
     reply: Reply | None = None
     finished: bool = False
+    credential: str = ""  # the Authorization or x-api-key header the agent sent
 
 
 class _ScriptedServer:
@@ -61,8 +63,8 @@ class _ScriptedServer:
         self.other_requests: list[dict] = []  # requests without tools (titles and such)
         self._exchanges: list[Exchange] = []
         self._lock = threading.Lock()
-        self._open = threading.Event()
-        self._open.set()
+        self._gate = threading.Condition()
+        self._held: Callable[[dict], bool] | None = None  # None: nothing is held
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -77,16 +79,26 @@ class _ScriptedServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._open.set()
+        self.release()
         self._server.shutdown()
         self._server.server_close()
 
-    def hold(self) -> None:
-        """Answers to main requests wait from now on (the agent stays busy)."""
-        self._open.clear()
+    def hold(self, matching: Callable[[dict], bool] | None = None) -> None:
+        """Answers to main requests (those `matching` picks) wait from now on; requests
+        already waiting that `matching` no longer picks go on."""
+        with self._gate:
+            self._held = matching or (lambda request: True)
+            self._gate.notify_all()
 
     def release(self) -> None:
-        self._open.set()
+        with self._gate:
+            self._held = None
+            self._gate.notify_all()
+
+    def _wait_if_held(self, body: dict) -> None:
+        with self._gate:
+            self._gate.wait_for(lambda: self._held is None or not self._held(body),
+                                timeout=HOLD_LIMIT)
 
     def exchanges(self) -> list[Exchange]:
         with self._lock:
@@ -149,11 +161,13 @@ class _ScriptedServer:
                     else:
                         self._json(200, model.plain(body))
                     return
-                exchange = Exchange(body)
+                credential = self.headers.get("Authorization") or self.headers.get(
+                    "x-api-key") or ""
+                exchange = Exchange(body, credential=credential)
                 with model._lock:
                     model._exchanges.append(exchange)
                     number = len(model._exchanges)
-                model._open.wait(HOLD_LIMIT)
+                model._wait_if_held(body)
                 exchange.reply = model.respond(body)
                 exchange.finished = self._stream(model.stream(exchange.reply, number))
 

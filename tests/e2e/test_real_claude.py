@@ -178,6 +178,12 @@ def transcript(model: FakeAnthropic) -> str:
     return "\n".join(rows)
 
 
+def room_logs(live: LiveRoom) -> str:
+    """The room's hook and coordinator logs, for failure messages."""
+    logs = sorted((live.home / "logs").glob("*.log"))
+    return "".join(f"\n--- {log.name}\n{log.read_text()[-3000:]}" for log in logs)
+
+
 def requests_of(model: FakeAnthropic, who: str) -> list[dict]:
     return [request for request in model.snapshot() if session_of(request) == who]
 
@@ -205,7 +211,8 @@ def test_real_claude_room_keeps_every_promise(
     # Promise 4 and 1: research claims, writes its notebook (one entry private), notes
     # coder and finishes; coder is pinged with research's summary.
     wait_until(lambda: any("research done" in str(e.reply) for e in model.exchanges()),
-               TURN, message=lambda: f"research's turn: {live.pane_text('research')}")
+               TURN, message=lambda: f"research's turn: {live.pane_text('research')}"
+                                     f"{room_logs(live)}")
     coder_turn = wait_until(lambda: [r for r in requests_of(model, "coder")
                                      if "SUMMARY-R" in all_text(r)], TURN,
                             message=lambda: f"coder's handoff: {transcript(model)}")
@@ -264,7 +271,9 @@ def test_real_claude_room_keeps_every_promise(
                                if "BUSY-NOTE" in all_text(r)], TURN,
                       message=lambda: f"BUSY-NOTE in a request: {live.pane_text('coder')}")
     assert late[0] >= held  # only in requests after the held one was answered
-    assert all(exchange.finished for exchange in model.exchanges())
+    wait_until(lambda: model.waiting() == 0, TURN, message="every answer to be streamed")
+    cut = [exchange.reply for exchange in model.exchanges() if not exchange.finished]
+    assert cut == []  # no turn was cut short: every answer reached the agent whole
     assert not any(INTERRUPTED in all_text(request) for request in model.snapshot())
 
     # Nothing of bullpen's in any worktree.

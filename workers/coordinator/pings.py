@@ -19,6 +19,7 @@ from board import history, marks, pings, sessions, tasks, validate
 from board.errors import BullpenError
 from board.models import OPERATOR, Event
 from board.vocabulary import EventKind, NoteKind, TaskStatus
+from workers.agents.bullpen_command import bullpen_executable
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,11 @@ def ready_ping(conn: sqlite3.Connection, task_id: int) -> str:
         who = parent.assignee or parent.created_by
         summary = parent.summary or "(no summary given)"
         lines.append(f"Handoff from {who} (task #{parent.id} {parent.title}): {summary}")
-    lines.append(f"Claim it with: bullpen task claim {task.id}; when finished: bullpen task"
-                 f" done {task.id} --summary 'what the next session needs'.")
+    cli = _bullpen()
+    lines.append(f"Claim it with the tool mcp__bullpen__task_claim (id {task.id}) or: {cli}"
+                 f" task claim {task.id}; when finished, mcp__bullpen__task_done (id"
+                 f" {task.id}, summary: what the next session needs) or: {cli} task done"
+                 f" {task.id} --summary 'what the next session needs'.")
     return "\n".join(lines)
 
 
@@ -45,7 +49,15 @@ def commit_ping(author: str, commit: str, message: str | None, paths: list[str])
     files += f" and {len(paths) - 10} more" if len(paths) > 10 else ""
     message = validate.one_line(message) if message else None
     return (f"{author} committed {commit[:12]}" + (f" \"{message}\"" if message else "")
-            + f" touching {files}. See: bullpen diff {author}")
+            + f" touching {files}. See: {_bullpen()} diff {author}")
+
+
+def _bullpen() -> str:
+    """bullpen by its absolute path: an agent's terminal tool may reset PATH (Hermes)."""
+    try:
+        return bullpen_executable()
+    except BullpenError:
+        return "bullpen"
 
 
 class Dispatcher:

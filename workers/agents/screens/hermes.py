@@ -15,7 +15,10 @@ from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
 from workers.agents.screens.questions import find_question
 from workers.agents.screens.tui import input_box, menu_question, prompt_reading
 
-_BUSY_INPUT = re.compile(r"^\s*⚕\s*❯")
+_BUSY_INPUT = re.compile(r"^\s*(?:[\w.-]+\s+)?⚕\s*(?:[\w.-]+\s+)?❯")
+# On any profile but `default` the prompt carries the profile's name: `bullpen-coder ❯`
+# (bullpen always runs Hermes on a profile, `bullpen-<session>` by default).
+_PROFILE_PREFIX = re.compile(r"^[\w.-]+ (?=❯)")
 _BUSY = re.compile(r"Ctrl\+C cancel|⏱ \d")
 
 
@@ -29,7 +32,9 @@ class HermesAdapter(Adapter):
                      if _BUSY_INPUT.search(line) or _BUSY.search(line)), None)
         if busy is not None:
             return Reading(Sign.BUSY, busy)
-        prompt = prompt_reading(input_box(screen, ("❯",)))
+        bare = Screen(tuple(_PROFILE_PREFIX.sub("", line) for line in screen.lines),
+                      screen.cursor_x, screen.cursor_y, screen.alternate, screen.in_mode)
+        prompt = prompt_reading(input_box(bare, ("❯",)))
         if prompt is not None:
             return prompt  # questions above it are the transcript, already answered
         question = menu_question(screen) or find_question(screen.lines)
