@@ -54,7 +54,10 @@ def session_of(request: dict) -> str:
 
 def note_id(request: dict, sender: str, marker: str) -> int:
     """The id of `sender`'s note holding `marker`, as the agent was shown it."""
-    found = re.search(rf"note #?(\d+) from {sender}\]? {marker}", all_text(request))
+    # Typed: `[note #5 from research] TEXT`; from a hook: `[bullpen note 5 from research]`
+    # with the body on the next line, indented (a JSON-escaped newline here).
+    found = re.search(rf"note #?(\d+) from {sender}\]?(?:\\n|\s)+{marker}",
+                      all_text(request))
     return int(found.group(1)) if found else -1
 
 

@@ -122,7 +122,8 @@ def test_real_hermes_reads_calls_mcp_goes_idle_and_gets_notes(
                 lambda: [r for r in model.snapshot() if "NOTE-7" in json.dumps(r)],
                 TURN_SECONDS, message="the note in the model's next request")
             user_text = last_user_text(with_note[0])
-            assert f"[bullpen note {note.id} from operator] NOTE-7: use the v2 API" in user_text
+            assert (f"[bullpen note {note.id} from operator]\n    NOTE-7: use the v2 API"
+                    in user_text)
             assert notes.delivery_state(room.conn, note.id, "scout") == "handed"
             seen_at = time.time()
             wait_until(lambda: _idle_since(room, "scout", seen_at), TURN_SECONDS,
