@@ -131,3 +131,59 @@ def test_a_second_session_on_a_profile_in_use_is_refused(room: Room) -> None:
 def test_launch_command_and_env() -> None:
     assert hermes.hermes_command("bullpen-research") == "hermes -p bullpen-research --cli"
     assert hermes.hermes_env() == {"HERMES_ACCEPT_HOOKS": "1"}
+
+
+SECRET = "sk-literal-SECRET-77aa"
+
+
+def test_auto_profile_refers_to_secrets_and_carries_soul_and_skills(hermes_home: Path) -> None:
+    (hermes_home / "config.yaml").write_text(yaml.safe_dump({
+        "model": {"provider": "custom", "base_url": "http://127.0.0.1:1/v1",
+                  "api_key": SECRET},
+        "tools": {"search": {"token": SECRET + "-2"}}}))
+    (hermes_home / "config.yaml").chmod(0o600)
+    (hermes_home / "SOUL.md").write_text("I am careful.\n")
+    (hermes_home / "skills" / "tidy").mkdir(parents=True)
+    (hermes_home / "skills" / "tidy" / "SKILL.md").write_text("# tidy\n")
+    plan = hermes.prepare_profile(hermes.AUTO, "scout", hermes_home, executable=BULLPEN)
+    assert SECRET not in plan.after and SECRET not in plan.diff()
+    hermes.apply_plan(plan)
+    profile = plan.directory
+    written = [path for path in profile.rglob("*") if path.is_file() and not path.is_symlink()]
+    assert written and all(SECRET.encode() not in path.read_bytes() for path in written)
+    config = yaml.safe_load((profile / "config.yaml").read_text())
+    assert config["model"]["api_key"] == "${BULLPEN_SECRET_MODEL__API_KEY}"
+    assert hermes.launch_secrets(plan.profile, hermes_home) == {
+        "BULLPEN_SECRET_MODEL__API_KEY": SECRET,
+        "BULLPEN_SECRET_TOOLS__SEARCH__TOKEN": SECRET + "-2"}
+    assert (profile / "SOUL.md").read_text() == "I am careful.\n"
+    assert (profile / "skills" / "tidy" / "SKILL.md").exists()
+    assert (profile / ".env").is_symlink()
+    assert oct(profile.stat().st_mode & 0o777) == oct(0o700)
+    assert oct((profile / "config.yaml").stat().st_mode & 0o777) == oct(0o600)
+
+
+def test_setup_keeps_a_private_config_private(hermes_home: Path) -> None:
+    config = hermes_home / "profiles" / "coder" / "config.yaml"
+    config.chmod(0o600)
+    backup = hermes.apply_plan(hermes.prepare_profile("coder", "x", hermes_home,
+                                                      executable=BULLPEN))
+    assert backup is not None
+    assert oct(config.stat().st_mode & 0o777) == oct(0o600)
+    assert oct(backup.stat().st_mode & 0o777) == oct(0o600)
+
+
+def test_restart_refuses_a_profile_that_lost_its_set_up(
+        room: Room, hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.agents.command import launch_plan
+
+    monkeypatch.setenv("HERMES_HOME", str(hermes_home))
+    hermes.apply_plan(hermes.prepare_profile("coder", "x", hermes_home, executable=BULLPEN))
+    sessions.register(room.conn, "coder", agent="hermes", profile="coder")
+    session = sessions.require(room.conn, "coder")
+    assert "hermes -p coder --cli" in launch_plan(session, "t", room.home).command
+    hermes.unsetup("coder", hermes_home)
+    with pytest.raises(Refused) as refused:
+        launch_plan(session, "t", room.home)
+    assert str(refused.value) == ("hermes profile 'coder' no longer has bullpen's MCP server"
+                                  " and hooks; set it up again with: bullpen hermes setup coder")
