@@ -38,6 +38,7 @@ QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in 
 PER_LINE = 5  # notes typed together in one line
 CHECK_TIMEOUT = 1.0  # seconds to see a paste land in the input line, or leave it on Enter
 CHECK_EVERY = 0.01
+KEY_QUIET = 3.0  # seconds without a key from a human before typing into the pane
 ECHO_TIMEOUT = 0.2  # a line-oriented program that echoes shows a paste at once
 STEPS = ("claimed", "pasted", "entered", "submitted")  # where `on_step` is called
 # Kinds whose input is simply the line the cursor is on (the tty echoes what is typed).
@@ -53,8 +54,10 @@ def typed_line(batch: list[Note], capped: int = 0, repeats: set[int] | None = No
     return sanitize.clean(" ".join(parts))
 
 
-def hold_reason(adapter: Adapter, status: PaneStatus | None) -> HoldReason | None:
-    """Why a note may not be typed into this pane now; None when it may."""
+def hold_reason(adapter: Adapter, status: PaneStatus | None,
+                key_at: float | None = None, now: float | None = None) -> HoldReason | None:
+    """Why a note may not be typed into this pane now; None when it may. `key_at` is
+    when a human last typed at a client showing the pane (tmux's client_activity)."""
     if adapter.route == Route.ANNOUNCE:
         return HoldReason.SHELL
     if status is None or status.status in (AgentState.EXITED, AgentState.STOPPED):
@@ -71,6 +74,8 @@ def hold_reason(adapter: Adapter, status: PaneStatus | None) -> HoldReason | Non
         return HoldReason.BUSY
     if status.input_text or status.in_mode:
         return HoldReason.HUMAN_TYPING  # text in its input line, or a human in copy mode
+    if key_at is not None and (time.time() if now is None else now) - key_at < KEY_QUIET:
+        return HoldReason.HUMAN_TYPING  # a key reached the pane a moment ago
     return None
 
 
@@ -112,7 +117,7 @@ class Deliverer:
             capped = deliveries.hold(self.conn, session.name, HoldReason.CAPPED,
                                      [note.id for note in overflow])
             waiting = waiting[len(overflow):]
-        reason = hold_reason(adapter, status)
+        reason = hold_reason(adapter, status, snap.key_at if snap is not None else None)
         if reason is not None or snap is None:
             self._hold(session.name, reason or HoldReason.NO_PANE)
             if reason == HoldReason.SHELL and snap is not None:

@@ -60,6 +60,7 @@ class PaneSnapshot:
     # The pane's own process owns its terminal (no child such as sudo, less or vim in
     # the foreground); None when that cannot be read (a dead pane, no /proc).
     in_front: bool | None = None
+    key_at: float | None = None  # unix time a human last typed at a client on this pane
 
 
 def _int_or_none(text: str) -> int | None:
@@ -120,7 +121,9 @@ def screen_lines(text: str) -> tuple[str, ...]:
 
 def _chain(nonce: str, pane_ids: list[str], with_content: bool, reap: bool) -> list[str]:
     fmt = nonce + "P\t" + "\t".join(f"#{{{name}}}" for name in _FIELDS)
-    args = ["list-panes", "-a", "-F", fmt]
+    args = ["list-panes", "-a", "-F", fmt,
+            # Each attached client's last input and the pane it is on: a human typing.
+            ";", "list-clients", "-F", f"{nonce}K\t#{{client_activity}}\t#{{pane_id}}"]
     if reap:
         args += [";", "run-shell", "-b", "true"]
     if with_content:
@@ -134,9 +137,15 @@ def _chain(nonce: str, pane_ids: list[str], with_content: bool, reap: bool) -> l
 def _parse(nonce: str, out: str) -> tuple[dict[str, PaneSnapshot], dict[str, str]]:
     rows: dict[str, PaneSnapshot] = {}
     captures: dict[str, list[str]] = {}
+    keys: dict[str, float] = {}
     current: list[str] | None = None
     for line in out.split("\n"):
-        if line.startswith(nonce + "P\t"):
+        if line.startswith(nonce + "K\t"):
+            at, _, pane_id = line[len(nonce) + 2:].partition("\t")
+            if at.isdigit():
+                keys[pane_id] = max(keys.get(pane_id, 0.0), float(at))
+            current = None
+        elif line.startswith(nonce + "P\t"):
             row = _parse_row(line[len(nonce) + 2:])
             if row is not None:
                 rows[row.pane_id] = row
@@ -145,6 +154,7 @@ def _parse(nonce: str, out: str) -> tuple[dict[str, PaneSnapshot], dict[str, str
             current = captures.setdefault("%" + line[len(nonce) + 2:].strip(), [])
         elif current is not None:
             current.append(line)
+    rows = {pane_id: replace(row, key_at=keys.get(pane_id)) for pane_id, row in rows.items()}
     return rows, {pane_id: "\n".join(lines) for pane_id, lines in captures.items()}
 
 
