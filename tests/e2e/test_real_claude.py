@@ -306,7 +306,8 @@ def test_real_claude_trust_dialog_is_never_answered(
             monkeypatch.setenv(key, value)
         claude_home(Path(os.environ["HOME"]), trusted=[])  # this repository is not trusted
         with live_room(git_repo, tmp_path / "logs") as live:
-            write_plan(live.repo, {"newcomer": {}, "shell": {"agent": live.agent("shell")}})
+            write_plan(live.repo, {"newcomer": {}, "shell": {"agent": live.agent("shell"),
+                                                            "deliver": "type"}})
             live.cli("up", "--detach", "--no-dashboard")
             pane = live.sessions()["newcomer"]["pane"]
             wait_for_text(lambda: live.server.capture(pane), "trust", timeout=TURN)

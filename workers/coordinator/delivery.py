@@ -36,7 +36,10 @@ log = logging.getLogger(__name__)
 
 QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in the inbox
 PER_LINE = 5  # notes typed together in one line
-CHECK_TIMEOUT = 1.0  # seconds to see a paste land in the input line, or leave it on Enter
+# Seconds to see a paste land in the input line, or leave it on Enter. A real Claude Code
+# starting beside others on a loaded 2-core machine took over 1 s to draw a paste; the wait
+# ends as soon as it shows, so only a paste that went elsewhere pays the whole of it.
+CHECK_TIMEOUT = 4.0
 CHECK_EVERY = 0.01
 KEY_QUIET = 3.0  # seconds without a key from a human before typing into the pane
 ECHO_TIMEOUT = 0.2  # a line-oriented program that echoes shows a paste at once
