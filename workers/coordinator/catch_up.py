@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from board import alerts, marks
+from board.db import write
 from board.models import Session
 from workers.coordinator import guard
 from worktrees.changes import branch_head, commits_between
@@ -59,6 +60,7 @@ def _catch_up(conn: sqlite3.Connection, root: Path, session: Session) -> None:
         return
     found = commits_between(root, seen, head) if seen else []
     files = sorted({path for commit in found for path in commit.files})
-    if files:
-        alerts.record_change(conn, session.name, files, head, found[-1].message)
-    marks.set_mark(conn, head_mark(session.name), head)
+    with write(conn):  # recorded and marked seen at once: a kill cannot record it twice
+        if files:
+            alerts.record_change(conn, session.name, files, head, found[-1].message)
+        marks.set_mark(conn, head_mark(session.name), head)

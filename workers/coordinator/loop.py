@@ -15,7 +15,7 @@ from collections import deque
 from pathlib import Path
 
 from board import alerts, events, marks, reads, sessions, wakeup
-from board.db import connect
+from board.db import connect, write
 from board.home import DB_NAME
 from board.integrity import check_after_unclean_stop, mark_clean_stop
 from board.models import Session
@@ -289,7 +289,12 @@ class Coordinator:
             self._unrecorded.popleft()
 
     def _record(self, conn, batch) -> None:
-        alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
+        # The change and the head it reached commit together: a kill between the two
+        # would make the next start-up's catch-up record the same commit again.
+        with write(conn):
+            alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
+            if batch.commit:
+                marks.set_mark(conn, catch_up.head_mark(batch.source), batch.commit)
         if batch.commit and self.pusher is not None:
             self.pusher.push_session(conn, batch.source)
 
