@@ -75,7 +75,11 @@ def team(room: Room, git_repo: Path) -> Iterator[Team]:
         alerts.record_change(watcher_conn, batch.source, batch.paths, batch.commit, batch.message)
         found.batches.append(batch)
 
-    found.watcher = Watcher(git_repo, on_change)
+    def known_head(source: str) -> str | None:
+        session = sessions.get(room.conn, source)
+        return session.base if session is not None else None
+
+    found.watcher = Watcher(git_repo, on_change, known_head=known_head)
     for name in ("a", "b"):
         found.add_session(name)
     found.watcher.set_targets({"main": git_repo, "a": found.tree("a"), "b": found.tree("b")})
@@ -227,6 +231,21 @@ def test_worktrees_coming_and_going(team: Team) -> None:
     team.sentinel(team.tree("b"))
     assert len(team.alerts_of("b")) == 1
     assert all(batch.source != "a" for batch in team.batches)
+
+
+def test_a_commit_made_before_its_worktree_was_watched_is_reported(team: Team) -> None:
+    """A fast agent commits before the coordinator's watch of its new worktree begins."""
+    reads.record(team.room.conn, "b", ["src/app.py"])
+    tree_c = team.add_session("c")
+    edit(tree_c / "src" / "app.py", "c's early version\n")
+    git(tree_c, "commit", "-qam", "c was quick")
+    sha = git(tree_c, "rev-parse", "HEAD").strip()
+    team.watcher.set_targets({"main": team.repo, "a": team.tree("a"), "b": team.tree("b"),
+                              "c": tree_c})
+    assert team.watcher.wait_ready()
+    wait_until(lambda: any(b.commit == sha for b in team.batches), "c's early commit")
+    [alert] = team.alerts_of("b")
+    assert (alert.changed_by, alert.commit, alert.message) == ("c", sha, "c was quick")
 
 
 def _ack(team: Team, name: str) -> None:

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from board import alerts, marks
+from board import alerts, marks, sessions
 from board.db import write
 from board.models import Session
 from workers.coordinator import guard
@@ -25,6 +25,15 @@ log = logging.getLogger(__name__)
 def head_mark(session: str) -> str:
     """The mark holding the last branch head the coordinator saw for `session`."""
     return f"head:{session}"
+
+
+def recorded_head(conn: sqlite3.Connection, name: str) -> str | None:
+    """The last head recorded for session `name`: its mark, else the base it started from."""
+    seen = marks.get_mark(conn, head_mark(name))
+    if seen:
+        return seen
+    session = sessions.get(conn, name)
+    return session.base if session is not None else None
 
 
 def catch_up_commits(conn: sqlite3.Connection, root: Path,
@@ -55,12 +64,12 @@ def _skip_to_head(conn: sqlite3.Connection, root: Path, session: Session) -> Non
 
 def _catch_up(conn: sqlite3.Connection, root: Path, session: Session) -> None:
     head = branch_head(root, session.branch)
-    seen = marks.get_mark(conn, head_mark(session.name)) or session.base
-    if not head or head == seen:
-        return
-    found = commits_between(root, seen, head) if seen else []
-    files = sorted({path for commit in found for path in commit.files})
     with write(conn):  # recorded and marked seen at once: a kill cannot record it twice
+        seen = recorded_head(conn, session.name)
+        if not head or head == seen:
+            return
+        found = commits_between(root, seen, head) if seen else []
+        files = sorted({path for commit in found for path in commit.files})
         if files:
             alerts.record_change(conn, session.name, files, head, found[-1].message)
         marks.set_mark(conn, head_mark(session.name), head)

@@ -80,6 +80,9 @@ class Coordinator:
         self._caught_up = False
         # Changes the watcher saw while the store could not take them: recorded later.
         self._unrecorded: deque = deque()
+        # The start-up catch-up (main thread) and the watcher (its own thread) may both
+        # meet one commit; recording under this lock, each checks the recorded head first.
+        self._recording = threading.Lock()
         self.backoff = guard.Backoff()
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -199,7 +202,8 @@ class Coordinator:
 
     def catch_up_commits(self) -> None:
         """Commits made while no coordinator ran are recorded now (alerts and pings follow)."""
-        catch_up.catch_up_commits(self.conn, self.root, self._my_sessions())
+        with self._recording:
+            catch_up.catch_up_commits(self.conn, self.root, self._my_sessions())
         for session in self._my_sessions() if self.pusher is not None else ():
             self.pusher.push_session(self.conn, session.name)  # commits made while down
 
@@ -239,7 +243,8 @@ class Coordinator:
     def _start_watcher(self) -> None:
         from workers.coordinator.watcher import Watcher
 
-        self.watcher = Watcher(self.root, on_change=self._on_change)
+        self.watcher = Watcher(self.root, on_change=self._on_change,
+                               known_head=self._known_head)
         self.watcher.start()
 
     def _retarget(self) -> None:
@@ -258,6 +263,12 @@ class Coordinator:
             reader = FsReads(worktrees[name], on_reads=self._recorder(name))
             reader.start()
             self._fs_reads[name] = reader
+
+    def _known_head(self, source: str) -> str | None:
+        """The head last recorded for a session's checkout (none for the main checkout)."""
+        if source == MAIN_CHECKOUT:
+            return None
+        return catch_up.recorded_head(self._thread_conn(), source)
 
     def _thread_conn(self):
         """This thread's own connection (sqlite3 connections are not shared across threads)."""
@@ -291,7 +302,10 @@ class Coordinator:
     def _record(self, conn, batch) -> None:
         # The change and the head it reached commit together: a kill between the two
         # would make the next start-up's catch-up record the same commit again.
-        with write(conn):
+        with self._recording, write(conn):
+            if batch.commit and marks.get_mark(conn, catch_up.head_mark(batch.source)) \
+                    == batch.commit:
+                return  # the start-up catch-up recorded this commit already
             alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
             if batch.commit:
                 marks.set_mark(conn, catch_up.head_mark(batch.source), batch.commit)

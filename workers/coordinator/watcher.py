@@ -68,12 +68,17 @@ class Watcher:
 
     `set_targets({"main": repo_root, "a": worktree_of_a, ...})` says what to watch; the
     watch restarts cleanly whenever the set changes (a worktree added or removed).
+    `known_head(source)` names the last HEAD already recorded for a checkout: a target
+    first seen with a newer HEAD (a commit made before its watch began) reports the
+    commits since then instead of taking them as its starting point.
     """
 
     def __init__(self, repo_root: Path, on_change: Callable[[ChangeBatch], None], *,
+                 known_head: Callable[[str], str | None] = lambda source: None,
                  debounce_ms: int = DEBOUNCE_MS, step_ms: int = STEP_MS) -> None:
         self.repo_root = Path(repo_root).resolve()
         self.on_change = on_change
+        self.known_head = known_head
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
         self._targets: dict[str, Path] = {}
@@ -202,6 +207,8 @@ class Watcher:
             new, old = heads.get(target.source), self._heads.get(target.source)
             if new is None:
                 continue
+            if old is None:
+                old = self._recorded_head(target.source)
             self._heads[target.source] = new
             if old is None or old == new:
                 continue
@@ -211,6 +218,13 @@ class Watcher:
                 edits[target.source] = [p for p in edits[target.source] if p not in explained]
             if batch is not None:
                 self._emit(batch)
+
+    def _recorded_head(self, source: str) -> str | None:
+        try:
+            return self.known_head(source)
+        except Exception:  # the store unreadable now: start from HEAD, as before
+            log.exception("known head of %s unreadable", source)
+            return None
 
     def _commit_batch(self, target: Target, old: str, new: str,
                       others: list[str]) -> tuple[ChangeBatch | None, set[str]]:
