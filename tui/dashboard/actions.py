@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from board.errors import BullpenError
-from workers.tmux.server import TmuxError
-from worktrees.errors import WorktreeError
 
 # What a runtime verb may raise that the dashboard reports instead of dying on: bullpen's
-# own errors (tmux and git ones included) and the OS's (a worktree removed meanwhile).
-RUNTIME_ERRORS: tuple[type[Exception], ...] = (BullpenError, TmuxError, WorktreeError, OSError)
+# own errors (tmux's and git's derive from BullpenError) and the OS's (a worktree removed
+# meanwhile).
+RUNTIME_ERRORS: tuple[type[Exception], ...] = (BullpenError, OSError)
 
 
 @runtime_checkable

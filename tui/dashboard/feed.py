@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from board import attention, notebook, notes, sessions, views
 from board.attention import Delivery, HeldNote
 from board.models import Event, Note, NotebookEntry, Session, Task
 from board.views import AlertRow
-from board.vocabulary import TaskStatus
+from board.vocabulary import EventKind, TaskStatus
 
 STREAM_HISTORY = 200  # notes loaded at start; older ones stay in the store
 DELIVERY_WINDOW = 200  # the newest notes whose delivery states the stream keeps fresh
@@ -23,10 +24,18 @@ ALERT_ROWS = 100
 # Events shown in the stream as system lines; the rest are noise or shown another way
 # (a note_sent event shows as its note, a notebook_written event as its entry).
 STREAM_EVENTS = frozenset({
-    "task_added", "task_moved", "task_done", "task_blocked", "task_assigned",
-    "task_commented", "task_linked", "session_registered", "session_status",
-    "session_finished", "change_recorded",
+    EventKind.TASK_ADDED, EventKind.TASK_MOVED, EventKind.TASK_DONE, EventKind.TASK_BLOCKED,
+    EventKind.TASK_ASSIGNED, EventKind.TASK_COMMENTED, EventKind.TASK_LINKED,
+    EventKind.SESSION_REGISTERED, EventKind.SESSION_STATUS, EventKind.SESSION_FINISHED,
+    EventKind.CHANGE_RECORDED,
 })
+
+
+class StreamKind(StrEnum):
+    """What a stream line is besides a note (whose line kind is its `NoteKind`)."""
+
+    NOTEBOOK = "notebook"  # a notebook entry
+    EVENT = "event"  # a board event, shown as a system line
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,7 @@ class StreamItem:
     """One line of the note stream: a note, a notebook entry or a system event."""
 
     at: float
-    kind: str  # note | handoff | alert | ping | system | notebook | event
+    kind: str  # a NoteKind, or a StreamKind
     who: str
     to: str | None
     text: str
@@ -92,44 +101,44 @@ def note_item(note: Note) -> StreamItem:
 
 
 def entry_item(entry: NotebookEntry) -> StreamItem:
-    return StreamItem(entry.created_at, "notebook", entry.author, None, entry.body, entry.id,
-                      private=entry.private)
+    return StreamItem(entry.created_at, StreamKind.NOTEBOOK, entry.author, None, entry.body,
+                      entry.id, private=entry.private)
 
 
 def event_item(event: Event) -> StreamItem | None:
     """A system line for an event worth showing, or None."""
     data, ref = event.data, event.ref
     kind = event.kind
-    if kind == "task_moved":
+    if kind == EventKind.TASK_MOVED:
         if data.get("new") in (TaskStatus.DONE, TaskStatus.BLOCKED):
             return None  # task_done / task_blocked say it with more detail
         text = f"task #{ref} {data.get('old')} → {data.get('new')}"
-    elif kind == "task_done":
+    elif kind == EventKind.TASK_DONE:
         summary = data.get("summary")
         text = f"task #{ref} done" + (f": {summary}" if summary else "")
-    elif kind == "task_blocked":
+    elif kind == EventKind.TASK_BLOCKED:
         text = f"task #{ref} blocked: {data.get('reason')}"
-    elif kind == "task_added":
+    elif kind == EventKind.TASK_ADDED:
         text = f"task #{ref} added ({data.get('status')})"
-    elif kind == "task_assigned":
+    elif kind == EventKind.TASK_ASSIGNED:
         text = f"task #{ref} assigned to {data.get('assignee') or 'nobody'}"
-    elif kind == "task_commented":
+    elif kind == EventKind.TASK_COMMENTED:
         text = f"comment on task #{ref}"
-    elif kind == "task_linked":
+    elif kind == EventKind.TASK_LINKED:
         text = f"task #{ref} waits for #{data.get('parent')}"
-    elif kind == "session_status":
+    elif kind == EventKind.SESSION_STATUS:
         status = str(data.get("status") or "?").replace("_", " ")
         reason = data.get("reason")
-        return StreamItem(event.created_at, "event", event.session or "?", None,
+        return StreamItem(event.created_at, StreamKind.EVENT, event.session or "?", None,
                           f"is {status}" + (f": {reason}" if reason else ""), ref, flip=True)
-    elif kind == "change_recorded":
+    elif kind == EventKind.CHANGE_RECORDED:
         paths = data.get("paths") or []
         text = f"changed {', '.join(paths[:3])}" + (" …" if len(paths) > 3 else "")
     elif kind in STREAM_EVENTS:
         text = kind.removeprefix("session_").replace("_", " ")
     else:
         return None
-    return StreamItem(event.created_at, "event", event.session or "?", None, text, ref)
+    return StreamItem(event.created_at, StreamKind.EVENT, event.session or "?", None, text, ref)
 
 
 def load_snapshot(conn: sqlite3.Connection) -> RoomDelta:
@@ -162,17 +171,17 @@ def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) ->
         kind = event.kind
         if kind.startswith("task_") and event.ref is not None:
             task_ids.add(event.ref)
-        elif kind == "note_sent":
+        elif kind == EventKind.NOTE_SENT:
             new_notes = sessions_dirty = True
         elif kind.startswith("notes_"):  # read, delivered, held, claimed, …
             sessions_dirty = alerts_dirty = delivery_dirty = True
-        elif kind == "notebook_written" and event.ref is not None:
+        elif kind == EventKind.NOTEBOOK_WRITTEN and event.ref is not None:
             entry_ids.add(event.ref)
-        elif kind == "alert_raised":
+        elif kind == EventKind.ALERT_RAISED:
             alerts_dirty = True
         elif kind.startswith("session_"):
             sessions_dirty = True
-        if kind == "change_recorded" and event.session:
+        if kind == EventKind.CHANGE_RECORDED and event.session:
             delta.changed_sessions.add(event.session)
         item = event_item(event)
         if item is not None:

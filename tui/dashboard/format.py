@@ -15,25 +15,25 @@ from pathlib import PurePath
 from rich.text import Text
 
 from board.attention import Delivery
-from board.vocabulary import DeliveryState
-from tui.dashboard.feed import StreamItem
+from board.vocabulary import DeliveryState, NoteKind, SessionStatus
+from tui.dashboard.feed import StreamItem, StreamKind
 
 STATUS_STYLES = {
-    "working": "bold green",
-    "idle": "cyan",
-    "needs_input": "bold yellow",
-    "starting": "blue",
-    "exited": "red",
-    "stopped": "dim",
+    SessionStatus.WORKING: "bold green",
+    SessionStatus.IDLE: "cyan",
+    SessionStatus.NEEDS_INPUT: "bold yellow",
+    SessionStatus.STARTING: "blue",
+    SessionStatus.EXITED: "red",
+    SessionStatus.STOPPED: "dim",
 }
 KIND_STYLES = {
-    "note": "bold",
-    "handoff": "bold magenta",
-    "alert": "bold red",
-    "ping": "yellow",
-    "system": "blue",
-    "notebook": "green",
-    "event": "dim",
+    NoteKind.NOTE: "bold",
+    NoteKind.HANDOFF: "bold magenta",
+    NoteKind.ALERT: "bold red",
+    NoteKind.PING: "yellow",
+    NoteKind.SYSTEM: "blue",
+    StreamKind.NOTEBOOK: "green",
+    StreamKind.EVENT: "dim",
 }
 DELIVERY_STYLES = {DeliveryState.QUEUED: "bold yellow", DeliveryState.HELD: "bold red",
                    DeliveryState.CLAIMED: "yellow", DeliveryState.TYPED: "green",
@@ -111,7 +111,8 @@ def delivery_text(deliveries: tuple[Delivery, ...] | list[Delivery]) -> Text:
         return Text("")
     if len(deliveries) == 1:
         only = deliveries[0]
-        word = f"held: {only.reason}" if only.state == "held" and only.reason else only.state
+        held_why = only.state == DeliveryState.HELD and only.reason
+        word = f"held: {only.reason}" if held_why else only.state
         return Text(word, style=DELIVERY_STYLES.get(only.state, ""))
     counts: dict[str, int] = {}
     for delivery in deliveries:
@@ -129,7 +130,7 @@ def stream_lines(item: StreamItem, deliveries: tuple[Delivery, ...], width: int)
     (time, sender → recipient, kind, id, `re #N`, delivery state), then the body."""
     head = Text(no_wrap=True, overflow="ellipsis")
     head.append(clock(item.at)[:5] + " ", style="dim")
-    if item.kind == "event":  # a system line: one line, dimmed
+    if item.kind == StreamKind.EVENT:  # a system line: one line, dimmed
         head.append(item.who, style="cyan")
         head.append(" " + one_line(item.text), style="dim")
         return [head]
@@ -138,14 +139,14 @@ def stream_lines(item: StreamItem, deliveries: tuple[Delivery, ...], width: int)
         head.append(" → ")
         head.append("all" if item.to == "*" else item.to, style="cyan")
     style = KIND_STYLES.get(item.kind, "")
-    if item.kind == "notebook":
+    if item.kind == StreamKind.NOTEBOOK:
         head.append(" ✎ notebook", style=style)
         if item.private:
             head.append(" [private]", style="bold reverse yellow")
     else:
         if item.ref is not None:
             head.append(f" #{item.ref}", style="bold")
-        if item.kind != "note":
+        if item.kind != NoteKind.NOTE:
             head.append(f" {item.kind}", style=style)
         if item.reply_to is not None:
             head.append(f" re #{item.reply_to}", style="italic")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from board.attention import HeldNote
 from board.models import Task
@@ -21,12 +22,21 @@ UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
                                  DeliveryState.CLAIMED})
 
 
+class NeedKind(StrEnum):
+    """What a need is, most urgent first."""
+
+    INPUT = "input"  # a session asks a question
+    HELD = "held"  # a note held back from a pane
+    BLOCKED = "blocked"  # a blocked task
+    ALERT = "alert"  # a change alert its reader has not been told
+
+
 @dataclass(frozen=True)
 class Need:
     """One thing that waits on the human; `session` is the pane `enter` focuses."""
 
     key: tuple[object, ...]  # stable identity: a new key rings the bell once
-    kind: str  # input | held | blocked | alert
+    kind: NeedKind
     text: str
     session: str | None = None
     task: int | None = None
@@ -35,20 +45,20 @@ class Need:
 def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterable[AlertRow],
               held: Iterable[HeldNote]) -> list[Need]:
     """Everything that waits on the human, most urgent kind first."""
-    found = [Need(("input", row.session.name, row.reason), "input",
+    found = [Need((NeedKind.INPUT, row.session.name, row.reason), NeedKind.INPUT,
                   f"{row.session.name} asks: {row.reason}" if row.reason
                   else f"{row.session.name} needs input", session=row.session.name)
              for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
-    found += [Need(("held", item.note.id, item.recipient), "held",
+    found += [Need((NeedKind.HELD, item.note.id, item.recipient), NeedKind.HELD,
                    f"note #{item.note.id} {item.note.sender} → {item.recipient} held"
                    + (f": {item.reason}" if item.reason else ""), session=item.recipient)
               for item in held]
-    found += [Need(("blocked", card.id), "blocked",
+    found += [Need((NeedKind.BLOCKED, card.id), NeedKind.BLOCKED,
                    f"#{card.id} {card.title} blocked"
                    + (f": {card.block_reason}" if card.block_reason else ""),
                    session=card.assignee, task=card.id)
               for card in cards if card.status == TaskStatus.BLOCKED]
-    found += [Need(("alert", row.alert.id), "alert",
+    found += [Need((NeedKind.ALERT, row.alert.id), NeedKind.ALERT,
                    f"{row.alert.path} changed by {row.alert.changed_by};"
                    f" {row.alert.session} not told yet", session=row.alert.session)
               for row in alerts if row.state in UNSEEN_ALERT_STATES]

@@ -15,14 +15,14 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui.dashboard.needs import Need
+from tui.dashboard.needs import Need, NeedKind
 
 MAX_ROWS = 4  # more scroll inside the strip (2 in a terminal under SHORT rows)
 SHORT = 30
-KIND_LABELS = {"input": ("needs input", "bold black on yellow"),
-               "held": ("held note", "bold yellow"),
-               "blocked": ("blocked", "bold red"),
-               "alert": ("alert", "bold magenta")}
+KIND_LABELS = {NeedKind.INPUT: ("needs input", "bold black on yellow"),
+               NeedKind.HELD: ("held note", "bold yellow"),
+               NeedKind.BLOCKED: ("blocked", "bold red"),
+               NeedKind.ALERT: ("alert", "bold magenta")}
 
 
 class NeedsYou(Widget, can_focus=True):
