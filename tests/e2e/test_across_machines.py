@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from board import machines, sessions
+from board import machines
 from tests.conftest import commit_file
 from tests.e2e.conftest import Plan
 from tests.machines import join_machine, make_bare_origin
@@ -105,15 +105,13 @@ def test_a_silent_machine_is_unreachable_and_its_notes_wait_until_it_is_back(
 
 def test_a_commit_on_alpha_is_pushed_pings_beta_and_beta_can_diff_it(alpha_beta) -> None:
     on_a, on_b = alpha_beta
-    for plan, name in ((on_a, "coder"), (on_b, "reviewer")):
-        plan.write({name: {}}, {})
+    # beta's plan has its reviewer follow alpha's coder, a session it does not plan itself
+    for plan, fields in ((on_a, {"coder": {}}), (on_b, {"reviewer": {"on_commit": "coder"}})):
+        plan.write(fields, {})
         with (plan.repo / "bullpen.yaml").open("a") as config:
             config.write("push: origin\n")
     on_a.up()
     on_b.up()
-    store = on_b.live.db()
-    sessions.update(store, "reviewer", on_commit="coder")  # beta's reviewer follows alpha
-    store.close()
     worktree = on_a.worktree("coder")
     commit_file(worktree, "src/app.py", "def handler():\n    return 'v3'\n", "faster handler")
 

@@ -41,6 +41,9 @@ class SessionPlan:
     fs_reads: bool = False
     deliver: str | None = None
     may: tuple[Power, ...] = ()  # powers over other sessions the plan grants (authority)
+    # "bullpen.yaml:7: sessions.reviewer.on_commit", for refusing a name `up` finds in
+    # neither the plan nor the room (it may run on another machine of the room)
+    on_commit_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,12 +179,14 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
             line = fields["may"][0].start_mark.line + 1
             may = parse_powers(_names(path, fields["may"][1], f"{where}.may"),
                                where=f"{path.name}:{line}: {where}.may")
+        on_commit_at = (f"{path.name}:{fields['on_commit'][0].start_mark.line + 1}:"
+                        f" {where}.on_commit") if "on_commit" in fields else None
         plans.append(SessionPlan(name=name, agent=text.get("agent", agent),
                                  profile=text.get("profile"), task=text.get("task"),
                                  after=after, on_commit=text.get("on_commit"),
                                  setup=text.get("setup"), base=text.get("from"),
                                  fs_reads=fs_reads, deliver=text.get("deliver"),
-                                 may=may))
+                                 may=may, on_commit_at=on_commit_at))
     _check_plan(path, plans, lines)
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push)
 
@@ -202,7 +207,12 @@ def _check_plan(path: Path, plans: list[SessionPlan],
             if other == plan.name:
                 raise fail(plan.name, "after", "a session cannot wait for itself")
         if plan.on_commit and plan.on_commit not in known:
-            raise fail(plan.name, "on_commit", f"unknown session {plan.on_commit!r}")
+            # Not planned here: `up` looks for it among the room's sessions (another
+            # machine's); until then it must at least be a session name.
+            try:
+                validate.session_name(plan.on_commit)
+            except BadInput as error:
+                raise fail(plan.name, "on_commit", str(error)) from None
         if plan.on_commit == plan.name:
             raise fail(plan.name, "on_commit", "a session cannot watch its own commits")
         if plan.profile:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from board import machines, marks, sessions
 from board import plan as board_plan
-from board.errors import BullpenError
+from board.errors import BadInput, BullpenError
 from board.models import Session
 from board.room import Room
 from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
@@ -57,6 +57,8 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     with open_operator_room(home) as room:
         new = [p for p in plan.sessions if sessions.get(room.conn, p.name) is None]
         planned = frozenset(p.name for p in plan.sessions)
+        for item in new:  # the plan's own errors first, then each session's
+            _check_on_commit(room, item, planned)
         for item in new:
             check_request(room, _request(item), planned)
         here = Presence(home, room.conn)  # this machine's coordinator pushes to `push:`
@@ -85,6 +87,16 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     if started:
         report.say("started the coordinator")
     return report
+
+
+def _check_on_commit(room: Room, item: config_file.SessionPlan,
+                     planned: frozenset[str]) -> None:
+    """`on_commit` may name a session of another machine of the room, not a stranger."""
+    if item.on_commit and item.on_commit not in planned \
+            and sessions.get(room.conn, item.on_commit) is None:
+        raise BadInput(f"{item.on_commit_at}: unknown session {item.on_commit!r}: not in"
+                       " this plan nor in the room (start it on its machine first; see"
+                       " bullpen ls)")
 
 
 def _request(item: config_file.SessionPlan) -> SpawnRequest:
