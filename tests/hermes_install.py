@@ -1,8 +1,12 @@
-"""The hermes-agent the tests run: installed once into a cached venv, shared by test runs.
+"""The hermes-agent the tests run: one cached venv holding hermes-agent[mcp] and bullpen.
 
-The venv lives outside each test's HOME (a fresh temp dir) so it survives between runs:
-under `$BULLPEN_TEST_CACHE`, else /tmp/bullpen-test-cache. A test that needs it is
-skipped, with the reason, only when the install fails.
+The venv lives outside the checkout, under `$BULLPEN_TEST_CACHE` (else
+/tmp/bullpen-test-cache), one per checkout and pyproject.toml, and is kept between runs.
+It is made with uv (a dev extra) when uv is there: from uv's cache, also kept there,
+that takes ~10 s where pip took 1-2 min, so a fresh clone does not pay for hermes-agent
+again. pip is the fallback. A test that needs the venv is skipped, with the reason, only
+when it cannot be had; bullpen and hermes failing to resolve together is our bug and
+fails instead.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +22,9 @@ from pathlib import Path
 import pytest
 
 HERMES_VERSION = "0.19.0"
+ROOT = Path(__file__).resolve().parents[1]
+# What each installer prints when the two cannot share a venv.
+RESOLUTION_FAILED = ("ResolutionImpossible", "No solution found when resolving")
 
 
 def cache_dir() -> Path:
@@ -24,54 +32,52 @@ def cache_dir() -> Path:
     return Path(os.environ.get("BULLPEN_TEST_CACHE") or "/tmp/bullpen-test-cache")
 
 
-def install_hermes() -> Path:
-    """The `bin` directory of a venv holding hermes-agent[mcp]; skips if it cannot be had."""
-    venv = cache_dir() / f"hermes-venv-{HERMES_VERSION}"
-    marker = venv / ".bullpen-installed"
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    with open(venv.parent / f".hermes-{HERMES_VERSION}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs never install at once
-        if not marker.exists():
-            steps = [[sys.executable, "-m", "venv", "--clear", str(venv)],
-                     [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-                      f"hermes-agent[mcp]=={HERMES_VERSION}"]]
-            for step in steps:
-                try:
-                    done = subprocess.run(step, capture_output=True, text=True, timeout=900)
-                except (OSError, subprocess.TimeoutExpired) as error:
-                    pytest.skip(f"cannot install hermes-agent {HERMES_VERSION}: {error}")
-                if done.returncode != 0:
-                    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                    pytest.skip(f"cannot install hermes-agent {HERMES_VERSION}: {last}")
-            marker.write_text(HERMES_VERSION)
-    return venv / "bin"
-
-
 def install_beside_hermes() -> Path:
     """The `bin` directory of one venv holding hermes-agent[mcp] *and* this checkout's
-    bullpen, resolved together by pip (hermes pins mcp 1.26; bullpen accepts it). Made
-    once per checkout and pyproject.toml, then reused; skips if it cannot be had."""
-    root = Path(__file__).resolve().parents[1]
-    stamp = hashlib.sha256(str(root).encode() + (root / "pyproject.toml").read_bytes())
+    bullpen, resolved together (hermes pins mcp 1.26; bullpen accepts it)."""
+    stamp = hashlib.sha256(str(ROOT).encode() + (ROOT / "pyproject.toml").read_bytes())
     venv = cache_dir() / f"hermes-bullpen-{HERMES_VERSION}-{stamp.hexdigest()[:12]}"
     marker = venv / ".bullpen-installed"
     venv.parent.mkdir(parents=True, exist_ok=True)
     with open(venv.parent / f".{venv.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs never install at once
         if not marker.exists():
-            steps = [[sys.executable, "-m", "venv", "--clear", str(venv)],
-                     [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-                      f"hermes-agent[mcp]=={HERMES_VERSION}", "-e", str(root)]]
-            for step in steps:
-                try:
-                    done = subprocess.run(step, capture_output=True, text=True, timeout=900)
-                except (OSError, subprocess.TimeoutExpired) as error:
-                    pytest.skip(f"cannot install bullpen beside hermes-agent: {error}")
-                if done.returncode != 0 and "ResolutionImpossible" in done.stderr:
-                    pytest.fail("bullpen and hermes-agent[mcp] cannot share a venv:\n"
-                                + done.stderr[-2000:])  # our bug, never a skip
-                if done.returncode != 0:
-                    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                    pytest.skip(f"cannot install bullpen beside hermes-agent: {last}")
+            wanted = [f"hermes-agent[mcp]=={HERMES_VERSION}", "-e", str(ROOT)]
+            if not _with_uv(venv, wanted):
+                _run([sys.executable, "-m", "venv", "--clear", str(venv)])
+                _run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", *wanted])
             marker.write_text(HERMES_VERSION)
     return venv / "bin"
+
+
+def _with_uv(venv: Path, wanted: list[str]) -> bool:
+    """Make the venv with uv; False (pip's turn) when uv is missing or fails to fetch."""
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is None:
+        return False
+    env = {**os.environ, "UV_CACHE_DIR": str(cache_dir() / "uv")}
+    for step in ([uv, "venv", "-q", "--clear", "--python", sys.executable, str(venv)],
+                 [uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"),
+                  *wanted]):
+        if _run(step, env=env, may_fail=True) is False:
+            return False
+    return True
+
+
+def _run(step: list[str], env: dict[str, str] | None = None,
+         may_fail: bool = False) -> bool:
+    try:
+        done = subprocess.run(step, capture_output=True, text=True, timeout=900, env=env)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        if may_fail:
+            return False
+        pytest.skip(f"cannot install bullpen beside hermes-agent {HERMES_VERSION}: {error}")
+    if done.returncode != 0 and any(text in done.stderr for text in RESOLUTION_FAILED):
+        pytest.fail("bullpen and hermes-agent[mcp] cannot share a venv:\n"
+                    + done.stderr[-2000:])  # our bug, never a skip
+    if done.returncode != 0:
+        if may_fail:
+            return False
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"cannot install bullpen beside hermes-agent {HERMES_VERSION}: {last}")
+    return True

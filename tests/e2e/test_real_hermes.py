@@ -30,7 +30,7 @@ from tests.agents.fake_model import (
     last_user_text,
     tool_results_since_user,
 )
-from tests.hermes_install import HERMES_VERSION, install_hermes
+from tests.hermes_install import HERMES_VERSION, install_beside_hermes
 from tests.waiting import wait_for_text, wait_until
 
 READY = "Type your message"
@@ -56,7 +56,7 @@ def respond(request: dict) -> Reply:
 @pytest.fixture
 def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A throwaway Hermes root whose default profile talks to nothing but 127.0.0.1."""
-    monkeypatch.setenv("PATH", f"{install_hermes()}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PATH", f"{install_beside_hermes()}{os.pathsep}{os.environ['PATH']}")
     root = tmp_path / "hermes-home"
     root.mkdir()
     monkeypatch.setenv("HERMES_HOME", str(root))

@@ -21,7 +21,7 @@ from board import notebook, sessions
 from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import BULLPEN, identity
-from tests.hermes_install import install_hermes
+from tests.hermes_install import install_beside_hermes
 from workers.agents import hermes
 
 pytestmark = pytest.mark.both_stores
@@ -115,7 +115,7 @@ def test_another_memory_provider_is_never_replaced(hermes_home: Path) -> None:
 
 def test_writes_land_in_the_notebook_and_recall_keeps_private_entries_private(
         room: Room, hermes_home: Path) -> None:
-    python = install_hermes() / "python"
+    python = install_beside_hermes() / "python"
     envs, profiles = {}, {}
     for name in ("a", "b"):
         envs[name] = identity(room.home, name, sessions.register(room.conn, name))
@@ -140,7 +140,7 @@ def test_writes_land_in_the_notebook_and_recall_keeps_private_entries_private(
 
 
 def test_replacements_removals_and_subagents(room: Room, hermes_home: Path) -> None:
-    python = install_hermes() / "python"
+    python = install_beside_hermes() / "python"
     env = identity(room.home, "a", sessions.register(room.conn, "a"))
     plan = hermes.prepare_profile(hermes.AUTO, "a", hermes_home)
     hermes.apply_plan(plan)
@@ -156,7 +156,7 @@ def test_replacements_removals_and_subagents(room: Room, hermes_home: Path) -> N
 
 def test_a_bad_token_is_reported_and_nothing_is_written(room: Room,
                                                         hermes_home: Path) -> None:
-    python = install_hermes() / "python"
+    python = install_beside_hermes() / "python"
     sessions.register(room.conn, "a")
     plan = hermes.prepare_profile(hermes.AUTO, "a", hermes_home)
     hermes.apply_plan(plan)
