@@ -13,23 +13,24 @@ from workers.tmux.layout import tool_path
 
 HERMES = "hermes"
 CLAUDE = "claude"
+CODEX = "codex"
 
 
 @dataclass(frozen=True)
 class LaunchPlan:
     command: str
     env: dict[str, str]
-    kind: str  # hermes, claude or generic
+    kind: str  # hermes, claude, codex or generic
 
 
 def agent_kind(agent: str | None) -> str:
-    """hermes, claude or generic, from the agent command's program name."""
+    """hermes, claude, codex or generic, from the agent command's program name."""
     try:
         words = shlex.split(agent or "")
     except ValueError:
         return "generic"
     program = PurePath(words[0]).name if words else ""
-    return program if program in (HERMES, CLAUDE) else "generic"
+    return program if program in (HERMES, CLAUDE, CODEX) else "generic"
 
 
 def launch_plan(session: Session, token: str, home: Path, setup: str | None = None,
@@ -53,6 +54,10 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
 
         files = claude.launch_files(home, session.name)
         command = claude.claude_command(agent, files, claude.resume_id(home, session.name, fresh))
+    elif kind == CODEX and takes_flags(agent):
+        from workers.agents import codex
+
+        command = codex.codex_command(agent)
     if setup:
         # The set-up step runs first in the worktree; if it fails the pane shows its exit.
         command = f"{setup} || exit $?; exec {command}"

@@ -1,0 +1,81 @@
+"""Codex: the command a pane runs (bullpen's MCP server as a `-c` override, parsed by a
+real TOML parser as Codex will), and the composer rules the fixtures alone don't pin."""
+
+from __future__ import annotations
+
+import shlex
+import tomllib
+from pathlib import Path
+
+from board.models import Session
+from board.vocabulary import IDENTITY_VARIABLES
+from tests.unit.test_screens import load
+from workers.agents.adapter import Screen, Sign
+from workers.agents.codex import codex_command, mcp_override
+from workers.agents.command import launch_plan
+from workers.agents.screens.codex import CodexAdapter
+
+
+def _session(agent: str) -> Session:
+    return Session(name="coder", agent=agent, profile=None, branch=None, worktree=None,
+                   pane=None, desired="running", status="starting", exit_code=None,
+                   task=None, base=None, hook_status=None, hook_status_at=None,
+                   last_activity=None, created_at=0.0)
+
+
+EXECUTABLE = '/opt/my "tools"/bin/bullpen'
+
+
+def _override_table(command: str) -> dict:
+    words = shlex.split(command)
+    key, value = words[words.index("-c") + 1].split("=", 1)
+    return tomllib.loads(f"value = {value}")["value"] | {"key": key}
+
+
+def test_the_override_is_toml_codex_reads_as_bullpens_mcp_server() -> None:
+    table = _override_table(codex_command("codex", EXECUTABLE))
+    assert table == {"key": "mcp_servers.bullpen", "command": EXECUTABLE, "args": ["mcp"],
+                     "env_vars": [str(name) for name in IDENTITY_VARIABLES],
+                     "default_tools_approval_mode": "approve"}
+
+
+def test_the_token_is_passed_by_name_never_on_the_command_line() -> None:
+    assert "BULLPEN_TOKEN" in mcp_override(EXECUTABLE)
+    plan = launch_plan(_session("codex"), "secret-token-123", Path("/r"))
+    assert "secret-token-123" not in plan.command
+    assert plan.env["BULLPEN_TOKEN"] == "secret-token-123"
+
+
+def test_a_codex_session_is_launched_with_the_server_and_no_daemon() -> None:
+    plan = launch_plan(_session("codex -m o3"), "t", Path("/r"))
+    assert plan.kind == "codex"
+    words = shlex.split(plan.command.split("exec ", 1)[1])
+    assert words[:3] == ["codex", "-m", "o3"] and "--no-daemon" in words
+    assert any(word.startswith("mcp_servers.bullpen=") for word in words)
+
+
+def test_no_daemon_is_not_given_twice() -> None:
+    assert shlex.split(codex_command("codex --no-daemon", EXECUTABLE)).count("--no-daemon") == 1
+
+
+def test_a_placeholder_counts_as_empty_only_with_the_cursor_after_the_mark() -> None:
+    idle = load("codex_idle")
+    assert CodexAdapter().read(idle).sign is Sign.PROMPT_EMPTY
+    # The same text with the cursor at its end: the human typed it.
+    row = idle.cursor_y
+    typed = Screen(idle.lines, len(idle.lines[row]), row, idle.alternate)
+    reading = CodexAdapter().read(typed)
+    assert reading.sign is Sign.PROMPT_TEXT and reading.detail == "Ask Codex to do anything"
+
+
+def test_earlier_prompts_in_the_history_are_not_the_composer() -> None:
+    # codex_idle_after_turn shows "› busy please" above: only the last `› ` line counts.
+    screen = load("codex_idle_after_turn")
+    assert any(line.startswith("› busy please") for line in screen.lines)
+    assert CodexAdapter().input_text(screen) == ""
+
+
+def test_a_menu_is_a_question_even_with_a_composer_in_the_history() -> None:
+    reading = CodexAdapter().read(load("codex_approval_prompt"))
+    assert reading.sign is Sign.QUESTION
+    assert reading.detail == "Would you like to run the following command?"

@@ -1,0 +1,52 @@
+"""Codex CLI integration: how a pane starts it, with bullpen's MCP server.
+
+Codex reads `$CODEX_HOME/config.toml` (default `~/.codex`) and takes any of its keys on
+the command line as `-c key=value` (the value in TOML). A bullpen session adds its MCP
+server that way, so nothing is written anywhere — not in the worktree, not in the user's
+Codex home, and no copy of the user's config or login (`auth.json`) is made: the session
+runs with the user's own provider, trust decisions and history.
+
+- `mcp_servers.bullpen`: `bullpen mcp`, with the session's identity variables passed
+  through by name (`env_vars`: Codex starts MCP servers with a reduced environment, and
+  the token never appears on the command line) and its tools approved up front
+  (`default_tools_approval_mode`), so bullpen's own calls never stop at a question.
+- `--no-daemon`: Codex 0.16x otherwise starts a shared background app server that
+  outlives the pane (and `bullpen down`); in a bullpen pane the session is the pane.
+
+Codex has no turn-boundary hook bullpen can rely on (its hooks run only after the user
+trusts each one in `/hooks`), so notes are typed at its empty composer, read from the
+screen (`workers.agents.screens.codex`).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from board.vocabulary import IDENTITY_VARIABLES
+from workers.agents.bullpen_command import bullpen_executable
+
+SERVER_NAME = "bullpen"
+NO_DAEMON = "--no-daemon"
+
+
+def _toml_string(text: str) -> str:
+    """`text` as a TOML basic string."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def mcp_override(executable: str) -> str:
+    """The `-c` value that adds bullpen's MCP server to Codex's config."""
+    names = ", ".join(_toml_string(name) for name in IDENTITY_VARIABLES)
+    return (f"mcp_servers.{SERVER_NAME}={{command = {_toml_string(executable)},"
+            f' args = ["mcp"], env_vars = [{names}],'
+            f' default_tools_approval_mode = "approve"}}')
+
+
+def codex_command(agent: str, executable: str | None = None) -> str:
+    """`agent` with bullpen's MCP server and without Codex's background server."""
+    executable = executable or bullpen_executable()
+    flags = ["-c", mcp_override(executable)]
+    if NO_DAEMON not in shlex.split(agent):
+        flags.append(NO_DAEMON)
+    return f"{agent} {shlex.join(flags)}"
