@@ -9,7 +9,7 @@ from pathlib import Path
 import libtmux
 import pytest
 
-from board import notes, sessions
+from board import deliveries, notes, sessions
 from board.identity import Caller
 from board.room import Room
 from tests.agents.scripted_agent import command_line
@@ -82,3 +82,31 @@ def test_a_note_read_from_the_inbox_is_never_typed(room: Room, agent_pane) -> No
     assert deliver(Deliverer(room.conn, server), room, pane) == [later.id]
     wait_until(lambda: typed_lines(log), message="the fresh note")
     assert typed_lines(log) == [f"[note #{later.id} from operator] fresh one"]
+
+
+def test_tmux_dying_after_the_enter_leaves_the_note_typed_not_offered_again(
+        room: Room, agent_pane, tmp_path: Path) -> None:
+    """The soak's duplicate: the agent read the line, then the tmux server was killed
+    while the coordinator watched the input line clear. The note reached the agent once;
+    the room coming back (a new server, a new pane) must not type it a second time."""
+    server, pane, log = agent_pane
+    sessions.register(room.conn, "bob")
+    note = notes.send(room.conn, Caller("operator"), "bob", "just before the crash")
+
+    def kill_tmux_once_the_agent_has_it(step: str) -> None:
+        if step == "entered":
+            wait_until(lambda: typed_lines(log), message="the agent reads the line")
+            server.kill_server()
+
+    killer = Deliverer(room.conn, server, on_step=kill_tmux_once_the_agent_has_it)
+    assert deliver(killer, room, pane) == [note.id]
+    assert deliveries.state_of(room.conn, note.id, "bob") == "typed"
+    assert deliveries.repeats(room.conn, "bob", [note.id]) == set()
+    # As `up` does after the kill: a new server, bob's agent in a new pane.
+    server.ensure_session("bullpen", cwd=tmp_path)
+    again = server.launch("bullpen", command_line(log), tmp_path, {}, "bob", new_window=True)
+    wait_for_text(lambda: server.capture(again), "agent>")
+    fresh = Deliverer(room.conn, server)  # a restarted coordinator recovers, then delivers
+    fresh.recover(snapshot_all(server), {"bob": adapter_for("python3", "type")})
+    assert deliver(fresh, room, again) == []
+    assert typed_lines(log) == [f"[note #{note.id} from operator] just before the crash"]

@@ -8,7 +8,8 @@ else holds the note with a reason (`held`: busy, needs input, human typing, shel
 session, …) until a hook hands it to the model or the case clears.
 
 Typing is two-phase: the notes are claimed (committed), pasted, checked to be in the
-input line, submitted with a separate Enter, and only then confirmed `typed`. After a
+input line, submitted with a separate Enter, and confirmed `typed` once the line left the
+input — or once tmux took that Enter, if the pane dies before it is seen to. After a
 crash, `recover` looks for each claimed note's id in its pane: still in the input line
 (pasted, no Enter) → Enter is pressed; in the history → confirmed; nowhere → queued
 again; pane gone or replaced → re-offered marked as a possible repeat.
@@ -176,12 +177,17 @@ class Deliverer:
                 time.sleep(wait)  # prompt_toolkit treats an Enter inside a paste as text
             keyboard.press_enter(self.server, pane)
             self.on_step("entered")
-            self._wait_for(adapter, pane, ours[0].id, present=False)
-            self.on_step("submitted")
         except (TmuxError, ValueError) as error:
             log.warning("could not type into %s (%s): queued again", pane, error)
             deliveries.release(self.conn, name, ids, possible_repeat=True)
             return []
+        try:
+            self._wait_for(adapter, pane, ours[0].id, present=False)
+        except TmuxError as error:
+            # tmux took the Enter: the line is the agent's. Its pane or server dying while
+            # the line leaves the input (the agent may have read it) must not re-offer it.
+            log.warning("typed into %s, then lost sight of it: %s", pane, error)
+        self.on_step("submitted")
         return deliveries.confirm(self.conn, name, ids)
 
     def _wait_for(self, adapter: Adapter, pane: str, note_id: int, present: bool,
