@@ -1,6 +1,7 @@
 """MCP tools answer bad input with a clear error and keep serving: a lone surrogate in
 a note (sent as raw JSON-RPC, as a buggy client would: the official client refuses to
-encode one) must not end the server; ids of 2**63 and more get "too large"."""
+encode one) gets a JSON-RPC error naming it, and so do bytes that are not UTF-8; ids of
+2**63 and more get "too large"."""
 
 from __future__ import annotations
 
@@ -26,27 +27,29 @@ def call(number: int, tool: str, **arguments: object) -> dict:
             "params": {"name": tool, "arguments": arguments}}
 
 
-def exchange(env: dict[str, str], cwd: Path, requests: list[dict],
-             expect: set[int]) -> dict[int, dict]:
+def exchange(env: dict[str, str], cwd: Path, requests: list[dict | bytes],
+             expect: set[int | None]) -> dict[int | None, dict]:
     """Send every request (json.dumps escapes a lone surrogate as \\ud800, which is
     valid JSON text) and collect the answers by id until those in `expect` are in."""
     server = subprocess.Popen([BULLPEN, "mcp"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               cwd=cwd, env={**os.environ, **env})
-    answers: dict[int, dict] = {}
+    answers: dict[int | None, dict] = {}
     try:
         for request in [*HANDSHAKE, *requests]:
-            server.stdin.write(json.dumps(request) + "\n")
+            line = request if isinstance(request, bytes) else json.dumps(request).encode()
+            server.stdin.write(line + b"\n")
         server.stdin.flush()
         while not expect <= set(answers):
             line = server.stdout.readline()  # the server answers or the test times out
-            assert line, f"the server closed its output; answered {sorted(answers)}"
+            assert line, f"the server closed its output; answered {list(answers)}"
             message = json.loads(line)
             if "id" in message:
+                assert message["id"] not in answers, f"answered twice: {message}"
                 answers[message["id"]] = message
     finally:
         server.stdin.close()
-        stderr = server.stderr.read()
+        stderr = server.stderr.read().decode(errors="replace")
         server.wait(10)
     assert "Traceback" not in stderr, stderr
     return answers
@@ -63,15 +66,23 @@ def test_bad_values_get_clear_tool_errors_and_the_server_answers_on(room: Room,
     alice = identity(room.home, "alice", sessions.register(room.conn, "alice"))
     sessions.register(room.conn, "bob")
     answers = exchange(alice, git_repo, [
-        # The SDK's JSON parser drops a request holding a lone surrogate before any tool
-        # runs (no answer to it); what matters here is that the server lives on.
+        # The SDK's own parser would drop these unanswered: bullpen answers each.
         call(1, "send_note", to="bob", text="half a pair \ud800 of surrogates"),
+        b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name":'
+        b' "send_note", "arguments": {"to": "bob", "text": "latin-1 caf\xe9"}}}',
+        {"jsonrpc": "2.0", "method": "notifications/cancelled",  # never answered
+         "params": {"requestId": 1, "reason": "\udfff"}},
         call(3, "task_done", id=2**63),
         call(4, "send_note", to="bob", text="hi", reply_to=2**64),
         call(5, "task_comment", id=2**63 + 5, text="x"),
-        call(6, "send_note", to="bob", text="still answering"),
-    ], expect={0, 3, 4, 5, 6})
+        # A whole pair (json.dumps writes it \ud83d\ude00) is text and goes through.
+        call(6, "send_note", to="bob", text="still answering \U0001F600"),
+    ], expect={0, 1, None, 3, 4, 5, 6})
+    assert answers[1]["error"]["code"] == -32602, answers[1]
+    assert "lone surrogate" in answers[1]["error"]["message"]
+    # A line that is not UTF-8 has no id anyone can trust: answered with id null.
+    assert "not valid UTF-8" in answers[None]["error"]["message"], answers[None]
     for number in (3, 4, 5):
         assert "too large" in error_text(answers[number]), answers[number]
     assert not answers[6]["result"]["isError"]
-    assert [n.body for n in notes.pending(room.conn, "bob")] == ["still answering"]
+    assert [n.body for n in notes.pending(room.conn, "bob")] == ["still answering \U0001F600"]

@@ -29,6 +29,7 @@ from board.repo_paths import repo_relative
 from board.room import Room
 from board.vocabulary import ReadSource
 from workers.agents import framing
+from workers.surfaces.mcp_stdio import serve_stdio
 
 SERVER_NAME = "bullpen"
 INSTRUCTIONS = (
@@ -188,5 +189,6 @@ def build_server(room: Room) -> MCPServer[Any]:
 
 
 def serve(room: Room) -> None:
-    """Serve the tools on stdin/stdout until the client closes the connection."""
-    build_server(room).run("stdio")
+    """Serve the tools on stdin/stdout until the client closes the connection; a line
+    the SDK would drop unanswered (a lone surrogate) gets a JSON-RPC error instead."""
+    serve_stdio(build_server(room))
