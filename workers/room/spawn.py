@@ -130,6 +130,15 @@ class _Made:
         self.branch_existed = branch_head(root, branch_for(name)) is not None
         self.worktree_existed = worktree_path(root, name).exists()
         self.registered = False
+        self.profile: Path | None = None  # a hermes profile directory made for it
+        self.profile_top: Path | None = None  # the highest directory made with it
+
+    def making_profile(self, directory: Path) -> None:
+        """Note that `directory` (not there yet) is about to be made, parents and all."""
+        top = directory
+        while not top.parent.exists():
+            top = top.parent
+        self.profile, self.profile_top = directory, top
 
     def undo(self, room: Room, server: RoomServer | None) -> None:
         if self.registered:
@@ -144,6 +153,21 @@ class _Made:
                                 delete_branch=not self.branch_existed)
             except WorktreeError as error:
                 log.warning("kept %s's half-made worktree: %s", self.name, error)
+        if self.profile is not None and self.profile_top is not None:
+            self._remove_profile(self.profile, self.profile_top)
+
+    @staticmethod
+    def _remove_profile(directory: Path, top: Path) -> None:
+        """The profile goes (its secrets are links: only the links); then each parent
+        made with it, up to `top`, while it is empty (hermes may have written beside)."""
+        shutil.rmtree(directory, ignore_errors=True)
+        parent = directory.parent
+        while top == parent or top in parent.parents:
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+            parent = parent.parent
 
 
 def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
@@ -152,6 +176,8 @@ def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServe
         from workers.agents.hermes import apply_plan
 
         plan = hermes_profile_plan(request)
+        if plan.create and not plan.directory.exists():
+            made.making_profile(plan.directory)
         apply_plan(plan)  # only a dedicated bullpen-<name> profile is written here
         request = replace(request, profile=plan.profile)
     info = create_worktree(made.root, request.name, request.base)
