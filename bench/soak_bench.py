@@ -11,7 +11,9 @@ tmux server killed twice, then `bullpen up`. At the end the room is left alone u
 every note has reached its agent or the deadline passes.
 
 Figures: notes sent / typed / still waiting / lost / duplicated, commits made / recorded
-(once each), alerts recorded, coordinator restarts, errors and tracebacks in the log.
+(each in exactly one change, alone or folded with the commits after it within the
+debounce) / recorded twice, alerts recorded, coordinator restarts, errors and tracebacks
+in the log.
 Target: 0 lost, 0 duplicated, 0 tracebacks.
 """
 
@@ -57,7 +59,7 @@ class Soak:
         self.tracebacks = 0
         self.restarts = 0
         self.notes_sent: dict[int, str] = {}  # soak number -> recipient
-        self.commits: list[str] = []
+        self.commits: list[tuple[str, str]] = []  # (session, sha), in the order made
         self.rng = random.Random(13)
 
     def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -130,7 +132,7 @@ class Soak:
                        env=env)
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=worktree, check=True,
                               capture_output=True, text=True).stdout.strip()
-        self.commits.append(head)
+        self.commits.append((name, head))
 
     def typed(self) -> Counter:
         """How often each soak note reached an agent (from the agents' own logs)."""
@@ -175,6 +177,7 @@ class Soak:
             " WHERE n.body LIKE 'soak-%' AND d.state != 'delivered'")}
         recorded = Counter(sha for (sha,) in conn.execute(
             "SELECT commit_sha FROM changes WHERE commit_sha IS NOT NULL"))
+        covered = self.covered(conn)
         alerts = conn.execute("SELECT count(*) FROM alerts").fetchone()[0]
         conn.close()
         log = self.home / "logs" / "coordinator.log"
@@ -187,8 +190,10 @@ class Soak:
             "notes lost": len(sent - set(typed) - waiting),
             "notes duplicated": sum(1 for n in sent if typed[n] > 1),
             "commits made": len(self.commits),
-            "commits recorded": sum(1 for sha in self.commits if recorded[sha]),
-            "commits recorded twice": sum(1 for sha in self.commits if recorded[sha] > 1),
+            "commits recorded": sum(1 for made in self.commits if made in covered),
+            "  of them folded into a later commit's change": sum(
+                1 for name, sha in self.commits if (name, sha) in covered and not recorded[sha]),
+            "commits recorded twice": sum(1 for _, sha in self.commits if recorded[sha] > 1),
             "alerts recorded": alerts,
             "coordinator kills": self.restarts, "tmux server kills": 2,
             "log errors": text.count(" ERROR "),
@@ -198,9 +203,39 @@ class Soak:
             "cli failures": len(self.cli_failures),
         }
 
+    def covered(self, conn) -> set[tuple[str, str]]:
+        """The commits a recorded change stands for, its files among the change's paths.
+
+        The watcher and the start-up catch-up record the commits since the last recorded
+        head as one change named by the newest (two commits within the debounce are one
+        change), so a commit counts as recorded when it lies in such a range."""
+        found: set[tuple[str, str]] = set()
+        for name in SESSIONS:
+            worktree = self.home / "worktrees" / name
+            base = conn.execute("SELECT base FROM sessions WHERE name = ?", (name,)).fetchone()
+            if not worktree.is_dir() or base is None:
+                continue
+            previous = base[0]
+            for sha, paths in conn.execute(
+                    "SELECT commit_sha, paths FROM changes WHERE changed_by = ?"
+                    " AND commit_sha IS NOT NULL ORDER BY id", (name,)).fetchall():
+                listed = set(json.loads(paths))
+                for commit in git_lines(worktree, "rev-list", f"{previous}..{sha}"):
+                    files = git_lines(worktree, "diff-tree", "--no-commit-id", "--name-only",
+                                      "-r", commit)
+                    if set(files) <= listed:
+                        found.add((name, commit))
+                previous = sha
+        return found
+
     def close(self) -> None:
         subprocess.run([BULLPEN, "down"], cwd=self.repo, capture_output=True, check=False)
         self.server.kill_server()
+
+
+def git_lines(cwd: Path, *args: str) -> list[str]:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    return done.stdout.split()
 
 
 def main() -> None:
