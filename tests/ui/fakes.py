@@ -38,6 +38,7 @@ class FakeActions:
         self.calls: list[tuple[str, str, dict]] = []
         self.preview = preview
         self.attention: list[int] = []  # every count shown in the tmux status line
+        self.coordinator: str | None = None  # the coordinator's trouble, as ls shows it
         self._lock = threading.Lock()
 
     def _record(self, verb: str, name: str, **kwargs: object) -> None:
@@ -68,6 +69,9 @@ class FakeActions:
     def keep_coordinator(self) -> bool:
         self._record("keep_coordinator", "")
         return False
+
+    def coordinator_state(self) -> str | None:
+        return self.coordinator
 
     def show_attention(self, count: int) -> None:
         with self._lock:

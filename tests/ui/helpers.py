@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from textual.pilot import Pilot
-from textual.worker import WorkerFailed
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from board.db import connect
 from board.home import DB_NAME
@@ -28,9 +28,10 @@ async def wait_for(pilot: Pilot, condition: Callable[[], bool], seconds: float =
 
 async def workers_done(app: DashboardApp) -> None:
     """Wait for the running workers; one that failed has already been reported (as a
-    notification, which tests assert), so its failure is not raised here again."""
+    notification, which tests assert), so its failure is not raised here again, and an
+    exclusive one (the status line's count) may have been replaced by a newer one."""
     for worker in list(app.workers):
-        with contextlib.suppress(WorkerFailed):
+        with contextlib.suppress(WorkerFailed, WorkerCancelled):
             await worker.wait()
 
 

@@ -95,6 +95,30 @@ async def test_needs_you_strip_keys_and_status_line(team_room: Room,
                        what="the status line to count 3")
 
 
+async def test_the_coordinators_trouble_heads_the_strip_until_it_clears(
+        team_room: Room, fake_actions: FakeActions) -> None:
+    """What `bullpen ls` prints as "coordinator: store not writable — …" heads the strip,
+    from the first look, and leaves it when the coordinator reports it can write again."""
+    trouble = "store not writable — database or disk is full"
+    fake_actions.coordinator = trouble
+    app = make_app(team_room.home, fake_actions, bell=False)
+    async with app.run_test(size=PANE) as pilot:
+        screen = await loaded(pilot)
+        strip = screen.query_one(NeedsYou)
+        await wait_for(pilot, lambda: [n.kind for n in strip.needs][:1] == ["coordinator"],
+                       what="the coordinator's trouble in the strip")
+        assert [n.kind for n in strip.needs] == ["coordinator", "input", "held", "blocked",
+                                                 "alert"]
+        first = strip.render().plain.splitlines()[0]
+        assert "coordinator" in first and trouble in first, first
+        await wait_for(pilot, lambda: fake_actions.attention[-1:] == [5],
+                       what="the tmux status line to count it")
+        fake_actions.coordinator = None  # space came back: the coordinator says "ok"
+        screen.jobs.keep_coordinator()  # what the dashboard runs every few seconds
+        await wait_for(pilot, lambda: "coordinator" not in [n.kind for n in strip.needs],
+                       what="the trouble to leave the strip")
+
+
 async def test_a_new_need_rings_the_bell_once(team_room: Room) -> None:
     app = make_app(team_room.home, FakeActions(), bell=True)
     rings: list[bool] = []

@@ -52,6 +52,10 @@ class SessionActions(Protocol):
     def keep_coordinator(self) -> bool:
         """Start the room's coordinator again if it died; True when it had to."""
 
+    def coordinator_state(self) -> str | None:
+        """The running coordinator's trouble in one line, as `bullpen ls` prints it
+        ("store not writable — …"); None when it is fine or none runs."""
+
     def show_attention(self, count: int) -> None:
         """Show "N need you" in the room's tmux status line (nothing when 0)."""
 
@@ -100,6 +104,9 @@ class RuntimeActions:
 
     def keep_coordinator(self) -> bool:
         return self._room().keep_coordinator()
+
+    def coordinator_state(self) -> str | None:
+        return self._room().coordinator_state()
 
     def show_attention(self, count: int) -> None:
         self._room().show_attention(count)

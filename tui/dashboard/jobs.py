@@ -18,6 +18,7 @@ from tui.dashboard.actions import RUNTIME_ERRORS, SessionActions
 from tui.dashboard.detail import load_detail
 from tui.dashboard.messages import (
     ChangedFilesCounted,
+    CoordinatorChecked,
     PreviewCaptured,
     RuntimeDone,
     SessionDetailLoaded,
@@ -85,11 +86,13 @@ class Jobs:
         self._run(job, "preview", f"capture {name}")
 
     def keep_coordinator(self) -> None:
-        """Restart the room's coordinator if it died (deliveries and pings stop without it)."""
+        """Restart the room's coordinator if it died (deliveries and pings stop without it),
+        and say what trouble it reports (the store not writable, and why)."""
         def job() -> None:
             if self.actions.keep_coordinator():
                 self.screen.post_message(
                     RuntimeDone("the coordinator had stopped; restarted it"))
+            self.screen.post_message(CoordinatorChecked(self.actions.coordinator_state()))
         self._run(job, "coordinator", "coordinator", exclusive=True)
 
     def count_changed(self, names: list[str]) -> None:

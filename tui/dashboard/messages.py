@@ -27,6 +27,13 @@ class TailFailed(Message):
 
 
 @dataclass
+class CoordinatorChecked(Message):
+    """The keeper looked at the coordinator: its trouble in one line, or None."""
+
+    state: str | None
+
+
+@dataclass
 class PreviewCaptured(Message):
     """A worker captured a session's pane (or says why it could not)."""
 

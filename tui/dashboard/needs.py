@@ -1,9 +1,10 @@
 """What waits on the human, as the needs-you strip lists it (plain Python, no Textual).
 
 Built from what the screen already holds (session rows, cards, alerts, held notes), so
-it costs no query of its own: sessions that need input (with their question), notes held
-back from a pane (with the reason), blocked tasks (with theirs), and change alerts the
-reader has not been told about yet.
+it costs no query of its own: the coordinator's trouble (the store not writable, with
+the reason, as `bullpen ls` prints it), sessions that need input (with their question),
+notes held back from a pane (with the reason), blocked tasks (with theirs), and change
+alerts the reader has not been told about yet.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
 class NeedKind(StrEnum):
     """What a need is, most urgent first."""
 
+    COORDINATOR = "coordinator"  # it reports trouble (the store not writable)
     INPUT = "input"  # a session asks a question
     HELD = "held"  # a note held back from a pane
     BLOCKED = "blocked"  # a blocked task
@@ -43,12 +45,15 @@ class Need:
 
 
 def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterable[AlertRow],
-              held: Iterable[HeldNote]) -> list[Need]:
-    """Everything that waits on the human, most urgent kind first."""
-    found = [Need((NeedKind.INPUT, row.session.name, row.reason), NeedKind.INPUT,
-                  f"{row.session.name} asks: {row.reason}" if row.reason
-                  else f"{row.session.name} needs input", session=row.session.name)
-             for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
+              held: Iterable[HeldNote], coordinator: str | None = None) -> list[Need]:
+    """Everything that waits on the human, most urgent kind first. `coordinator`: the
+    running coordinator's trouble (e.g. "store not writable — disk full"), if any."""
+    found = ([Need((NeedKind.COORDINATOR, coordinator), NeedKind.COORDINATOR, coordinator)]
+             if coordinator else [])
+    found += [Need((NeedKind.INPUT, row.session.name, row.reason), NeedKind.INPUT,
+                   f"{row.session.name} asks: {row.reason}" if row.reason
+                   else f"{row.session.name} needs input", session=row.session.name)
+              for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
     found += [Need((NeedKind.HELD, item.note.id, item.recipient), NeedKind.HELD,
                    f"note #{item.note.id} {item.note.sender} → {item.recipient} held"
                    + (f": {item.reason}" if item.reason else ""), session=item.recipient)
@@ -73,6 +78,7 @@ class Attention:
         self.rows: list[SessionRow] = []
         self.alerts: list[AlertRow] = []
         self.held: list[HeldNote] = []
+        self.coordinator: str | None = None  # its state line, when it is in trouble
         self._shown: set[tuple[object, ...]] = set()
         self._count: int | None = None
 
@@ -86,6 +92,15 @@ class Attention:
             self.held = delta.held
         return (delta.initial or delta.sessions is not None or delta.alerts is not None
                 or delta.held is not None or bool(delta.tasks or delta.removed_tasks))
+
+    def needs(self, blocked: Iterable[Task]) -> list[Need]:
+        """The strip's needs now, with these blocked cards."""
+        return needs_you(self.rows, blocked, self.alerts, self.held, self.coordinator)
+
+    def set_coordinator(self, state: str | None) -> bool:
+        """Take the coordinator's state line; True when it changed."""
+        changed, self.coordinator = state != self.coordinator, state
+        return changed
 
     def fresh(self, needs: list[Need]) -> list[Need]:
         """The needs not shown last time (remembering these as shown)."""

@@ -30,6 +30,7 @@ from tui.dashboard.commands import Command, bindings_for
 from tui.dashboard.jobs import Jobs
 from tui.dashboard.messages import (
     ChangedFilesCounted,
+    CoordinatorChecked,
     PreviewCaptured,
     RoomUpdated,
     RuntimeDone,
@@ -38,7 +39,7 @@ from tui.dashboard.messages import (
     TailFailed,
     TaskLoaded,
 )
-from tui.dashboard.needs import Attention, needs_you
+from tui.dashboard.needs import Attention
 from tui.dashboard.prompt import Field, PromptScreen
 from tui.dashboard.screens.task_detail import TaskDetailScreen
 from tui.dashboard.tail import EventTail
@@ -114,6 +115,7 @@ class MainScreen(Screen[None]):
         self.jobs = Jobs(self, self.writer, self.tail, self.actions)
         self.set_interval(PREVIEW_SECONDS, self.refresh_preview)
         self.set_interval(COORDINATOR_CHECK_SECONDS, self.jobs.keep_coordinator)
+        self.jobs.keep_coordinator()  # its trouble shows at once, not 5 s later
         self.board.column(TaskStatus.READY).focus()
 
     def on_unmount(self) -> None:
@@ -156,14 +158,17 @@ class MainScreen(Screen[None]):
         board = self.board
         blocked = [board.tasks[i] for i in board.columns.get(TaskStatus.BLOCKED, ())
                    if i in board.tasks]
-        needs = needs_you(self.attention.rows, blocked, self.attention.alerts,
-                          self.attention.held)
+        needs = self.attention.needs(blocked)
         self.query_one(NeedsYou).show(needs)
         fresh = self.attention.fresh(needs)
         if fresh and self.bell and not initial:
             self.app.bell()
         if self.attention.count_changed(len(needs)):
             self.jobs.show_attention(len(needs))
+
+    def on_coordinator_checked(self, message: CoordinatorChecked) -> None:
+        if self.attention.set_coordinator(message.state):
+            self.show_needs()
 
     def on_tail_failed(self, message: TailFailed) -> None:
         self.notify(f"reading the store failed: {message.error}", severity="error")
