@@ -14,7 +14,7 @@ from board import sessions
 from board.room import Room
 from tests.cli_runner import run_cli
 from tests.conftest import commit_file, git
-from tests.hermes_install import install_hermes
+from tests.hermes_install import install_beside_hermes
 from worktrees import create_worktree
 from worktrees.remove import remove_worktree
 
@@ -75,7 +75,8 @@ def test_a_hermes_profile_made_for_the_session_goes_too(
     (hermes_home / "profiles" / "mine").mkdir(parents=True)
     (hermes_home / "config.yaml").write_text("model: {default: their-model}\n")
     before = sorted(hermes_home.rglob("*"))
-    path = f"{install_hermes()}{os.pathsep}{os.environ['PATH']}"  # the real CLI passes checks
+    # The real CLI on PATH: spawn's checks pass, and only the pane fails.
+    path = f"{install_beside_hermes()}{os.pathsep}{os.environ['PATH']}"
     spawn_failing(room, {**tmux_refusing, "PATH": path}, agent="hermes")
     assert sorted(hermes_home.rglob("*")) == before
     assert (hermes_home / "config.yaml").read_text() == "model: {default: their-model}\n"
