@@ -7,8 +7,9 @@ composer reaches the model, which answers it by id through bullpen's MCP server 
 session's identity reaching the server, no approval asked); a note sent while Codex is
 busy reaching its next turn without cutting the running one short (every answer streamed
 whole, no "Conversation interrupted"); an approval question seen as `needs_input` and Esc
-bringing it back to `idle`; nothing of bullpen's in `git status`; and the network never
-reached (the proxy refused only Codex's start-up announcement fetch).
+bringing it back to `idle`; nothing of bullpen's in `git status`; the network never
+reached (the proxy refused only Codex's start-up announcement fetch); and a restart
+resuming the conversation.
 """
 
 from __future__ import annotations
@@ -160,3 +161,12 @@ def test_real_codex_session_in_a_room(codex_room: tuple[LiveRoom, FakeResponses]
     assert git(worktree, "status", "--porcelain", "--ignored") == ""
     assert "bullpen" not in (Path(os.environ["HOME"]) / ".codex" / "config.toml").read_text()
     assert set(model.refused) <= {ANNOUNCEMENT}, model.refused
+
+    # A restart resumes the conversation: the next request still holds the first note.
+    live.cli("restart", "coder")
+    live.wait_status("coder", "idle", timeout=TURN)
+    before = len(model.exchanges())
+    live.cli("note", "send", "coder", "AFTER-RESTART carry on")
+    resumed = wait_until(lambda: model.snapshot()[before:], TURN,
+                         message=lambda: f"coder after restart: {live.pane_text('coder')}")
+    assert "AFTER-RESTART" in all_text(resumed[0]) and "NOTE-1" in all_text(resumed[0])

@@ -1,8 +1,11 @@
 """Codex: the command a pane runs (bullpen's MCP server as a `-c` override, parsed by a
-real TOML parser as Codex will), and the composer rules the fixtures alone don't pin."""
+real TOML parser as Codex will; the conversation it resumes), and the composer rules the
+fixtures alone don't pin."""
 
 from __future__ import annotations
 
+import json
+import os
 import shlex
 import tomllib
 from pathlib import Path
@@ -11,7 +14,7 @@ from board.models import Session
 from board.vocabulary import IDENTITY_VARIABLES
 from tests.unit.test_screens import load
 from workers.agents.adapter import Screen, Sign
-from workers.agents.codex import codex_command, mcp_override
+from workers.agents.codex import codex_command, last_conversation, mcp_override
 from workers.agents.command import launch_plan
 from workers.agents.screens.codex import CodexAdapter
 
@@ -79,3 +82,34 @@ def test_a_menu_is_a_question_even_with_a_composer_in_the_history() -> None:
     reading = CodexAdapter().read(load("codex_approval_prompt"))
     assert reading.sign is Sign.QUESTION
     assert reading.detail == "Would you like to run the following command?"
+
+
+def _rollout(home: Path, name: str, cwd: Path, conversation: str, touched: float) -> None:
+    day = home / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True, exist_ok=True)
+    path = day / f"rollout-{name}.jsonl"
+    meta = {"type": "session_meta", "payload": {"id": conversation, "cwd": str(cwd)}}
+    path.write_text(json.dumps(meta) + "\n" + json.dumps({"type": "event"}) + "\n")
+    os.utime(path, (touched, touched))
+
+
+def test_the_conversation_resumed_is_the_newest_one_of_this_worktree_since_creation(
+        tmp_path: Path) -> None:
+    worktree, other = tmp_path / "wt" / "coder", tmp_path / "wt" / "other"
+    worktree.mkdir(parents=True)
+    home = tmp_path / "codex"
+    env = {"CODEX_HOME": str(home)}
+    _rollout(home, "a", worktree, "predecessor", touched=100.0)  # before the session
+    _rollout(home, "b", worktree, "first", touched=300.0)
+    _rollout(home, "c", worktree, "latest", touched=400.0)
+    _rollout(home, "d", other, "elsewhere", touched=500.0)
+    (home / "sessions" / "2026" / "12" / "01" / "rollout-e.jsonl").write_text("not json\n")
+    assert last_conversation(worktree, since=200.0, env=env) == "latest"
+    assert last_conversation(worktree, since=450.0, env=env) is None
+    assert last_conversation(tmp_path / "nowhere", since=0.0, env=env) is None
+
+
+def test_resume_is_given_only_to_a_plain_codex() -> None:
+    assert shlex.split(codex_command("codex", EXECUTABLE, resume="abc"))[:3] == [
+        "codex", "resume", "abc"]
+    assert "resume" not in shlex.split(codex_command("codex -m o3", EXECUTABLE, resume="abc"))

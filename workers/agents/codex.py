@@ -13,6 +13,11 @@ runs with the user's own provider, trust decisions and history.
 - `--no-daemon`: Codex 0.16x otherwise starts a shared background app server that
   outlives the pane (and `bullpen down`); in a bullpen pane the session is the pane.
 
+A launch resumes the session's last conversation (`codex resume ID`) unless `fresh`: the
+newest conversation Codex keeps under `$CODEX_HOME/sessions/` whose working directory is the
+session's worktree and that was active since the session was created — so a new session
+reusing an old name never picks up its predecessor's conversation.
+
 Codex has no turn-boundary hook bullpen can rely on (its hooks run only after the user
 trusts each one in `/hooks`), so notes are typed at its empty composer, read from the
 screen (`workers.agents.screens.codex`).
@@ -20,7 +25,10 @@ screen (`workers.agents.screens.codex`).
 
 from __future__ import annotations
 
+import json
+import os
 import shlex
+from pathlib import Path
 
 from board.vocabulary import IDENTITY_VARIABLES
 from workers.agents.bullpen_command import bullpen_executable
@@ -43,10 +51,49 @@ def mcp_override(executable: str) -> str:
             f' default_tools_approval_mode = "approve"}}')
 
 
-def codex_command(agent: str, executable: str | None = None) -> str:
-    """`agent` with bullpen's MCP server and without Codex's background server."""
+def codex_home(env: dict[str, str] | None = None) -> Path:
+    """Where Codex keeps its config and conversations: `$CODEX_HOME`, else `~/.codex`."""
+    env = dict(os.environ) if env is None else env
+    return Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
+
+
+def _conversation_of(rollout: Path, worktree: Path) -> str | None:
+    """The conversation id in a rollout file's first line when it ran in `worktree`."""
+    try:
+        with rollout.open(encoding="utf-8", errors="replace") as handle:
+            meta = json.loads(handle.readline() or "{}")
+    except (OSError, ValueError):
+        return None
+    payload = meta.get("payload") if isinstance(meta, dict) else None
+    if not isinstance(payload, dict) or not payload.get("id") or not payload.get("cwd"):
+        return None
+    return str(payload["id"]) if Path(str(payload["cwd"])) == worktree else None
+
+
+def last_conversation(worktree: str | Path, since: float,
+                      env: dict[str, str] | None = None) -> str | None:
+    """The id of the newest conversation Codex ran in `worktree` and touched at or after
+    `since` (epoch seconds), or None."""
+    worktree = Path(worktree).resolve()
+    found: list[tuple[float, str]] = []
+    for rollout in (codex_home(env) / "sessions").glob("*/*/*/rollout-*.jsonl"):
+        try:
+            touched = rollout.stat().st_mtime
+        except OSError:
+            continue
+        if touched >= since and (conversation := _conversation_of(rollout, worktree)):
+            found.append((touched, conversation))
+    return max(found)[1] if found else None
+
+
+def codex_command(agent: str, executable: str | None = None,
+                  resume: str | None = None) -> str:
+    """`agent` with bullpen's MCP server and without Codex's background server, resuming
+    conversation `resume` when the agent is plain `codex` (other words may be a prompt
+    or flags that `codex resume` does not take)."""
     executable = executable or bullpen_executable()
-    flags = ["-c", mcp_override(executable)]
+    flags = ["resume", resume] if resume and shlex.split(agent) == ["codex"] else []
+    flags += ["-c", mcp_override(executable)]
     if NO_DAEMON not in shlex.split(agent):
         flags.append(NO_DAEMON)
     return f"{agent} {shlex.join(flags)}"

@@ -37,7 +37,7 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
                 fresh: bool = False) -> LaunchPlan:
     """The command and environment for one launch of `session`'s agent.
 
-    Hermes and Claude resume the session's last conversation unless `fresh`."""
+    Hermes, Claude and Codex resume the session's last conversation unless `fresh`."""
     agent = session.agent or "sh"
     kind = agent_kind(agent)
     env = {
@@ -57,7 +57,9 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
     elif kind == CODEX and takes_flags(agent):
         from workers.agents import codex
 
-        command = codex.codex_command(agent)
+        resume = None if fresh or not session.worktree else codex.last_conversation(
+            session.worktree, session.created_at)
+        command = codex.codex_command(agent, resume=resume)
     if setup:
         # The set-up step runs first in the worktree; if it fails the pane shows its exit.
         command = f"{setup} || exit $?; exec {command}"
