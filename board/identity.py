@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import secrets
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +23,8 @@ class Caller:
 
 
 def new_token() -> str:
+    import secrets  # here: an agent's hook process only checks tokens, and secrets costs 3 ms
+
     return secrets.token_urlsafe(24)
 
 

@@ -68,3 +68,29 @@ def test_command_writes_into_the_current_directory(tmp_path: Path) -> None:
     result = run_cli("hooks", "claude", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert load(tmp_path / ".mcp.json")["mcpServers"]["bullpen"]["command"] == BULLPEN
+
+
+def test_a_session_posts_its_tool_calls_to_the_room_hook_port(tmp_path: Path) -> None:
+    """Launch settings: the hook after each tool call is an HTTP hook to the room's hook
+    port (the token comes from the pane's environment, never the file); the turn's hooks
+    stay commands; SessionStart (no HTTP hooks in Claude 2.1) too."""
+    from workers.agents import agent_files
+    from workers.agents.claude import launch_files
+
+    home = tmp_path / ".bullpen"
+    home.mkdir()
+    files = launch_files(home, "coder", executable=BULLPEN)
+    port = agent_files.hook_port(home)
+    assert port is not None
+    hooks = load(files.settings)["hooks"]
+    assert hooks["PostToolUse"][0]["hooks"] == [{
+        "type": "http", "url": f"http://127.0.0.1:{port}/hook/claude",
+        "headers": {"X-Bullpen-Session": "$BULLPEN_SESSION",
+                    "X-Bullpen-Token": "$BULLPEN_TOKEN"},
+        "allowedEnvVars": ["BULLPEN_SESSION", "BULLPEN_TOKEN"], "timeout": 5}]
+    for event in ("UserPromptSubmit", "Stop", "PermissionRequest", "SessionStart"):
+        assert hooks[event] == [{"hooks": [{"type": "command", "command": HOOK}]}]
+    assert launch_files(home, "reviewer", executable=BULLPEN).settings.read_text().count(
+        f"127.0.0.1:{port}/") == 1  # one port for the room
+    plain = load(launch_files(home, "coder", executable=BULLPEN, http_hooks=False).settings)
+    assert plain["hooks"]["PostToolUse"][0]["hooks"] == [{"type": "command", "command": HOOK}]

@@ -8,38 +8,15 @@ keeps `bullpen note send` close to the interpreter's own start-up time.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from board.errors import BullpenError
-from tui.cli.output import fail
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs an agent's hook 3 ms
+if TYPE_CHECKING:
+    import argparse
 
 PROG = "bullpen"
-
-
-class _Subcommands(argparse._SubParsersAction):
-    """Subcommands whose own --help opens with the line they are listed with."""
-
-    def add_parser(self, name: str, **kwargs):  # type: ignore[override]
-        listed = kwargs.get("help")
-        if listed and listed != argparse.SUPPRESS:
-            kwargs.setdefault("description", listed[:1].upper() + listed[1:] + ".")
-        return super().add_parser(name, **kwargs)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors, exit status 2 and documented subcommands."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.register("action", "parsers", _Subcommands)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        fail(f"{self.prog}: {message} (see {self.prog} --help)", 2)
-
 
 # Which module registers each command, so a command loads only its own module: agents
 # call `bullpen hook` and `bullpen note` on every turn. The order is the order of
@@ -62,34 +39,28 @@ COMMANDS = {
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or (with `only`) one holding just that command's module."""
-    parser = _Parser(
-        prog=PROG,
-        description="Several coding-agent sessions working as one team.",
-        epilog="Run 'bullpen COMMAND --help' for a command's options.",
-    )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND",
-                                       parser_class=_Parser)
-    modules = [f"{__name__}.{COMMANDS[only]}"] if only in COMMANDS else command_modules()
-    for module_name in modules:
-        importlib.import_module(module_name).register(subparsers)
-    order = list(COMMANDS)
-    subparsers._choices_actions.sort(  # help lists commands in the table's order
-        key=lambda action: order.index(action.dest) if action.dest in order else len(order))
-    return parser
+    from tui.cli.parser import build_parser as build
+
+    return build(only)
 
 
 def command_modules() -> list[str]:
     """The `*_commands` modules of this package, in name order."""
-    # A directory listing, not pkgutil: pkgutil's imports cost more than the listing.
-    return sorted(
-        f"{__name__}.{entry.removesuffix('.py')}"
-        for entry in os.listdir(__path__[0])
-        if entry.endswith("_commands.py")
-    )
+    from tui.cli.parser import command_modules as modules
+
+    return modules()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):
+        # An agent runs this after every tool call: no argparse, no command modules.
+        from workers.surfaces.hook_entry import main as run_hook
+
+        return run_hook(argv[1])
+    from board.errors import BullpenError
+    from tui.cli.output import fail
+
     first = next((word for word in argv if not word.startswith("-")), None)
     parser = build_parser(only=first if argv and argv[0] == first else None)
     args = parser.parse_args(argv)

@@ -171,5 +171,6 @@ def _socket(home: Path) -> str:
 
 def run_coordinator(args: argparse.Namespace) -> int:
     from workers.coordinator.process import serve
+    from workers.surfaces.hook_server import serving
 
-    return serve(_home())
+    return serve(_home(), alongside=serving)  # agents' hooks over HTTP, while it runs

@@ -15,6 +15,7 @@ from pathlib import Path
 AGENTS_DIR = "agents"
 CONVERSATION = "conversation"  # the agent's conversation/session id, for resuming
 MAIN_TURN = "main-turn"  # Hermes: task id of the turn the session itself runs
+QUESTION = "question"  # Claude: what its permission prompt asks, while it asks
 
 
 def agent_dir(home: Path, session: str) -> Path:
@@ -44,3 +45,43 @@ def write_value(home: Path, session: str, key: str, value: str) -> None:
 def forget(home: Path, session: str, key: str) -> None:
     """Drop one value (`--fresh`: the next launch starts a new conversation)."""
     (home / AGENTS_DIR / session / key).unlink(missing_ok=True)
+
+
+# The port the coordinator serves agents' hooks on (127.0.0.1), in the room's home. It is
+# kept across coordinator restarts, so an agent launched with the hook URL still reaches
+# the next coordinator; a launch that finds none reserves one for the coordinator to take.
+HOOK_PORT = "hooks.port"
+
+
+def hook_port(home: Path) -> int | None:
+    """The room's recorded hook port, or None."""
+    try:
+        port = int((home / HOOK_PORT).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return port if 0 < port < 65536 else None
+
+
+def record_hook_port(home: Path, port: int) -> None:
+    """Record the port the room's hooks are served on (atomically: launches read it)."""
+    staged = home / f".{HOOK_PORT}.{os.getpid()}"
+    staged.write_text(f"{port}\n")
+    staged.replace(home / HOOK_PORT)
+
+
+def reserve_hook_port(home: Path) -> int:
+    """The recorded hook port, or a free one, recorded now for the coordinator to bind."""
+    port = hook_port(home)
+    if port is None:
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        record_hook_port(home, port)
+    return port
+
+
+def forget_hook_port(home: Path) -> None:
+    """Drop the recorded hook port (the next coordinator or launch picks a new one)."""
+    (home / HOOK_PORT).unlink(missing_ok=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput
-from board.vocabulary import IDENTITY_VARIABLES
+from board.vocabulary import IDENTITY_VARIABLES, IdentityVariable
 from workers.agents import agent_files
 from workers.agents.bullpen_command import bullpen_executable
 
@@ -33,6 +33,7 @@ LAUNCH_READ_MATCHER = "Read|Grep|Glob|Edit|MultiEdit|Write|NotebookEdit|Bash"
 ALLOWED_TOOLS = ("mcp__bullpen",)  # bullpen's own MCP tools run without a prompt
 SETTINGS_FILE = "claude-settings.json"
 MCP_FILE = "claude-mcp.json"
+HTTP_HOOK_TIMEOUT = 5  # seconds; the coordinator answers in milliseconds
 
 
 @dataclass(frozen=True)
@@ -139,15 +140,32 @@ def write_settings(worktree: Path, executable: str | None = None) -> ClaudeFiles
     return ClaudeFiles(settings_path, mcp_path)
 
 
-def launch_settings(executable: str) -> dict:
+def http_hook(port: int) -> dict:
+    """Claude Code's HTTP hook to the coordinator's hook server on `port`: the session
+    and its token travel as headers Claude fills from the pane's environment (never
+    written into the file)."""
+    return {"type": "http", "url": f"http://127.0.0.1:{port}/hook/claude",
+            "headers": {"X-Bullpen-Session": f"${IdentityVariable.SESSION}",
+                        "X-Bullpen-Token": f"${IdentityVariable.TOKEN}"},
+            "allowedEnvVars": [IdentityVariable.SESSION, IdentityVariable.TOKEN],
+            "timeout": HTTP_HOOK_TIMEOUT}
+
+
+def launch_settings(executable: str, hook_port: int | None = None) -> dict:
     """The `--settings` document of a bullpen session: its hooks (reads, notes at the
     turn boundary, idle, permission questions, the conversation id) and permission for
-    bullpen's own MCP tools."""
+    bullpen's own MCP tools.
+
+    With `hook_port`, the hook after every tool call is an HTTP hook to the coordinator
+    (a command hook starts a process per tool call). A failed HTTP hook does not stop
+    Claude; the turn's hooks stay command hooks, which work with the coordinator down
+    (and forward to it when it is up), and SessionStart takes no HTTP hook in 2.1.x."""
     command = {"type": "command", "command": hook_command(executable)}
+    per_tool = http_hook(hook_port) if hook_port else command
     everywhere = [{"hooks": [command]}]
     return {
         "hooks": {
-            "PostToolUse": [{"matcher": LAUNCH_READ_MATCHER, "hooks": [command]}],
+            "PostToolUse": [{"matcher": LAUNCH_READ_MATCHER, "hooks": [per_tool]}],
             "UserPromptSubmit": everywhere,
             "Stop": everywhere,
             "PermissionRequest": everywhere,
@@ -157,12 +175,15 @@ def launch_settings(executable: str) -> dict:
     }
 
 
-def launch_files(home: Path, session: str, executable: str | None = None) -> ClaudeFiles:
-    """Write the session's settings and MCP config under `.bullpen/agents/<session>/`."""
+def launch_files(home: Path, session: str, executable: str | None = None,
+                 http_hooks: bool = True) -> ClaudeFiles:
+    """Write the session's settings and MCP config under `.bullpen/agents/<session>/`
+    (with the HTTP hook to the room's hook port unless `http_hooks` is False)."""
     executable = executable or bullpen_executable()
     directory = agent_files.agent_dir(home, session)
     files = ClaudeFiles(directory / SETTINGS_FILE, directory / MCP_FILE)
-    _write(files.settings, launch_settings(executable))
+    port = agent_files.reserve_hook_port(home) if http_hooks else None
+    _write(files.settings, launch_settings(executable, port))
     _write(files.mcp, merge_mcp({}, executable))
     return files
 

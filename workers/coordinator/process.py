@@ -12,6 +12,8 @@ import logging
 import os
 import signal
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from workers.coordinator import guard
@@ -35,8 +37,12 @@ def start_failure(home: Path) -> str | None:
         return None
 
 
-def serve(home: Path) -> int:
-    """Run the coordinator: take the lock or leave quietly; 1 when it stopped on a fault."""
+def serve(home: Path,
+          alongside: Callable[[Path], AbstractContextManager] | None = None) -> int:
+    """Run the coordinator: take the lock or leave quietly; 1 when it stopped on a fault.
+
+    `alongside(home)` is a service that runs while this process holds the lock (the
+    surfaces' hook server: the coordinator itself does not import the surfaces)."""
     logs = home / "logs"
     try:
         logs.mkdir(exist_ok=True)
@@ -55,7 +61,8 @@ def serve(home: Path) -> int:
         signal.signal(signum, lambda *_: stop.set())
     try:
         failed_path(home).unlink(missing_ok=True)
-        Coordinator(home, lock=lock).run(stop)
+        with alongside(home) if alongside else contextlib.nullcontext():
+            Coordinator(home, lock=lock).run(stop)
     except KeyboardInterrupt:
         pass
     except Exception as error:

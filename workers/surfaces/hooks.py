@@ -30,9 +30,7 @@ from board.models import Note
 from board.repo_paths import repo_relative
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
-from workers.agents import agent_files, framing
-from workers.agents.bullpen_command import bullpen_executable
-from workers.surfaces.bash_reads import read_paths
+from workers.agents import agent_files
 
 HERMES_READ_TOOLS = ("read_file", "search_files", "patch", "write_file")
 CLAUDE_READ_TOOLS = ("Read", "Grep", "Glob", "Edit", "MultiEdit", "Write", "NotebookEdit")
@@ -52,6 +50,8 @@ def format_notes(pending: list[Note], executable: str | None = None,
     sender and id (a body can never read as one), the body indented, and how to reply
     with what the agent really has (the MCP tool, or this `bullpen` by its absolute path,
     which a terminal tool with a reset PATH still finds)."""
+    from workers.agents import framing  # only when there are notes: it compiles patterns
+
     def answer(note: Note) -> str:
         cli = executable or _executable_or_name()
         return (f"(reply with the tool mcp__bullpen__send_note to={note.sender!r}"
@@ -61,6 +61,8 @@ def format_notes(pending: list[Note], executable: str | None = None,
 
 
 def _executable_or_name() -> str:
+    from workers.agents.bullpen_command import bullpen_executable
+
     try:
         return bullpen_executable()
     except BullpenError:
@@ -162,6 +164,8 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
         if tool in CLAUDE_READ_TOOLS:
             raw = _tool_paths(tool_input, ("file_path", "notebook_path", "path"))
         elif tool == "Bash" and isinstance(tool_input, dict):
+            from workers.surfaces.bash_reads import read_paths
+
             raw = read_paths(str(tool_input.get("command") or ""))
         cwd = _cwd(payload)
         found = [path for path in raw if (cwd / path).is_file()]
@@ -172,11 +176,16 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
         if current is not None and current.hook_status == SessionStatus.NEEDS_INPUT:
             # the question was answered
             sessions.set_hook_status(room.conn, session, SessionStatus.WORKING)
+            agent_files.forget(room.home, session, agent_files.QUESTION)
         return None
     if event == "PermissionRequest":
+        # The question is the session's needs_input reason (the coordinator reads it
+        # while the pane shows the prompt): the dashboard's strip and `ls` show it.
+        question = permission_question(payload)
+        agent_files.write_value(room.home, session, agent_files.QUESTION, question)
         sessions.set_hook_status(room.conn, session, SessionStatus.NEEDS_INPUT)
         identity = {IdentityVariable.HOME: str(room.home), IdentityVariable.SESSION: session}
-        log_line(identity, "claude", f"needs input: {permission_question(payload)}")
+        log_line(identity, "claude", f"needs input: {question}")
         return None
     if event == "SessionStart":
         conversation = payload.get("session_id")
@@ -203,7 +212,8 @@ def permission_question(payload: Mapping[str, object]) -> str:
     if isinstance(tool_input, dict):
         target = str(tool_input.get("command") or tool_input.get("file_path")
                      or tool_input.get("path") or tool_input.get("url") or "")
-    return f"Claude asks to use {tool}" + (f" ({target[:200]})" if target else "")
+    flat = " ".join(target.split())[:200]  # one line: it is shown in a strip and a table
+    return f"Claude asks to use {tool}" + (f" ({flat})" if flat else "")
 
 
 HANDLERS: dict[str, Callable[[Mapping[str, object], Room], dict | None]] = {
@@ -229,28 +239,44 @@ def log_line(env: Mapping[str, str], kind: str, message: str) -> None:
         pass
 
 
+def decode(text: str) -> dict:
+    """The hook payload: a JSON object (HookInputError otherwise)."""
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise HookInputError(f"payload is not JSON ({error})") from None
+    if not isinstance(payload, dict):
+        raise HookInputError("payload is not a JSON object")
+    return payload
+
+
+def answer(kind: str, payload: Mapping[str, object], room: Room) -> str:
+    """What the hook prints for one call (JSON, or "" for nothing), as `room.caller`.
+
+    The one path for every transport: the command hook and the coordinator's HTTP
+    hooks (workers.surfaces.hook_server) run the same handlers."""
+    handler = HANDLERS.get(kind)
+    if handler is None:
+        raise HookInputError(f"unknown agent kind {kind!r}; use one of {', '.join(HANDLERS)}")
+    output = handler(payload, room)
+    return json.dumps(output, ensure_ascii=False) if output else ""
+
+
 def run_hook(kind: str, stdin_text: str, env: Mapping[str, str] | None = None) -> str:
     """Handle one hook call; returns what to print (maybe ""). Never raises."""
     env = os.environ if env is None else env
-    handler = HANDLERS.get(kind)
-    if handler is None:
+    if kind not in HANDLERS:
         log_line(env, kind, f"unknown agent kind {kind!r}; use one of {', '.join(HANDLERS)}")
         return ""
     try:
-        payload = json.loads(stdin_text)
-        if not isinstance(payload, dict):
-            raise HookInputError("payload is not a JSON object")
+        payload = decode(stdin_text)
         if not env.get(IdentityVariable.SESSION):
             raise HookInputError("no BULLPEN_SESSION in the hook's environment")
         with open_room(env, create=False) as room:
-            output = handler(payload, room)
-    except json.JSONDecodeError as error:
-        log_line(env, kind, f"payload is not JSON ({error})")
-        return ""
+            return answer(kind, payload, room)
     except BullpenError as error:
         log_line(env, kind, str(error))
         return ""
     except Exception as error:  # an agent must never be disturbed by its hook
         log_line(env, kind, f"unexpected {type(error).__name__}: {error}")
         return ""
-    return json.dumps(output, ensure_ascii=False) if output else ""

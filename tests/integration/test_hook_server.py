@@ -1,0 +1,126 @@
+"""Agents' hooks over HTTP from the coordinator's side (workers.surfaces.hook_server), and
+`bullpen hook` forwarding to it: a real room, a real server on 127.0.0.1, the real
+console script."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from board import notes, reads, sessions
+from board.room import Room
+from tests.cli_runner import identity, run_cli
+from workers.agents import agent_files
+from workers.surfaces.hook_server import serving
+
+pytestmark = pytest.mark.both_stores
+
+
+def post(port: int, kind: str, payload: dict, session: str, token: str,
+         ) -> tuple[int, str]:
+    """One hook call as Claude Code's HTTP hook makes it."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("POST", f"/hook/{kind}", json.dumps(payload),
+                 {"Content-Type": "application/json", "X-Bullpen-Session": session,
+                  "X-Bullpen-Token": token})
+    response = conn.getresponse()
+    result = response.status, response.read().decode()
+    conn.close()
+    return result
+
+
+def read_paths(room: Room, session: str) -> list[str]:
+    return sorted(path for path, _ in reads.of_session(room.conn, session))
+
+
+def test_http_hooks_record_reads_and_hand_notes_as_the_command_hook(room: Room,
+                                                                  git_repo: Path) -> None:
+    token = sessions.register(room.conn, "bob")
+    sessions.register(room.conn, "alice")
+    note = notes.send(room.conn, "alice", "bob", "the API moved to v2")
+    base = {"session_id": "abc", "cwd": str(git_repo)}
+    with serving(room.home) as port:
+        assert port == agent_files.hook_port(room.home)
+        status, body = post(port, "claude", {**base, "hook_event_name": "PostToolUse",
+                                             "tool_name": "Read", "tool_input": {
+                                                 "file_path": str(git_repo / "README.md")}},
+                            "bob", token)
+        assert (status, body) == (200, "")
+        status, body = post(port, "claude", {**base, "hook_event_name": "UserPromptSubmit",
+                                             "prompt": "go on"}, "bob", token)
+    assert status == 200
+    context = json.loads(body)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(f"[bullpen note {note.id} from alice]\n    the API moved to v2")
+    assert read_paths(room, "bob") == ["README.md"]
+    assert notes.delivery_state(room.conn, note.id, "bob") == "handed"
+
+
+def test_a_wrong_token_or_no_session_is_refused_and_changes_nothing(room: Room,
+                                                                   git_repo: Path) -> None:
+    sessions.register(room.conn, "bob")
+    sessions.register(room.conn, "alice")
+    note = notes.send(room.conn, "alice", "bob", "secret plan")
+    prompt = {"hook_event_name": "UserPromptSubmit", "cwd": str(git_repo), "prompt": "x"}
+    with serving(room.home) as port:
+        assert post(port, "claude", prompt, "bob", "forged") == (403, "")
+        assert post(port, "claude", prompt, "", "") == (403, "")
+        assert post(port, "claude", prompt, "nobody", "forged") == (403, "")
+        assert post(port, "codex-nope", prompt, "bob", "forged")[0] == 404
+    assert notes.delivery_state(room.conn, note.id, "bob") == "queued"
+    log = (room.home / "logs" / "hooks.log").read_text()
+    assert "does not match session 'bob'" in log
+
+
+def test_bullpen_hook_forwards_to_the_server_without_opening_the_store(
+        room: Room, git_repo: Path) -> None:
+    """With the coordinator serving hooks, `bullpen hook` is a socket call: the same
+    answer, and no store module loaded in the hook's process."""
+    env = identity(room.home, "bob", sessions.register(room.conn, "bob"))
+    sessions.register(room.conn, "alice")
+    note = notes.send(room.conn, "alice", "bob", "ping")
+    payload = json.dumps({"hook_event_name": "pre_llm_call", "cwd": str(git_repo),
+                          "session_id": "s1", "extra": {"task_id": "t1"}})
+    probe = ("import sys; from workers.surfaces.hook_entry import main; main('hermes');"
+             " print('board.db' in sys.modules, 'sqlite3' in sys.modules, file=sys.stderr)")
+    with serving(room.home):
+        result = subprocess.run([sys.executable, "-c", probe], input=payload, text=True,
+                                capture_output=True, env={**env, "PATH": "/usr/bin:/bin"},
+                                cwd=git_repo, timeout=60)
+        again = run_cli("hook", "hermes", cwd=git_repo, env=env, input=payload)
+    assert result.stderr.split() == ["False", "False"]
+    assert json.loads(result.stdout)["context"].startswith(f"[bullpen note {note.id} from alice]")
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")  # taken once
+    assert notes.delivery_state(room.conn, note.id, "bob") == "handed"
+
+
+def test_with_the_coordinator_down_the_hook_is_handled_in_its_own_process(
+        room: Room, git_repo: Path) -> None:
+    """A recorded port with nothing listening: the command hook works as before, and an
+    HTTP hook (which then fails in Claude, non-blocking) has handed nothing."""
+    env = identity(room.home, "bob", token := sessions.register(room.conn, "bob"))
+    sessions.register(room.conn, "alice")
+    with serving(room.home) as port:
+        pass  # the port stays recorded, as after a coordinator stopped
+    assert agent_files.hook_port(room.home) == port
+    note = notes.send(room.conn, "alice", "bob", "still here")
+    with pytest.raises(ConnectionRefusedError):
+        post(port, "claude", {"hook_event_name": "UserPromptSubmit", "cwd": str(git_repo)},
+             "bob", token)
+    assert notes.delivery_state(room.conn, note.id, "bob") == "queued"
+    read = json.dumps({"hook_event_name": "PostToolUse", "tool_name": "Read",
+                       "cwd": str(git_repo), "tool_input": {"file_path": "src/app.py"}})
+    result = run_cli("hook", "claude", cwd=git_repo, env=env, input=read)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert read_paths(room, "bob") == ["src/app.py"]
+
+
+def test_a_restarted_coordinator_serves_the_recorded_port_again(room: Room) -> None:
+    with serving(room.home) as first:
+        pass
+    with serving(room.home) as second:
+        assert second == first

@@ -1,0 +1,87 @@
+"""`bullpen hook KIND`, the process an agent starts after every tool call and at each turn.
+
+When the room's coordinator serves hooks (workers.surfaces.hook_server, on the port in
+`.bullpen/hooks.port`), the payload is forwarded to it over one local socket: this
+process then imports nothing of bullpen's store and costs about what the interpreter
+costs to start. When nothing answers on that port, the call is handled here as before
+(`hooks.run_hook`). Either way the agent sees the same output and the hook exits 0.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+CONNECT_TIMEOUT = 0.5  # seconds: a coordinator on 127.0.0.1 accepts at once, or is not there
+ANSWER_TIMEOUT = 8.0  # seconds: it answers in ms; under Hermes' 10 s hook timeout
+NOT_SERVED = None
+
+
+def main(kind: str) -> int:
+    """Run one hook call read from stdin; always exit 0 (a hook never fails the agent)."""
+    text = sys.stdin.read()
+    output = forward(kind, text, os.environ)
+    if output is NOT_SERVED:
+        from workers.surfaces.hooks import run_hook
+
+        output = run_hook(kind, text)
+    if output:
+        print(output)
+    return 0
+
+
+def _port(home: str) -> int | None:
+    try:
+        with open(os.path.join(home, "hooks.port")) as handle:  # agent_files.HOOK_PORT
+            return int(handle.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _header_safe(value: str) -> bool:
+    return value.isprintable() and value.isascii()
+
+
+def forward(kind: str, text: str, env: os._Environ | dict[str, str]) -> str | None:
+    """The coordinator's answer to this call ("" for none), or NOT_SERVED when no
+    coordinator took it (nothing was handled: the caller handles it itself)."""
+    home, session = env.get("BULLPEN_HOME") or "", env.get("BULLPEN_SESSION") or ""
+    token = env.get("BULLPEN_TOKEN") or ""
+    if not (home and session and kind.isalnum()
+            and _header_safe(session) and _header_safe(token)):
+        return NOT_SERVED
+    port = _port(home)
+    if port is None:
+        return NOT_SERVED
+    # The C module: `socket` builds its enums on import, and resolving a name pulls in
+    # the idna codec; together they would double this process's own cost.
+    import _socket
+
+    conn = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(CONNECT_TIMEOUT)
+        conn.connect(("127.0.0.1", port))
+    except OSError:
+        conn.close()
+        return NOT_SERVED  # no coordinator: nothing was sent
+    body = text.encode("utf-8", errors="surrogateescape")
+    head = (f"POST /hook/{kind} HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            f"X-Bullpen-Session: {session}\r\nX-Bullpen-Token: {token}\r\n\r\n")
+    chunks = []
+    try:
+        conn.settimeout(ANSWER_TIMEOUT)
+        conn.sendall(head.encode() + body)
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    except OSError:
+        # Sent, maybe handled: handling it again could hand a note twice. The server
+        # commits only once its answer is out, so an answer not read took nothing.
+        return ""
+    finally:
+        conn.close()
+    status, _, answer = b"".join(chunks).partition(b"\r\n\r\n")
+    code = status.split(b" ", 2)[1:2]
+    if code == [b"404"]:
+        return NOT_SERVED  # a coordinator that does not know this kind: handle it here
+    return answer.decode("utf-8", errors="replace") if code == [b"200"] else ""

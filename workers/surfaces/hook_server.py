@@ -1,0 +1,157 @@
+"""Agents' hooks over HTTP, served on 127.0.0.1 beside the coordinator.
+
+Claude Code POSTs its hook payload to `http://127.0.0.1:PORT/hook/claude` (an HTTP hook
+costs the agent about a millisecond; a command hook starts a Python process), and
+`bullpen hook KIND` forwards to the same address when it answers. Each request names
+its session in `X-Bullpen-Session` and proves it with `X-Bullpen-Token` (the token's
+hash is compared as the command hook compares it). The handlers are the command hook's
+(`hooks.answer`), run inside one write transaction that commits only after the answer
+was sent: a hook whose caller did not take the answer has handed nothing.
+
+The port is the one recorded in the room's home (`agent_files.HOOK_PORT`), so agents
+launched earlier reach a restarted coordinator; a new one is recorded when it is taken.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from board.db import connect, write
+from board.errors import BullpenError, NotFound, Refused
+from board.home import DB_NAME
+from board.identity import resolve_caller
+from board.room import Room
+from board.vocabulary import IdentityVariable
+from workers.agents import agent_files
+from workers.surfaces import hooks
+
+log = logging.getLogger(__name__)
+
+PATH_PREFIX = "/hook/"
+SESSION_HEADER = "X-Bullpen-Session"
+TOKEN_HEADER = "X-Bullpen-Token"
+MAX_BODY = 8 * 1024 * 1024  # a hook payload holds a tool's input and response
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True  # the recorded port again, right after a restart
+
+    def __init__(self, home: Path, port: int) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.home = home
+        self.lock = threading.Lock()  # one store connection, one call at a time
+        self.conn = None
+
+    def store(self):
+        if self.conn is None:
+            self.conn = connect(self.home / DB_NAME)
+        return self.conn
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+        kind = self.path.removeprefix(PATH_PREFIX)
+        if not self.path.startswith(PATH_PREFIX) or kind not in hooks.HANDLERS:
+            self._reply(404, "")
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        if not 0 < length <= MAX_BODY:
+            self._reply(413 if length else 400, "")
+            return
+        body = self.rfile.read(length).decode("utf-8", errors="replace")
+        identity = {IdentityVariable.HOME: str(self.server.home),
+                    IdentityVariable.SESSION: self.headers.get(SESSION_HEADER) or "",
+                    IdentityVariable.TOKEN: self.headers.get(TOKEN_HEADER) or ""}
+        with self.server.lock:
+            self._answer(kind, body, identity)
+
+    def _answer(self, kind: str, body: str, identity: dict[str, str]) -> None:
+        sent = False
+        try:
+            payload = hooks.decode(body)
+            if not identity[IdentityVariable.SESSION]:
+                raise Refused(f"no {SESSION_HEADER} header")
+            conn = self.server.store()
+            with write(conn):  # commits only once the answer is out
+                room = Room(self.server.home, conn, resolve_caller(conn, identity))
+                self._reply(200, hooks.answer(kind, payload, room))
+                sent = True
+        except (BrokenPipeError, ConnectionResetError):
+            hooks.log_line(identity, kind, "the agent left before the answer; nothing taken")
+        except (Refused, NotFound) as error:  # not this session, or not its token
+            hooks.log_line(identity, kind, str(error))
+            if not sent:
+                self._reply(403, "")
+        except BullpenError as error:
+            hooks.log_line(identity, kind, str(error))
+            if not sent:
+                self._reply(200, "")  # as the command hook: never disturb the agent
+        except Exception as error:
+            self._drop_store()
+            hooks.log_line(identity, kind, f"unexpected {type(error).__name__}: {error}")
+            if not sent:
+                self._reply(200, "")
+
+    def _reply(self, status: int, text: str) -> None:
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _drop_store(self) -> None:
+        """After an unexpected failure the connection may be broken: open a new one."""
+        conn, self.server.conn = self.server.conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass  # one line per tool call would flood the coordinator's log
+
+
+def _bind(home: Path) -> _Server:
+    recorded = agent_files.hook_port(home)
+    if recorded is not None:
+        try:
+            return _Server(home, recorded)
+        except OSError as error:
+            log.warning("hook port %d is taken (%s); agents launched with it must be"
+                        " restarted to reach the coordinator's hooks", recorded, error)
+    server = _Server(home, 0)
+    agent_files.record_hook_port(home, server.server_address[1])
+    return server
+
+
+@contextlib.contextmanager
+def serving(home: Path) -> Iterator[int | None]:
+    """Serve the room's hooks on 127.0.0.1 while the block runs; yields the port (None
+    when it could not be served: agents' command hooks still work)."""
+    try:
+        server = _bind(home)
+    except OSError as error:
+        log.error("hooks not served over HTTP: %s", error)
+        yield None
+        return
+    thread = threading.Thread(target=server.serve_forever, name="bullpen-hooks",
+                              kwargs={"poll_interval": 0.5}, daemon=True)
+    thread.start()
+    log.info("serving agents' hooks on 127.0.0.1:%d", server.server_address[1])
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+        if server.conn is not None:
+            with contextlib.suppress(Exception):
+                server.conn.close()
