@@ -89,6 +89,22 @@ def test_a_question_anywhere_on_a_tui_screen_is_found() -> None:
     assert (status.status, status.reason) == (Status.NEEDS_INPUT, "Do you want to proceed?")
 
 
+def test_claude_permission_hook_words_the_question() -> None:
+    """Claude's PermissionRequest hook names the tool and its target: that is the reason
+    the needs-you strip and `ls` show, not the screen's generic "Do you want to proceed?"."""
+    t, clock = tracker()
+    lines = (" Bash command", "   git commit -am wip", "", " Do you want to proceed?",
+             " ❯ 1. Yes", "   2. No", " Esc to cancel · Tab to amend")
+    asked = "Claude asks to use Bash (git commit -am wip)"
+    hooks = {"%1": HookReport("needs_input", at=clock.now, question=asked)}
+    status = t.update(snap("h1", lines=lines), {"%1": adapter_for("claude")}, hooks)["%1"]
+    assert (status.status, status.reason) == (Status.NEEDS_INPUT, asked)
+    stale = {"%1": HookReport("working", at=clock.now, question=asked)}
+    clock.now += 1
+    assert t.update(snap("h1", lines=lines), {"%1": adapter_for("claude")},
+                    stale)["%1"].reason == "Do you want to proceed?"
+
+
 def test_old_answered_questions_above_the_prompt_are_history() -> None:
     t, clock = tracker()
     lines = ("Proceed? (y/n)", "y", "ok", "working on it", "done", "agent>")

@@ -67,7 +67,7 @@ class Coordinator:
         self.server = server or layout.server_for(self.root)
         self.tracker = StatusTracker(idle_after=idle_after)
         self.deliverer = Deliverer(self.conn, self.server)
-        self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer)
+        self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer, home)
         self.dispatcher = Dispatcher(self.conn)
         self.watcher = None
         self.watch = watch

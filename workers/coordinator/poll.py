@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from board.models import Session
+from workers.agents import agent_files
 from workers.agents.adapter import Adapter, AgentState
 from workers.agents.kinds import adapter_for
 from workers.coordinator.delivery import Deliverer
@@ -36,8 +38,9 @@ class PanePoller:
     """Observes every running session's pane and delivers its notes."""
 
     def __init__(self, conn: sqlite3.Connection, server: RoomServer, tracker: StatusTracker,
-                 deliverer: Deliverer) -> None:
+                 deliverer: Deliverer, home: Path | None = None) -> None:
         self.conn = conn
+        self.home = home  # where the agents' hooks leave what they ask
         self.server = server
         self.tracker = tracker
         self.deliverer = deliverer
@@ -63,7 +66,8 @@ class PanePoller:
             if snap is not None:
                 by_pane[snap.pane_id] = seen.adapters[session.name]
                 if session.hook_status and session.hook_status_at:
-                    hooks[snap.pane_id] = HookReport(session.hook_status, session.hook_status_at)
+                    hooks[snap.pane_id] = HookReport(session.hook_status, session.hook_status_at,
+                                                     self._question(session))
         states = self.tracker.update(seen.snapshots, by_pane, hooks)
         for session in running:
             snap = seen.panes[session.name]
@@ -72,6 +76,11 @@ class PanePoller:
             self.deliverer.recover(seen.snapshots, seen.adapters)
             self._recovered = True
         return seen
+
+    def _question(self, session: Session) -> str | None:
+        if self.home is None or session.hook_status != AgentState.NEEDS_INPUT:
+            return None
+        return agent_files.read_value(self.home, session.name, agent_files.QUESTION)
 
     def deliver(self, session: Session, seen: Observation) -> list[int]:
         """Type, hold or announce the session's waiting notes."""

@@ -36,10 +36,12 @@ HOOK_FRESH = 600.0  # seconds a hook's `working` report holds a still screen as 
 
 @dataclass(frozen=True)
 class HookReport:
-    """What an agent's own hook last said (`working` or `idle`), at wall-clock `at`."""
+    """What an agent's own hook last said (`working`, `idle`, `needs_input`), at wall-clock
+    `at`; `question` is what it asks, when it asks (Claude's permission hook)."""
 
     status: str
     at: float
+    question: str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,9 @@ class StatusTracker:
         if snap.dead:
             return AgentState.EXITED, None
         if reading.sign == Sign.QUESTION:
-            return AgentState.NEEDS_INPUT, reading.detail
+            asked = hook.question if hook is not None and hook.status == AgentState.NEEDS_INPUT \
+                else None
+            return AgentState.NEEDS_INPUT, asked or reading.detail  # the hook's words are exact
         still = still_for >= self.idle_after
         if _other_in_front(snap, adapter):
             front = snap.current_command or "another program"
