@@ -16,6 +16,7 @@ the requests `matching(request)` picks (one session's, or a side agent's).
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -329,3 +330,53 @@ def tool_results_since_user(request: dict) -> int:
 def all_text(request: dict) -> str:
     """Every piece of text in a request (messages and system), for `in` checks."""
     return json.dumps(request, ensure_ascii=False)
+
+
+# -- the research -> code -> review room the real-client tests script -------------------
+# Each agent names its tools its own way, so each test passes the coder's file read and
+# commit as that agent's tool calls; the rest of every step is the same for all of them.
+
+READY = re.compile(r"task #(\d+) is ready")
+COMMIT = ("echo v2 > src/v2.py && git add src/v2.py && git commit -qm 'coder: v2 endpoint'")
+
+
+def session_of(request: dict) -> str:
+    """Which session asks: its worktree is in the agent's working directory."""
+    found = re.search(r"worktrees/([a-z0-9_-]+)", all_text(request))
+    return found.group(1) if found else "?"
+
+
+def note_id(request: dict, sender: str, marker: str) -> int:
+    """The id of `sender`'s note holding `marker`, as the agent was shown it (-1: not)."""
+    # Typed: `[note #5 from research] TEXT`; from a hook: `[bullpen note 5 from research]`
+    # with the body on the next line, indented (a JSON-escaped newline here).
+    found = re.search(rf"note #?(\d+) from {sender}\]?(?:\\n|\s)+{marker}",
+                      all_text(request))
+    return int(found.group(1)) if found else -1
+
+
+def research_turn(task: int, step: int) -> Reply:
+    """Research's turn on its ready task: claim, notebook (one entry private), a note to
+    coder, done with its summary."""
+    return [ToolCall("mcp__bullpen__task_claim", {"id": task}),
+            ToolCall("mcp__bullpen__notebook_write", {"text": "SHARED-R: /v2 is hot"}),
+            ToolCall("mcp__bullpen__notebook_write",
+                     {"text": "PRIVATE-R: doubts", "private": True}),
+            ToolCall("mcp__bullpen__send_note", {"to": "coder", "text": "NOTE-R cache"}),
+            ToolCall("mcp__bullpen__task_done", {"id": task, "summary": "SUMMARY-R"}),
+            Text("research done")][min(step, 5)]
+
+
+def coder_turn(request: dict, task: int, step: int, read: ToolCall,
+               commit: ToolCall) -> Reply:
+    """Coder's turn after the handoff: claim, read research's notebook, `read`
+    src/app.py, answer research's note by its id, `commit` (COMMIT), done."""
+    return [ToolCall("mcp__bullpen__task_claim", {"id": task}),
+            ToolCall("mcp__bullpen__notebook_read", {"session": "research"}),
+            read,
+            ToolCall("mcp__bullpen__send_note",
+                     {"to": "research", "text": "thanks",
+                      "reply_to": note_id(request, "research", "NOTE-R")}),
+            commit,
+            ToolCall("mcp__bullpen__task_done", {"id": task, "summary": "SUMMARY-C"}),
+            Text("coder done")][min(step, 6)]

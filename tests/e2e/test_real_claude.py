@@ -26,12 +26,17 @@ import pytest
 import yaml
 
 from tests.agents.fake_model import (
+    COMMIT,
+    READY,
     FakeAnthropic,
     Reply,
     Text,
     ToolCall,
     all_text,
+    coder_turn,
     last_user_text,
+    research_turn,
+    session_of,
 )
 from tests.claude_install import claude_env, claude_home, install_claude
 from tests.conftest import git
@@ -43,22 +48,6 @@ pytestmark = pytest.mark.slow
 TURN = 120.0  # seconds; a turn takes a few seconds here, CI machines are slower
 PROMPT = "❯"
 INTERRUPTED = "sent a new message while you were working"
-READY = re.compile(r"task #(\d+) is ready")
-
-
-def session_of(request: dict) -> str:
-    """Which session asks: its worktree is Claude's primary working directory."""
-    found = re.search(r"worktrees/([a-z0-9_-]+)", all_text(request))
-    return found.group(1) if found else "?"
-
-
-def note_id(request: dict, sender: str, marker: str) -> int:
-    """The id of `sender`'s note holding `marker`, as the agent was shown it."""
-    # Typed: `[note #5 from research] TEXT`; from a hook: `[bullpen note 5 from research]`
-    # with the body on the next line, indented (a JSON-escaped newline here).
-    found = re.search(rf"note #?(\d+) from {sender}\]?(?:\\n|\s)+{marker}",
-                      all_text(request))
-    return int(found.group(1)) if found else -1
 
 
 def turn_calls(request: dict) -> list[tuple[str, str]]:
@@ -105,28 +94,13 @@ def respond(request: dict) -> Reply:
     who, text = session_of(request), turn_text(request)
     ready = READY.search(text)
     if who == "research" and ready:
-        task = int(ready.group(1))
-        return [ToolCall("mcp__bullpen__task_claim", {"id": task}),
-                ToolCall("mcp__bullpen__notebook_write", {"text": "SHARED-R: /v2 is hot"}),
-                ToolCall("mcp__bullpen__notebook_write",
-                         {"text": "PRIVATE-R: doubts", "private": True}),
-                ToolCall("mcp__bullpen__send_note", {"to": "coder", "text": "NOTE-R cache"}),
-                ToolCall("mcp__bullpen__task_done", {"id": task, "summary": "SUMMARY-R"}),
-                Text("research done")][min(step, 5)]
+        return research_turn(int(ready.group(1)), step)
     if who == "coder" and ready:
-        task = int(ready.group(1))
-        script = [ToolCall("mcp__bullpen__task_claim", {"id": task}),
-                  ToolCall("mcp__bullpen__notebook_read", {"session": "research"}),
-                  ToolCall("Read", {"file_path": _worktree_file(request, "src/app.py")}),
-                  ToolCall("mcp__bullpen__send_note",
-                           {"to": "research", "text": "thanks",
-                            "reply_to": note_id(request, "research", "NOTE-R")}),
-                  ToolCall("Bash", {"command": "echo v2 > src/v2.py && git add src/v2.py"
-                                    " && git commit -qm 'coder: v2 endpoint'",
-                                    "description": "commit the endpoint"}),
-                  ToolCall("mcp__bullpen__task_done", {"id": task, "summary": "SUMMARY-C"}),
-                  Text("coder done")]
-        return script[min(step, 6)]
+        return coder_turn(request, int(ready.group(1)), step,
+                          read=ToolCall("Read", {"file_path": _worktree_file(request,
+                                                                             "src/app.py")}),
+                          commit=ToolCall("Bash", {"command": COMMIT,
+                                                   "description": "commit the endpoint"}))
     if who == "reviewer" and "committed" in text and step == 0:
         return ToolCall("Bash", {"command": "touch build.flag", "description": "flag"})
     return Text(f"{who} noted")
@@ -225,6 +199,10 @@ def test_real_claude_room_keeps_every_promise(
     wait_until(lambda: live.sessions()["coder"]["status"] == "needs_input", TURN,
                message=lambda: f"coder's permission prompt: {live.pane_text('coder')}")
     assert "Do you want to proceed" in live.pane_text("coder")
+    # The reason `ls` (and the needs-you strip) show is the question Claude's hook asked.
+    asked = "Claude asks to use Bash (echo v2 > src/v2.py"
+    wait_until(lambda: asked in str(live.sessions()["coder"].get("reason")), TURN,
+               message=lambda: f"coder's reason: {live.sessions()['coder']}")
     press(live, "coder", "Enter")
     wait_until(lambda: any("coder done" in str(e.reply) for e in model.exchanges()), TURN,
                message=lambda: f"coder's turn to end: {live.pane_text('coder')}")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import subprocess
 from collections.abc import Iterator
@@ -26,7 +25,19 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.agents.fake_model import FakeModel, Reply, Text, ToolCall, all_text, last_user_text
+from tests.agents.fake_model import (
+    COMMIT,
+    READY,
+    FakeModel,
+    Reply,
+    Text,
+    ToolCall,
+    all_text,
+    coder_turn,
+    last_user_text,
+    research_turn,
+    session_of,
+)
 from tests.conftest import git
 from tests.hermes_install import HERMES_VERSION, install_beside_hermes
 from tests.rooms import LiveRoom, live_room
@@ -37,12 +48,6 @@ pytestmark = pytest.mark.slow
 TURN = 180.0  # seconds; a Hermes turn takes ~5 s here, CI machines are slower
 SECRET = "sk-literal-SECRET-4f2a9c"
 REVIEW = "Review the conversation above"
-READY = re.compile(r"task #(\d+) is ready")
-
-
-def session_of(request: dict) -> str:
-    found = re.search(r"worktrees/([a-z0-9_-]+)", all_text(request))
-    return found.group(1) if found else "?"
 
 
 def is_review(request: dict) -> bool:
@@ -59,14 +64,6 @@ def turn_results(request: dict) -> int:
     return count
 
 
-def note_id(request: dict, sender: str, marker: str) -> int:
-    # Typed: `[note #5 from research] TEXT`; from a hook: `[bullpen note 5 from research]`
-    # with the body on the next line, indented (a JSON-escaped newline here).
-    found = re.search(rf"note #?(\d+) from {sender}\]?(?:\\n|\s)+{marker}",
-                      all_text(request))
-    return int(found.group(1)) if found else -1
-
-
 def respond(request: dict) -> Reply:
     """Each session's script, by its worktree and the text of its turn."""
     if is_review(request):
@@ -74,26 +71,11 @@ def respond(request: dict) -> Reply:
     who, text, step = session_of(request), last_user_text(request), turn_results(request)
     ready = READY.search(text)
     if who == "research" and ready:
-        task = int(ready.group(1))
-        return [ToolCall("mcp__bullpen__task_claim", {"id": task}),
-                ToolCall("mcp__bullpen__notebook_write", {"text": "SHARED-R: /v2 is hot"}),
-                ToolCall("mcp__bullpen__notebook_write",
-                         {"text": "PRIVATE-R: doubts", "private": True}),
-                ToolCall("mcp__bullpen__send_note", {"to": "coder", "text": "NOTE-R cache"}),
-                ToolCall("mcp__bullpen__task_done", {"id": task, "summary": "SUMMARY-R"}),
-                Text("research done")][min(step, 5)]
+        return research_turn(int(ready.group(1)), step)
     if who == "coder" and ready:
-        task = int(ready.group(1))
-        return [ToolCall("mcp__bullpen__task_claim", {"id": task}),
-                ToolCall("mcp__bullpen__notebook_read", {"session": "research"}),
-                ToolCall("read_file", {"path": "src/app.py"}),
-                ToolCall("mcp__bullpen__send_note",
-                         {"to": "research", "text": "thanks",
-                          "reply_to": note_id(request, "research", "NOTE-R")}),
-                ToolCall("terminal", {"command": "echo v2 > src/v2.py && git add src/v2.py"
-                                      " && git commit -qm 'coder: v2 endpoint'"}),
-                ToolCall("mcp__bullpen__task_done", {"id": task, "summary": "SUMMARY-C"}),
-                Text("coder done")][min(step, 6)]
+        return coder_turn(request, int(ready.group(1)), step,
+                          read=ToolCall("read_file", {"path": "src/app.py"}),
+                          commit=ToolCall("terminal", {"command": COMMIT}))
     return Text(f"{who} noted")
 
 
