@@ -70,6 +70,11 @@ def codex_room(git_repo: Path, tmp_path: Path,
             yield live, model
 
 
+def turn_of(request: dict) -> str:
+    """The turn a Codex request belongs to (from the metadata Codex sends with it)."""
+    return str((request.get("client_metadata") or {}).get("root_turn_id"))
+
+
 def type_text(live: LiveRoom, name: str, text: str) -> None:
     """The human types `text` into `name`'s pane and, once Codex shows it in its
     composer, presses Enter (Codex takes an Enter hard on the heels of fast keystrokes
@@ -123,6 +128,9 @@ def test_real_codex_session_in_a_room(codex_room: tuple[LiveRoom, FakeResponses]
     assert reply is not None and tuple(reply) == ("coder", noted[0])
     assert entry is not None and entry[0] == "coder"
     live.wait_for_line("peer", "ACK-1", timeout=TURN)
+    # The three requests of that turn (note, two tool results) carry one turn id.
+    note_turn = [r for r in model.snapshot() if NOTE.search(last_user_text(r))]
+    assert len(note_turn) == 3 and len({turn_of(r) for r in note_turn}) == 1
 
     # A note sent while Codex is busy waits for its next turn; the running turn is not
     # cut short (every answer streamed whole) and Codex never reports an interruption.
@@ -139,7 +147,11 @@ def test_real_codex_session_in_a_room(codex_room: tuple[LiveRoom, FakeResponses]
                                if "BUSY-NOTE" in all_text(r)], TURN,
                       message=lambda: f"BUSY-NOTE in a request: {live.pane_text('coder')}")
     assert late[0] >= held  # only in requests after the held one was answered
-    assert "BUSY-NOTE" in last_user_text(model.snapshot()[late[0]])  # a turn of its own
+    # ...and in a turn of its own, not steered into the running one (Codex names each
+    # request's turn in its client metadata).
+    first = model.snapshot()[late[0]]
+    assert "BUSY-NOTE" in last_user_text(first)
+    assert turn_of(first) != turn_of(model.snapshot()[held - 1])
     # Every answer reached Codex whole (`finished` is set once the last event is written;
     # a stream Codex hung up on stays unfinished for good).
     live.wait_status("coder", "idle", timeout=TURN)
