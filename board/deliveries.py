@@ -136,11 +136,11 @@ def release(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
     (then it is re-offered marked as a possible repeat, never dropped)."""
     if not note_ids:
         return []
+    flag = ", possible_repeat = 1" if possible_repeat else ""  # a flag set stays set
     with write(conn):
         return _step(conn, recipient, note_ids,
-                     "state = 'queued', claimed_at = NULL, claim_pane = NULL,"
-                     " possible_repeat = CASE WHEN ? THEN 1 ELSE possible_repeat END",
-                     "state = 'claimed'", (possible_repeat,))
+                     "state = 'queued', claimed_at = NULL, claim_pane = NULL" + flag,
+                     "state = 'claimed'", ())
 
 
 def hand(conn: sqlite3.Connection, recipient: str, via: str = "hook") -> list[Note]:

@@ -110,3 +110,19 @@ def test_tmux_dying_after_the_enter_leaves_the_note_typed_not_offered_again(
     fresh.recover(snapshot_all(server), {"bob": adapter_for("python3", "type")})
     assert deliver(fresh, room, again) == []
     assert typed_lines(log) == [f"[note #{note.id} from operator] just before the crash"]
+
+
+@pytest.mark.parametrize("step", ["claimed", "pasted"])
+def test_tmux_gone_before_the_enter_offers_the_note_again_unflagged(
+        room: Room, agent_pane, step: str) -> None:
+    """The server gone before the Enter reached it: the agent never had the note, so it
+    is typed again later as itself, not as a possible repeat."""
+    server, pane, log = agent_pane
+    sessions.register(room.conn, "bob")
+    note = notes.send(room.conn, Caller("operator"), "bob", "not yet")
+    killer = Deliverer(room.conn, server,
+                       on_step=lambda reached: reached == step and server.kill_server())
+    assert deliver(killer, room, pane) == []
+    assert deliveries.state_of(room.conn, note.id, "bob") == "queued"
+    assert deliveries.repeats(room.conn, "bob", [note.id]) == set()
+    assert typed_lines(log) == []

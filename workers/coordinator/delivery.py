@@ -97,6 +97,21 @@ def in_input(adapter: Adapter, server: RoomServer, pane: str, note_id: int) -> b
     return bool(marker.search(adapter.input_text(Screen.from_text(text, (x, y))) or ""))
 
 
+NO_SERVER = "no server running"  # tmux found no server: the command never ran
+SERVER_EXITING = "server exited unexpectedly"  # it went while the command was sent
+
+
+def typed_may_have_reached(error: Exception, entering: bool) -> bool:
+    """After typing failed with `error`: may the agent have had the note? (Then it is
+    offered again flagged as a possible repeat.) Not when the server was gone before the
+    Enter reached it: nothing was submitted, and the pane holding any pasted text is gone."""
+    if not isinstance(error, TmuxError):
+        return True
+    if NO_SERVER in str(error):
+        return False
+    return entering or SERVER_EXITING not in str(error)
+
+
 class Deliverer:
     """Delivers each session's waiting notes: typed, held with a reason, or announced."""
 
@@ -158,6 +173,7 @@ class Deliverer:
         ours = [note for note in batch if note.id in ids]
         line = typed_line(ours, capped, deliveries.repeats(self.conn, name, ids))
         pasted_at = time.monotonic()
+        entering = False  # an Enter was sent, or is being sent
         try:
             keyboard.paste(self.server, pane, line)
             self.on_step("pasted")
@@ -175,11 +191,13 @@ class Deliverer:
             wait = keyboard.ENTER_DELAY - (time.monotonic() - pasted_at)
             if wait > 0:
                 time.sleep(wait)  # prompt_toolkit treats an Enter inside a paste as text
+            entering = True
             keyboard.press_enter(self.server, pane)
             self.on_step("entered")
         except (TmuxError, ValueError) as error:
             log.warning("could not type into %s (%s): queued again", pane, error)
-            deliveries.release(self.conn, name, ids, possible_repeat=True)
+            deliveries.release(self.conn, name, ids,
+                               possible_repeat=typed_may_have_reached(error, entering))
             return []
         try:
             self._wait_for(adapter, pane, ours[0].id, present=False)
