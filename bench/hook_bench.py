@@ -15,8 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 from bench.common import median, scratch_repo, time_command
-from board import sessions
+from board import reads, sessions
 from board.room import open_room
 from workers.agents import agent_files
 from workers.surfaces.hook_server import serving
@@ -66,8 +68,10 @@ def command_hook_cost(repo: Path) -> None:
 
 
 def _claude() -> Path | None:
-    cache = Path(os.environ.get("BULLPEN_TEST_CACHE") or "/tmp/bullpen-test-cache")
-    found = sorted(cache.glob("claude-code-*/node_modules/.bin/claude"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.hermes_install import cache_dir  # the real-client tests' install cache
+
+    found = sorted(cache_dir().glob("claude-code-*/node_modules/.bin/claude"))
     return found[-1] if found else None
 
 
@@ -120,7 +124,76 @@ def claude_turn(repo: Path) -> None:
               " ms added per tool call (target <= 10 ms)")
 
 
+def hermes_turn(repo: Path) -> None:
+    """A `hermes chat -q` turn of TOOL_CALLS read_file calls: a profile with bullpen's
+    hooks (and not its MCP server, whose start-up is not a hook's cost) against the same
+    profile without them, with the hooks handled in process and forwarded to the hook
+    server."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.agents.fake_model import FakeModel, Text, ToolCall, last_user_text
+    from tests.hermes_install import cache_dir
+    from workers.agents import hermes
+
+    found = sorted(cache_dir().glob("hermes-venv-*/bin/hermes"))
+    if not found:
+        print("hermes turn: skipped (no Hermes in the test cache; run the real-client tests"
+              " once to install it)")
+        return
+
+    def respond(request: dict):
+        if last_user_text(request).lstrip().startswith("Review the conversation"):
+            return Text("Nothing to save.")
+        step = sum(1 for message in request.get("messages", []) if message.get("role") == "tool")
+        return ToolCall("read_file", {"path": "README.md"}) if step < TOOL_CALLS else Text("done")
+
+    room = open_room(env={}, start=repo)
+    token = sessions.register(room.conn, "hermes-bench")
+    room.close()
+    room_home = repo / ".bullpen"
+    root = Path(tempfile.mkdtemp(prefix="bullpen-bench-hermes-"))
+    (root / ".update_check").write_text(json.dumps({"ts": 4102444800, "latest": "0"}))
+    timings: dict[str, list[float]] = {"without hooks": [], "hooks in process": [],
+                                       "hooks forwarded": []}
+    with FakeModel(respond) as model:
+        plain = {"model": {"provider": "custom", "base_url": model.base_url,
+                           "default": "stub-model", "context_length": 131072},
+                 "security": {"tirith_enabled": False}}
+        hooked = hermes.with_bullpen(plain, str(Path(sys.executable).parent / "bullpen"))
+        hooked.pop("mcp_servers", None)
+        for name, config in (("plain", plain), ("hooked", hooked)):
+            directory = root / "profiles" / name
+            directory.mkdir(parents=True)
+            (directory / "config.yaml").write_text(yaml.safe_dump(config))
+        env = {**os.environ, "HERMES_HOME": str(root), "HERMES_ACCEPT_HOOKS": "1",
+               "BULLPEN_HOME": str(room_home), "BULLPEN_SESSION": "hermes-bench",
+               "BULLPEN_TOKEN": token}
+
+        def turn(profile: str) -> float:
+            started = time.perf_counter()
+            subprocess.run([str(found[-1]), "-p", profile, "chat", "-q", "read it", "-Q",
+                            "--accept-hooks"], cwd=repo, env=env, capture_output=True,
+                           text=True, timeout=300)
+            return time.perf_counter() - started
+
+        for _ in range(3):
+            timings["without hooks"].append(turn("plain"))
+            agent_files.forget_hook_port(room_home)
+            timings["hooks in process"].append(turn("hooked"))
+            with serving(room_home):
+                timings["hooks forwarded"].append(turn("hooked"))
+    with open_room(env={}, start=repo) as room:
+        recorded = reads.of_session(room.conn, "hermes-bench")
+    bare = median(timings["without hooks"])
+    print(f"hermes chat -q turn of {TOOL_CALLS} read_file calls: {bare:.2f} s without"
+          f" bullpen's hooks (reads recorded with them: {[path for path, _ in recorded]})")
+    for label in ("hooks in process", "hooks forwarded"):
+        added = (median(timings[label]) - bare) / TOOL_CALLS
+        print(f"  with bullpen's {label}: {median(timings[label]):.2f} s -> {added * 1000:.1f}"
+              " ms added per tool call")
+
+
 def main() -> None:
     repo = scratch_repo()
     command_hook_cost(repo)
     claude_turn(repo)
+    hermes_turn(repo)

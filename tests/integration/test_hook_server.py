@@ -124,3 +124,25 @@ def test_a_restarted_coordinator_serves_the_recorded_port_again(room: Room) -> N
         pass
     with serving(room.home) as second:
         assert second == first
+
+
+def test_garbage_is_logged_and_the_server_keeps_serving(room: Room, git_repo: Path) -> None:
+    token = sessions.register(room.conn, "bob")
+    with serving(room.home) as port:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("POST", "/hook/claude", "not json", {"X-Bullpen-Session": "bob",
+                                                          "X-Bullpen-Token": token})
+        first = conn.getresponse()
+        assert (first.status, first.read()) == (200, b"")
+        conn.close()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.putrequest("POST", "/hook/claude")
+        conn.putheader("Content-Length", "lots")
+        conn.endheaders()
+        assert conn.getresponse().status == 400
+        conn.close()
+        read = {"hook_event_name": "PostToolUse", "tool_name": "Read", "cwd": str(git_repo),
+                "tool_input": {"file_path": "README.md"}}
+        assert post(port, "claude", read, "bob", token) == (200, "")
+    assert "payload is not JSON" in (room.home / "logs" / "hooks.log").read_text()
+    assert read_paths(room, "bob") == ["README.md"]

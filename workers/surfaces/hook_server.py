@@ -48,6 +48,10 @@ class _Server(ThreadingHTTPServer):
         self.lock = threading.Lock()  # one store connection, one call at a time
         self.conn = None
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A request the stdlib could not handle: a log line, no traceback on stderr."""
+        log.warning("a hook request from %s failed", client_address, exc_info=True)
+
     def store(self):
         if self.conn is None:
             self.conn = connect(self.home / DB_NAME)
@@ -62,7 +66,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.startswith(PATH_PREFIX) or kind not in hooks.HANDLERS:
             self._reply(404, "")
             return
-        length = int(self.headers.get("Content-Length") or 0)
+        length = self.headers.get("Content-Length") or ""
+        length = int(length) if length.isdigit() else 0
         if not 0 < length <= MAX_BODY:
             self._reply(413 if length else 400, "")
             return
@@ -152,6 +157,8 @@ def serving(home: Path) -> Iterator[int | None]:
     finally:
         server.shutdown()
         server.server_close()
-        if server.conn is not None:
-            with contextlib.suppress(Exception):
-                server.conn.close()
+        with server.lock:  # a call still being answered finishes first
+            if server.conn is not None:
+                with contextlib.suppress(Exception):
+                    server.conn.close()
+            server.conn = None
