@@ -184,8 +184,11 @@ def hermes_turn(repo: Path) -> None:
     with open_room(env={}, start=repo) as room:
         recorded = reads.of_session(room.conn, "hermes-bench")
     bare = median(timings["without hooks"])
+    spread = max(timings["without hooks"]) - min(timings["without hooks"])
     print(f"hermes chat -q turn of {TOOL_CALLS} read_file calls: {bare:.2f} s without"
-          f" bullpen's hooks (reads recorded with them: {[path for path, _ in recorded]})")
+          f" bullpen's hooks (spread of its runs {spread:.2f} s, i.e."
+          f" {spread / TOOL_CALLS * 1000:.0f} ms per call of noise; reads recorded with"
+          f" them: {[path for path, _ in recorded]})")
     for label in ("hooks in process", "hooks forwarded"):
         added = (median(timings[label]) - bare) / TOOL_CALLS
         print(f"  with bullpen's {label}: {median(timings[label]):.2f} s -> {added * 1000:.1f}"
