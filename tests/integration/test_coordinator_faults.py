@@ -18,6 +18,7 @@ from board.room import Room, open_room
 from tests.cli_runner import run_cli
 from tests.integration.test_store_faults import fill, one_line_failure, small_fs  # noqa: F401
 from tests.waiting import wait_until
+from tui.dashboard.actions import RuntimeActions
 from workers.coordinator.lock import RoomLock, lock_path, read_state
 from workers.coordinator.loop import Coordinator, RoomGone
 from workers.tmux.server import RoomServer, socket_name_for
@@ -114,6 +115,8 @@ def test_a_full_disk_is_retried_shown_in_ls_and_recovered_from(small_fs: Path,  
         shown = run_cli("ls", cwd=git_repo, env=env)
         assert shown.returncode == 0, shown
         assert "coordinator: store not writable — database or disk is full" in shown.stdout
+        # What the dashboard's keeper reads for its needs-you strip: the same line.
+        assert RuntimeActions(home).coordinator_state() == state
         assert thread.is_alive()
         filler.unlink()
         wait_until(lambda: read_state(home) is None, 15, message="recovery")
