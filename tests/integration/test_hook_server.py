@@ -85,14 +85,15 @@ def test_bullpen_hook_forwards_to_the_server_without_opening_the_store(
     note = notes.send(room.conn, "alice", "bob", "ping")
     payload = json.dumps({"hook_event_name": "pre_llm_call", "cwd": str(git_repo),
                           "session_id": "s1", "extra": {"task_id": "t1"}})
-    probe = ("import sys; from workers.surfaces.hook_entry import main; main('hermes');"
-             " print('board.db' in sys.modules, 'sqlite3' in sys.modules, file=sys.stderr)")
+    probe = ("import sys; from tui.cli import main; main(['hook', 'hermes']);"
+             " print(*(name in sys.modules for name in ('board.db', 'sqlite3', 'argparse')),"
+             " file=sys.stderr)")
     with serving(room.home):
         result = subprocess.run([sys.executable, "-c", probe], input=payload, text=True,
                                 capture_output=True, env={**env, "PATH": "/usr/bin:/bin"},
                                 cwd=git_repo, timeout=60)
         again = run_cli("hook", "hermes", cwd=git_repo, env=env, input=payload)
-    assert result.stderr.split() == ["False", "False"]
+    assert result.stderr.split() == ["False", "False", "False"]
     assert json.loads(result.stdout)["context"].startswith(f"[bullpen note {note.id} from alice]")
     assert (again.returncode, again.stdout, again.stderr) == (0, "", "")  # taken once
     assert notes.delivery_state(room.conn, note.id, "bob") == "handed"
