@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from board import notes, reads, sessions
+from board.db import write
 from board.room import Room
 from tests.cli_runner import identity, run_cli
+from tests.waiting import wait_until
 from workers.agents import agent_files
 from workers.surfaces.hook_server import serving
 
@@ -147,3 +150,29 @@ def test_garbage_is_logged_and_the_server_keeps_serving(room: Room, git_repo: Pa
         assert post(port, "claude", read, "bob", token) == (200, "")
     assert "payload is not JSON" in (room.home / "logs" / "hooks.log").read_text()
     assert read_paths(room, "bob") == ["README.md"]
+
+
+def test_a_caller_that_left_before_its_answer_is_handed_nothing(room: Room,
+                                                               git_repo: Path) -> None:
+    """The hook's caller gives up (Claude's timeout, a killed `bullpen hook`) while the
+    store is busy: when the server gets to it, the note stays queued for the next turn."""
+    token = sessions.register(room.conn, "bob")
+    sessions.register(room.conn, "alice")
+    note = notes.send(room.conn, "alice", "bob", "do not lose me")
+    body = json.dumps({"hook_event_name": "UserPromptSubmit", "cwd": str(git_repo),
+                       "prompt": "go"}).encode()
+    with serving(room.home) as port:
+        with write(room.conn):  # the store busy: the server waits for its write lock
+            caller = socket.create_connection(("127.0.0.1", port), timeout=10)
+            caller.sendall(b"POST /hook/claude HTTP/1.0\r\nX-Bullpen-Session: bob\r\n"
+                           + f"X-Bullpen-Token: {token}\r\n".encode()
+                           + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            caller.close()
+        prompt = {"hook_event_name": "UserPromptSubmit", "cwd": str(git_repo), "prompt": "x"}
+        wait_until(lambda: "left before the answer" in (
+            (room.home / "logs" / "hooks.log").read_text()
+            if (room.home / "logs" / "hooks.log").exists() else ""), 10,
+            message="the server to give up on the caller that left")
+        assert notes.delivery_state(room.conn, note.id, "bob") == "queued"
+        status, answer = post(port, "claude", prompt, "bob", token)  # the next turn has it
+    assert status == 200 and "do not lose me" in answer

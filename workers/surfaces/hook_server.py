@@ -6,7 +6,8 @@ costs the agent about a millisecond; a command hook starts a Python process), an
 its session in `X-Bullpen-Session` and proves it with `X-Bullpen-Token` (the token's
 hash is compared as the command hook compares it). The handlers are the command hook's
 (`hooks.answer`), run inside one write transaction that commits only after the answer
-was sent: a hook whose caller did not take the answer has handed nothing.
+was sent: a caller that left before its answer (its timeout passed, it was killed) has
+been handed nothing.
 
 The port is the one recorded in the room's home (`agent_files.HOOK_PORT`), so agents
 launched earlier reach a restarted coordinator; a new one is recorded when it is taken.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -87,7 +89,10 @@ class _Handler(BaseHTTPRequestHandler):
             conn = self.server.store()
             with write(conn):  # commits only once the answer is out
                 room = Room(self.server.home, conn, resolve_caller(conn, identity))
-                self._reply(200, hooks.answer(kind, payload, room))
+                output = hooks.answer(kind, payload, room)
+                if self._caller_left():
+                    raise BrokenPipeError  # e.g. its timeout passed: take nothing back
+                self._reply(200, output)
                 sent = True
         except (BrokenPipeError, ConnectionResetError):
             hooks.log_line(identity, kind, "the agent left before the answer; nothing taken")
@@ -105,13 +110,22 @@ class _Handler(BaseHTTPRequestHandler):
             if not sent:
                 self._reply(200, "")
 
+    def _caller_left(self) -> bool:
+        """Whether the caller closed its end (it sends nothing after its request)."""
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            return False  # still there, waiting for the answer
+        except OSError:
+            return True
+
     def _reply(self, status: int, text: str) -> None:
+        """The answer in one write: its status line, headers and body go out together."""
         data = text.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        phrase = self.responses.get(status, ("",))[0]
+        head = (f"{self.protocol_version} {status} {phrase}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n")
+        self.wfile.write(head.encode() + data)
         self.wfile.flush()
 
     def _drop_store(self) -> None:
