@@ -1,5 +1,5 @@
 """The Claude Code the tests run: `@anthropic-ai/claude-code` from npm, pinned, installed
-once into the shared test cache (`tests.hermes_install.cache_dir`) and reused by later
+once into the shared test cache (`tests.installs.cache_dir`) and reused by later
 runs. The package ships the native binary, so nothing else is downloaded. A test that
 needs it is skipped, with the reason, only when npm is missing or the install fails.
 
@@ -10,15 +10,10 @@ against a scripted model server and never reaches the network.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
-from tests.hermes_install import cache_dir
+from tests.installs import install_npm_cli
 
 CLAUDE_VERSION = "2.1.197"
 API_KEY = "sk-ant-bullpen-test-0123456789abcdef"
@@ -26,27 +21,7 @@ API_KEY = "sk-ant-bullpen-test-0123456789abcdef"
 
 def install_claude() -> Path:
     """The directory holding the `claude` executable; skips if it cannot be had."""
-    prefix = cache_dir() / f"claude-code-{CLAUDE_VERSION}"
-    binary = prefix / "node_modules" / ".bin" / "claude"
-    marker = prefix / ".bullpen-installed"
-    prefix.mkdir(parents=True, exist_ok=True)
-    with open(prefix.parent / f".claude-{CLAUDE_VERSION}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs never install at once
-        if not marker.exists():
-            npm = shutil.which("npm")
-            if npm is None:
-                pytest.skip("cannot install Claude Code: npm is not installed")
-            step = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-                    "--loglevel=error", f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"]
-            try:
-                done = subprocess.run(step, capture_output=True, text=True, timeout=600)
-            except (OSError, subprocess.TimeoutExpired) as error:
-                pytest.skip(f"cannot install Claude Code {CLAUDE_VERSION}: {error}")
-            if done.returncode != 0 or not binary.exists():
-                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                pytest.skip(f"cannot install Claude Code {CLAUDE_VERSION}: {last}")
-            marker.write_text(CLAUDE_VERSION)
-    return binary.parent
+    return install_npm_cli("@anthropic-ai/claude-code", CLAUDE_VERSION, "claude", "Claude Code")
 
 
 def claude_env(base_url: str) -> dict[str, str]:

@@ -1,5 +1,5 @@
 """The Codex CLI the tests run: `@openai/codex` from npm, pinned, installed once into the
-shared test cache (`tests.hermes_install.cache_dir`) and reused by later runs. The package
+shared test cache (`tests.installs.cache_dir`) and reused by later runs. The package
 brings its native binary as an npm dependency (`@openai/codex-linux-x64`), so nothing else
 is downloaded. A test that needs it is skipped, with the reason, only when npm is missing
 or the install fails.
@@ -14,14 +14,9 @@ raw.githubusercontent.com) is sent to a proxy on 127.0.0.1 that refuses it
 
 from __future__ import annotations
 
-import fcntl
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
-from tests.hermes_install import cache_dir
+from tests.installs import install_npm_cli
 
 CODEX_VERSION = "0.169.0"
 API_KEY = "sk-bullpen-codex-test-0123456789"
@@ -36,27 +31,7 @@ OFFLINE_FEATURES = ("plugins", "remote_plugin", "plugin_sharing", "apps", "in_ap
 
 def install_codex() -> Path:
     """The directory holding the `codex` executable; skips if it cannot be had."""
-    prefix = cache_dir() / f"codex-{CODEX_VERSION}"
-    binary = prefix / "node_modules" / ".bin" / "codex"
-    marker = prefix / ".bullpen-installed"
-    prefix.mkdir(parents=True, exist_ok=True)
-    with open(prefix.parent / f".codex-{CODEX_VERSION}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs never install at once
-        if not marker.exists():
-            npm = shutil.which("npm")
-            if npm is None:
-                pytest.skip("cannot install the Codex CLI: npm is not installed")
-            step = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-                    "--loglevel=error", f"@openai/codex@{CODEX_VERSION}"]
-            try:
-                done = subprocess.run(step, capture_output=True, text=True, timeout=600)
-            except (OSError, subprocess.TimeoutExpired) as error:
-                pytest.skip(f"cannot install Codex {CODEX_VERSION}: {error}")
-            if done.returncode != 0 or not binary.exists():
-                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                pytest.skip(f"cannot install Codex {CODEX_VERSION}: {last}")
-            marker.write_text(CODEX_VERSION)
-    return binary.parent
+    return install_npm_cli("@openai/codex", CODEX_VERSION, "codex", "the Codex CLI")
 
 
 def codex_env(trap_port: int) -> dict[str, str]:

@@ -21,15 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.installs import cache_dir
+
 HERMES_VERSION = "0.19.0"
 ROOT = Path(__file__).resolve().parents[1]
 # What each installer prints when the two cannot share a venv.
 RESOLUTION_FAILED = ("ResolutionImpossible", "No solution found when resolving")
-
-
-def cache_dir() -> Path:
-    """Outside the test's HOME (a fresh temp dir), so the venv survives between runs."""
-    return Path(os.environ.get("BULLPEN_TEST_CACHE") or "/tmp/bullpen-test-cache")
 
 
 def install_beside_hermes() -> Path:
