@@ -12,6 +12,7 @@ from board import notes, sessions
 from tests.cli_runner import identity
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
+from workers.coordinator.lock import is_running
 
 pytestmark = [pytest.mark.slow, pytest.mark.both_stores]
 
@@ -158,6 +159,18 @@ def test_worktrees_with_work_are_kept_without_force(room: LiveRoom) -> None:
     room.cli("up", "--detach", "--no-dashboard")
     room.cli("stop", "alice", "--remove-worktree", "--force")
     assert not worktree.exists()
+
+
+def test_down_returns_once_the_coordinator_is_gone_so_up_can_start_one(
+        room: LiveRoom) -> None:
+    """`down` then `up` at once: a coordinator still letting go of its lock would make
+    up's new one leave as "already running", and the room would run without one."""
+    spawn_agents(room, "alice")
+    for _ in range(3):
+        room.cli("down")
+        assert not is_running(room.home)
+        room.cli("up", "--detach", "--no-dashboard")
+        assert is_running(room.home)
 
 
 def test_unmerged_commits_keep_the_worktree(room: LiveRoom) -> None:

@@ -74,6 +74,15 @@ def is_running(home: Path) -> bool:
     return False
 
 
+def running_pid(home: Path) -> int | None:
+    """The pid of the coordinator holding the room's lock (None when none runs)."""
+    try:
+        first = lock_path(home).read_text(errors="replace").split(maxsplit=1)[:1]
+    except OSError:
+        return None
+    return int(first[0]) if first and first[0].isdigit() and is_running(home) else None
+
+
 def read_state(home: Path) -> str | None:
     """The running coordinator's state line (None when none runs or it is fine)."""
     try:

@@ -7,6 +7,9 @@ live session. `down` stops everything and keeps every worktree unless asked.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +22,7 @@ from board.room import Room
 from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
 from workers.coordinator import loop as coordinator
 from workers.coordinator import process
-from workers.coordinator.lock import check_lock_path
+from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
 from workers.room import config as config_file
 from workers.room.spawn import SpawnRequest, check_request, launch, open_operator_room, spawn
@@ -32,6 +35,9 @@ from worktrees.repo import main_head
 from worktrees.status import worktree_status
 
 COORDINATOR_START_TIMEOUT = 15.0
+# How long `down` waits for the coordinator to let go of its lock after its tmux server
+# went (it finishes the event it is on and stops its hook server), before a SIGTERM.
+COORDINATOR_STOP_TIMEOUT = 10.0
 REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
 
 
@@ -165,6 +171,23 @@ def wait_for_coordinator(home: Path) -> None:
         time.sleep(0.02)  # a process start-up: waiting for its lock, with a deadline
 
 
+def _wait_for_coordinator_exit(home: Path) -> bool:
+    """Wait until no coordinator holds the lock (an `up` right after `down` must be able
+    to start one); SIGTERM one that outlives the deadline. False if it still runs."""
+    deadline = time.monotonic() + COORDINATOR_STOP_TIMEOUT
+    asked = False
+    while coordinator.is_running(home):
+        if time.monotonic() > deadline:
+            pid = running_pid(home)
+            if asked or pid is None:
+                return False
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+            asked, deadline = True, time.monotonic() + COORDINATOR_STOP_TIMEOUT / 2
+        time.sleep(0.02)  # a process finishing its tick: waiting for its lock, with a deadline
+    return True
+
+
 def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
          server: RoomServer | None = None) -> Report:
     """Stop sessions, coordinator and the room's tmux server; keep worktrees unless asked."""
@@ -184,6 +207,8 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
             report.say("stopped the coordinator and the room's tmux server")
         else:
             report.say("the room's tmux server was not running")
+        if not _wait_for_coordinator_exit(home):
+            report.say("the coordinator is still stopping; bullpen up waits for it")
         if remove_worktrees:
             for session in here:
                 report.say(_remove_one(root, session, force))

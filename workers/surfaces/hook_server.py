@@ -163,7 +163,7 @@ def serving(home: Path) -> Iterator[int | None]:
         yield None
         return
     thread = threading.Thread(target=server.serve_forever, name="bullpen-hooks",
-                              kwargs={"poll_interval": 0.5}, daemon=True)
+                              kwargs={"poll_interval": 0.1}, daemon=True)  # stops within 0.1 s
     thread.start()
     log.info("serving agents' hooks on 127.0.0.1:%d", server.server_address[1])
     try:
