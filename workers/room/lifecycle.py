@@ -38,6 +38,7 @@ COORDINATOR_START_TIMEOUT = 15.0
 # How long `down` waits for the coordinator to let go of its lock after its tmux server
 # went (it finishes the event it is on and stops its hook server), before a SIGTERM.
 COORDINATOR_STOP_TIMEOUT = 10.0
+ORPHAN_EXIT_TIMEOUT = 3.0  # `up` after the tmux server died: its coordinator is on its way out
 REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
 
 
@@ -69,6 +70,8 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
             check_request(room, _request(item), planned)
         here = Presence(home, room.conn)  # this machine's coordinator pushes to `push:`
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
+        if not server.is_alive():  # a coordinator left from a killed server is leaving
+            _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
         layout.ensure_room_window(server, root, home, with_dashboard)
         # The coordinator boots while the sessions are made; it waits for their
         # registrations to settle before it watches their worktrees.
@@ -171,19 +174,19 @@ def wait_for_coordinator(home: Path) -> None:
         time.sleep(0.02)  # a process start-up: waiting for its lock, with a deadline
 
 
-def _wait_for_coordinator_exit(home: Path) -> bool:
-    """Wait until no coordinator holds the lock (an `up` right after `down` must be able
-    to start one); SIGTERM one that outlives the deadline. False if it still runs."""
-    deadline = time.monotonic() + COORDINATOR_STOP_TIMEOUT
-    asked = False
+def _wait_for_coordinator_exit(home: Path, timeout: float = COORDINATOR_STOP_TIMEOUT,
+                               terminate: bool = True) -> bool:
+    """Wait until no coordinator holds the lock (an `up` right after must be able to
+    start one); SIGTERM one that outlives `timeout` if `terminate`. False if it runs."""
+    deadline = time.monotonic() + timeout
     while coordinator.is_running(home):
         if time.monotonic() > deadline:
             pid = running_pid(home)
-            if asked or pid is None:
+            if not terminate or pid is None:
                 return False
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGTERM)
-            asked, deadline = True, time.monotonic() + COORDINATOR_STOP_TIMEOUT / 2
+            terminate, deadline = False, time.monotonic() + timeout / 2
         time.sleep(0.02)  # a process finishing its tick: waiting for its lock, with a deadline
     return True
 
