@@ -3,6 +3,7 @@ whole titles, the needs-you strip, a readable note stream."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from board import sessions, tasks
@@ -187,3 +188,40 @@ async def test_clicks_pick_cards_sessions_and_tabs(team_room: Room) -> None:
         await pilot.click("#--content-tab-inbox")
         await pilot.pause()
         assert app.screen.query_one("TabbedContent").active == "inbox"
+
+
+class SlowFirstStatusLine(FakeActions):
+    """A tmux whose first status-line write hangs until released (a loaded machine)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.first_started = threading.Event()
+        self.first_done = threading.Event()
+
+    def show_attention(self, count: int) -> None:
+        if self.first_started.is_set():
+            super().show_attention(count)
+            return
+        self.first_started.set()
+        self.release.wait(10)
+        super().show_attention(count)
+        self.first_done.set()
+
+
+async def test_the_status_line_ends_on_the_newest_count_when_an_older_write_is_slow(
+        team_room: Room) -> None:
+    actions = SlowFirstStatusLine()
+    app = make_app(team_room.home, actions, bell=False)
+    async with app.run_test(size=PANE) as pilot:
+        screen = await loaded(pilot)
+        await wait_for(pilot, actions.first_started.is_set, what="the first count's write")
+        sessions.set_status(team_room.conn, "reviewer", "working")  # one need fewer
+        await wait_for(pilot, lambda: len(screen.query_one(NeedsYou).needs) == 3,
+                       what="the answered question to leave the strip")
+        actions.release.set()  # the older write finishes only now
+        await wait_for(pilot, actions.first_done.is_set, what="the older write to finish")
+        await wait_for(pilot, lambda: actions.attention[-1:] == [3],
+                       what="the status line to end on 3")
+        await workers_done(app)
+        assert actions.attention[-1] == 3, actions.attention

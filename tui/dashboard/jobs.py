@@ -8,6 +8,7 @@ screen's one `on_worker_state_changed` handler instead of closing the app.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,10 @@ class Jobs:
         self.writer = writer
         self.tail = tail
         self.actions = actions
+        # The status line shows the newest count: each job sets whatever is wanted when
+        # it gets the lock, so a slow older job can never write an older count last.
+        self._attention_wanted = 0
+        self._attention_lock = threading.Lock()
 
     def _run(self, job: Callable[[], None], group: str, description: str,
              exclusive: bool = False) -> None:
@@ -76,8 +81,12 @@ class Jobs:
 
     def show_attention(self, count: int) -> None:
         """Show how many things need the human in the room's tmux status line."""
-        self._run(lambda: self.actions.show_attention(count), "attention", "status line",
-                  exclusive=True)
+        self._attention_wanted = count
+
+        def job() -> None:
+            with self._attention_lock:
+                self.actions.show_attention(self._attention_wanted)
+        self._run(job, "attention", "status line")
 
     def capture(self, name: str) -> None:
         """Capture a session's pane for the preview."""
