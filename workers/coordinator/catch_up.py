@@ -63,13 +63,15 @@ def _skip_to_head(conn: sqlite3.Connection, root: Path, session: Session) -> Non
 
 
 def _catch_up(conn: sqlite3.Connection, root: Path, session: Session) -> None:
+    # git runs before the write transaction, not under the store's write lock: the
+    # coordinator's recording lock keeps the watcher from recording meanwhile.
     head = branch_head(root, session.branch)
+    seen = recorded_head(conn, session.name)
+    if not head or head == seen:
+        return
+    found = commits_between(root, seen, head) if seen else []
+    files = sorted({path for commit in found for path in commit.files})
     with write(conn):  # recorded and marked seen at once: a kill cannot record it twice
-        seen = recorded_head(conn, session.name)
-        if not head or head == seen:
-            return
-        found = commits_between(root, seen, head) if seen else []
-        files = sorted({path for commit in found for path in commit.files})
         if files:
             alerts.record_change(conn, session.name, files, head, found[-1].message)
         marks.set_mark(conn, head_mark(session.name), head)

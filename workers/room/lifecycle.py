@@ -25,7 +25,14 @@ from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
 from workers.room import config as config_file
-from workers.room.spawn import SpawnRequest, check_request, launch, open_operator_room, spawn
+from workers.room.spawn import (
+    SpawnRequest,
+    check_request,
+    launch,
+    on_commit_unknown,
+    open_operator_room,
+    spawn,
+)
 from workers.tmux import layout
 from workers.tmux.panes import owned, snapshot_all
 from workers.tmux.server import RoomServer, require_tmux
@@ -101,8 +108,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
 def _check_on_commit(room: Room, item: config_file.SessionPlan,
                      planned: frozenset[str]) -> None:
     """`on_commit` may name a session of another machine of the room, not a stranger."""
-    if item.on_commit and item.on_commit not in planned \
-            and sessions.get(room.conn, item.on_commit) is None:
+    if on_commit_unknown(room, item.on_commit, planned):
         raise BadInput(f"{item.on_commit_at}: unknown session {item.on_commit!r}: not in"
                        " this plan nor in the room (start it on its machine first; see"
                        " bullpen ls)")

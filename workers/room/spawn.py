@@ -47,6 +47,13 @@ def open_operator_room(home: Path) -> Room:
     return open_room(env={IdentityVariable.HOME: str(home)})
 
 
+def on_commit_unknown(room: Room, on_commit: str | None, planned: frozenset[str]) -> bool:
+    """Whether `on_commit` names a session neither planned by this `up` nor in the room
+    (another machine's session counts: it is in the room)."""
+    return bool(on_commit) and on_commit not in planned \
+        and sessions.get(room.conn, on_commit) is None
+
+
 def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = frozenset()
                   ) -> None:
     """Every refusal that must happen before anything is created (`planned`: sessions
@@ -61,9 +68,9 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
         validate.text(request.task, "task body")
     if request.on_commit and request.on_commit not in planned:
         validate.session_name(request.on_commit)
-        if sessions.get(room.conn, request.on_commit) is None:
-            raise BadInput(f"--on-commit names unknown session {request.on_commit!r};"
-                           " see bullpen ls")
+    if on_commit_unknown(room, request.on_commit, planned):
+        raise BadInput(f"--on-commit names unknown session {request.on_commit!r};"
+                       " see bullpen ls")
     require_tmux()
     main_head(repo_root_of_home(room.home))  # a repository with at least one commit
     existing = sessions.get(room.conn, request.name)
