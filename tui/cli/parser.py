@@ -10,8 +10,6 @@ import os
 from tui import cli
 from tui.cli.output import fail
 
-PROG = "bullpen"
-
 
 class _Subcommands(argparse._SubParsersAction):
     """Subcommands whose own --help opens with the line they are listed with."""
@@ -37,7 +35,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or (with `only`) one holding just that command's module."""
     parser = _Parser(
-        prog=PROG,
+        prog=cli.PROG,
         description="Several coding-agent sessions working as one team.",
         epilog="Run 'bullpen COMMAND --help' for a command's options.",
     )

@@ -9,28 +9,30 @@ from pathlib import Path, PurePath
 from board.errors import Refused
 from board.models import Session
 from board.vocabulary import IdentityVariable
+from workers.agents.adapter import AgentKind
 from workers.tmux.layout import tool_path
 
-HERMES = "hermes"
-CLAUDE = "claude"
-CODEX = "codex"
+# The agents a launch sets up (profile, settings, MCP server); any other runs as it is.
+# Named by the command's first word only, unlike the adapter's `kinds.kind_of`: flags are
+# appended to the command, which must therefore start with the agent itself.
+LAUNCHED_KINDS = (AgentKind.HERMES, AgentKind.CLAUDE, AgentKind.CODEX)
 
 
 @dataclass(frozen=True)
 class LaunchPlan:
     command: str
     env: dict[str, str]
-    kind: str  # hermes, claude, codex or generic
+    kind: AgentKind  # hermes, claude, codex or generic
 
 
-def agent_kind(agent: str | None) -> str:
+def agent_kind(agent: str | None) -> AgentKind:
     """hermes, claude, codex or generic, from the agent command's program name."""
     try:
         words = shlex.split(agent or "")
     except ValueError:
-        return "generic"
+        return AgentKind.GENERIC
     program = PurePath(words[0]).name if words else ""
-    return program if program in (HERMES, CLAUDE, CODEX) else "generic"
+    return AgentKind(program) if program in LAUNCHED_KINDS else AgentKind.GENERIC
 
 
 def launch_plan(session: Session, token: str, home: Path, setup: str | None = None,
@@ -47,14 +49,14 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
         "PATH": tool_path(),
     }
     command = agent
-    if kind == HERMES:
+    if kind == AgentKind.HERMES:
         command = _hermes_launch(session, home, env, fresh)
-    elif kind == CLAUDE and takes_flags(agent):
+    elif kind == AgentKind.CLAUDE and takes_flags(agent):
         from workers.agents import claude
 
         files = claude.launch_files(home, session.name)
         command = claude.claude_command(agent, files, claude.resume_id(home, session.name, fresh))
-    elif kind == CODEX and takes_flags(agent):
+    elif kind == AgentKind.CODEX and takes_flags(agent):
         from workers.agents import codex
 
         resume = None if fresh or not session.worktree else codex.last_conversation(
@@ -73,7 +75,7 @@ def _hermes_launch(session: Session, home: Path, env: dict[str, str], fresh: boo
     from workers.agents import agent_files, hermes
 
     env.update(hermes.hermes_env())
-    agent = session.agent or HERMES
+    agent = session.agent or AgentKind.HERMES  # the program is named as its kind
     if not session.profile:
         return agent
     root = hermes.hermes_root()
@@ -84,7 +86,7 @@ def _hermes_launch(session: Session, home: Path, env: dict[str, str], fresh: boo
     env.update(hermes.launch_secrets(session.profile, root))
     if fresh:
         agent_files.forget(home, session.name, agent_files.CONVERSATION)
-    if shlex.split(agent) != [HERMES]:
+    if shlex.split(agent) != [AgentKind.HERMES]:
         return agent
     resume = agent_files.read_value(home, session.name, agent_files.CONVERSATION)
     return hermes.hermes_command(session.profile, resume)

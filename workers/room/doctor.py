@@ -20,7 +20,8 @@ from board.room import check_store_present
 from board.schema import MIGRATIONS
 from board.vocabulary import DesiredState
 from workers.agents import agent_files
-from workers.agents.command import CLAUDE, HERMES, agent_kind
+from workers.agents.adapter import AgentKind
+from workers.agents.command import agent_kind
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.tmux import layout
@@ -162,9 +163,10 @@ def _worktrees(home: Path, known: list[Session]) -> list[Finding]:
 
 def _agent(home: Path, session: Session) -> list[Finding]:
     kind = agent_kind(session.agent)
-    if session.desired != DesiredState.RUNNING or kind not in (HERMES, CLAUDE):
+    if session.desired != DesiredState.RUNNING \
+            or kind not in (AgentKind.HERMES, AgentKind.CLAUDE):
         return []
-    if kind == CLAUDE:
+    if kind == AgentKind.CLAUDE:
         settings = home / agent_files.AGENTS_DIR / session.name / "claude-settings.json"
         if not settings.is_file() or "hooks" not in settings.read_text(errors="replace"):
             return [Finding("agents", False, f"{session.name}: Claude hook settings missing"

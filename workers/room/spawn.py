@@ -16,7 +16,8 @@ from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
 from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
-from workers.agents.command import HERMES, agent_kind, is_simple, launch_plan
+from workers.agents.adapter import AgentKind
+from workers.agents.command import agent_kind, is_simple, launch_plan
 from workers.room import config
 from workers.tmux import layout
 from workers.tmux.server import RoomServer, require_tmux
@@ -86,7 +87,7 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
     if is_simple(request.agent) and shutil.which(words[0], path=layout.tool_path()) is None:
         raise BadInput(f"{words[0]!r} is not installed or not on PATH; install it, or choose"
                        " the agent with --agent CMD (or agent: in bullpen.yaml)")
-    if agent_kind(request.agent) == HERMES:
+    if agent_kind(request.agent) == AgentKind.HERMES:
         hermes_profile_plan(request)  # a missing or unreadable profile refuses here
 
 
@@ -179,7 +180,7 @@ class _Made:
 
 def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
             with_dashboard: bool, layout_name: str | None) -> Session:
-    if agent_kind(request.agent) == HERMES:
+    if agent_kind(request.agent) == AgentKind.HERMES:
         from workers.agents.hermes import apply_plan
 
         plan = hermes_profile_plan(request)
