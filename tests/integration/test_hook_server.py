@@ -123,6 +123,19 @@ def test_with_the_coordinator_down_the_hook_is_handled_in_its_own_process(
     assert read_paths(room, "bob") == ["src/app.py"]
 
 
+def test_a_damaged_port_file_leaves_the_hook_to_its_own_process(
+        room: Room, git_repo: Path) -> None:
+    """A port no socket can have (a hand-edited or damaged hooks.port): no traceback in
+    the agent's pane, the call handled as with no coordinator."""
+    env = identity(room.home, "bob", sessions.register(room.conn, "bob"))
+    (room.home / agent_files.HOOK_PORT).write_text("70000\n")
+    read = json.dumps({"hook_event_name": "PostToolUse", "tool_name": "Read",
+                       "cwd": str(git_repo), "tool_input": {"file_path": "src/app.py"}})
+    result = run_cli("hook", "claude", cwd=git_repo, env=env, input=read)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert read_paths(room, "bob") == ["src/app.py"]
+
+
 def test_a_restarted_coordinator_serves_the_recorded_port_again(room: Room) -> None:
     with serving(room.home) as first:
         pass

@@ -31,11 +31,14 @@ def main(kind: str) -> int:
 
 
 def _port(home: str) -> int | None:
+    """agent_files.hook_port's rule, without importing it (pathlib and the agents package
+    would cost this process more than the call itself)."""
     try:
         with open(os.path.join(home, "hooks.port")) as handle:  # agent_files.HOOK_PORT
-            return int(handle.read().strip())
+            port = int(handle.read().strip())
     except (OSError, ValueError):
         return None
+    return port if 0 < port < 65536 else None  # connect() raises OverflowError otherwise
 
 
 def _header_safe(value: str) -> bool:
