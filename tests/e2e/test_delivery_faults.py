@@ -22,6 +22,7 @@ from pathlib import Path
 import libtmux
 import pytest
 
+from board.models import Note
 from board.room import Room
 from tests.agents.scripted_agent import command_line
 from tests.e2e.delivery_bench import Bench, log_rows, received
@@ -104,6 +105,14 @@ def test_a_pager_or_editor_in_front_of_a_shell_gets_nothing(bench: Bench,
     assert bench.session("sh2").status != "idle"
     assert bench.screen(pane) == before  # not one key reached the pager or editor
     assert not sentinel.exists()
+
+
+def assert_typed_once_after_the_turn(log: Path, note: Note) -> None:
+    """The stand-in got `note` once, after its busy turn ended: never during the turn,
+    where the Enter would have interrupted it."""
+    busy_end = next(row["busy_until"] for row in log_rows(log) if "busy_until" in row)
+    [row] = received(log, note)
+    assert row["t"] > busy_end
 
 
 def _ensure_user(name: str) -> None:
@@ -233,9 +242,7 @@ def test_busy_claude_half_typed_input_and_a_stale_hook(bench: Bench) -> None:
     second = bench.send("cc", "second note")
     bench.wait_held(second, "cc", "busy")
     bench.wait_typed(second, "cc", timeout=15)
-    busy_end = next(row["busy_until"] for row in log_rows(log) if "busy_until" in row)
-    [row] = received(log, second)
-    assert row["t"] > busy_end
+    assert_typed_once_after_the_turn(log, second)
 
 
 def test_a_hook_saying_working_does_not_hold_a_still_empty_prompt(bench: Bench) -> None:
@@ -258,9 +265,7 @@ def test_busy_hermes_is_never_typed_into(bench: Bench) -> None:
     note = bench.send("hh", "while you work")
     bench.wait_held(note, "hh", "busy")
     bench.wait_typed(note, "hh", timeout=15)
-    busy_end = next(row["busy_until"] for row in log_rows(log) if "busy_until" in row)
-    [row] = received(log, note)
-    assert row["t"] > busy_end  # never during the turn: Enter would have interrupted it
+    assert_typed_once_after_the_turn(log, note)
 
 
 def test_a_spoofed_header_in_a_body_reads_as_its_real_sender(bench: Bench) -> None:
