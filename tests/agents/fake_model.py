@@ -53,6 +53,7 @@ class Exchange:
     request: dict
     reply: Reply | None = None
     finished: bool = False
+    ended: bool = False  # its stream is over, whole or cut short
     credential: str = ""  # the Authorization or x-api-key header the agent sent
 
 
@@ -110,8 +111,9 @@ class _ScriptedServer:
         return [exchange.request for exchange in self.exchanges()]
 
     def waiting(self) -> int:
-        """Main requests that have no answer streamed yet (held or in progress)."""
-        return sum(1 for exchange in self.exchanges() if exchange.reply is None)
+        """Main requests whose answer is not streamed to its end yet (held, being decided
+        or still being written): `finished` is only final once this is 0."""
+        return sum(1 for exchange in self.exchanges() if not exchange.ended)
 
     # -- per format ----------------------------------------------------------------------
 
@@ -168,9 +170,12 @@ class _ScriptedServer:
                 with model._lock:
                     model._exchanges.append(exchange)
                     number = len(model._exchanges)
-                model._wait_if_held(body)
-                exchange.reply = model.respond(body)
-                exchange.finished = self._stream(model.stream(exchange.reply, number))
+                try:
+                    model._wait_if_held(body)
+                    exchange.reply = model.respond(body)
+                    exchange.finished = self._stream(model.stream(exchange.reply, number))
+                finally:
+                    exchange.ended = True
 
             def _stream(self, lines: list[str]) -> bool:
                 try:
