@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from board import events
 from board.db import write
@@ -14,16 +14,23 @@ from board.vocabulary import EventKind, ReadSource
 def record(conn: sqlite3.Connection, session: str, paths: Iterable[str],
            source: ReadSource = ReadSource.EXPLICIT) -> int:
     """Record that `session` read each repo-relative path now; returns how many."""
+    now = time.time()
+    return record_at(conn, session, {path: now for path in paths}, source)
+
+
+def record_at(conn: sqlite3.Connection, session: str, read_at: Mapping[str, float],
+              source: ReadSource) -> int:
+    """Record that `session` read each repo-relative path at its epoch time (one event
+    for them all); returns how many."""
     if source not in ReadSource.__members__.values():
         raise ValueError(f"unknown read source {source!r}")
-    unique = sorted(set(paths))
+    unique = sorted(read_at)
     if not unique:
         return 0
-    now = time.time()
     with write(conn):
         conn.executemany(
             "INSERT INTO reads (session, path, source, read_at) VALUES (?, ?, ?, ?)",
-            [(session, path, source, now) for path in unique],
+            [(session, path, source, read_at[path]) for path in unique],
         )
         events.emit(conn, EventKind.READ_RECORDED, session, None, paths=unique[:20],
                      count=len(unique), source=source)
@@ -44,3 +51,9 @@ def of_session(conn: sqlite3.Connection, session: str) -> list[tuple[str, float]
         "SELECT path, max(read_at) AS at FROM reads WHERE session = ? GROUP BY path"
         " ORDER BY at DESC", (session,))
     return [(path, at) for path, at in rows]
+
+
+def latest(conn: sqlite3.Connection, session: str) -> float | None:
+    """When `session`'s newest recorded read was, or None before its first."""
+    row = conn.execute("SELECT max(read_at) FROM reads WHERE session = ?", (session,)).fetchone()
+    return row[0] if row else None

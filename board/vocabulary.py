@@ -129,6 +129,7 @@ class ReadSource(StrEnum):
     HOOK = "hook"  # the agent's tool-call hook (exact)
     FS = "fs"  # filesystem open events (opt-in, for agents without hooks)
     MCP = "mcp"  # the MCP `read` tool
+    TRANSCRIPT = "transcript"  # the agent's own transcript: tool calls its hook missed
 
 
 class RoomLayout(StrEnum):

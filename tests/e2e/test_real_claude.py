@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,12 +43,14 @@ from tests.claude_install import claude_env, claude_home, install_claude
 from tests.conftest import git
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_for_text, wait_until
+from workers.coordinator.lock import running_pid
 
 pytestmark = pytest.mark.slow
 
 TURN = 120.0  # seconds; a turn takes a few seconds here, CI machines are slower
 PROMPT = "❯"
 INTERRUPTED = "sent a new message while you were working"
+READ_WHILE_DOWN = "READ-WHILE-DOWN"  # typed to coder: it reads src/app.py
 
 
 def turn_calls(request: dict) -> list[tuple[str, str]]:
@@ -101,6 +104,8 @@ def respond(request: dict) -> Reply:
                                                                              "src/app.py")}),
                           commit=ToolCall("Bash", {"command": COMMIT,
                                                    "description": "commit the endpoint"}))
+    if who == "coder" and READ_WHILE_DOWN in text and step == 0:
+        return ToolCall("Read", {"file_path": _worktree_file(request, "src/app.py")})
     if who == "reviewer" and "committed" in text and step == 0:
         return ToolCall("Bash", {"command": "touch build.flag", "description": "flag"})
     return Text(f"{who} noted")
@@ -302,3 +307,46 @@ def test_real_claude_trust_dialog_is_never_answered(
             assert "trust" in screen and "TRUST-NOTE" not in screen
             assert live.sessions()["newcomer"]["status"] == "needs_input"
             assert model.snapshot() == []
+
+
+def test_real_claude_reads_made_while_the_coordinator_was_down_still_alert(
+        claude_room: tuple[LiveRoom, FakeAnthropic]) -> None:
+    """Claude's hook after each tool call goes to the coordinator; while none runs the
+    read is recorded nowhere. The next coordinator reads it back from Claude's own
+    transcript, so a later change to that file still alerts the reader."""
+    live, model = claude_room
+    write_plan(live.repo, {"coder": {}, "other": {"agent": live.agent("other")}})
+    live.cli("up", "--detach", "--no-dashboard")
+    live.wait_status("coder", "idle", timeout=TURN)
+    os.kill(running_pid(live.home), signal.SIGKILL)
+    wait_until(lambda: running_pid(live.home) is None, TURN, message="the coordinator to die")
+
+    type_text(live, "coder", f"{READ_WHILE_DOWN} please")
+    read = wait_until(lambda: [e for e in model.exchanges() if e.ended and e.reply == Text(
+        "coder noted") and READ_WHILE_DOWN in turn_text(e.request)], TURN,
+                      message=lambda: f"coder's read: {live.pane_text('coder')}")
+    assert tool_result_text(read[0].request, "Read")  # Claude really read the file
+    with live.db() as conn:
+        assert conn.execute("SELECT count(*) FROM reads WHERE session = 'coder'"
+                            " AND path = 'src/app.py'").fetchone()[0] == 0  # no hook had it
+
+    live.cli("up", "--detach", "--no-dashboard")  # a coordinator again
+
+    def recorded() -> list[str]:
+        with live.db() as conn:
+            return [row[0] for row in conn.execute(
+                "SELECT source FROM reads WHERE session = 'coder' AND path = 'src/app.py'")]
+    assert wait_until(recorded, TURN, message=lambda: f"the read back{room_logs(live)}") \
+        == ["transcript"]
+
+    # A commit, which the coordinator finds however soon after its start it is made (an
+    # edit would need its watch to have begun).
+    other_tree = Path(live.sessions()["other"]["worktree"])
+    (other_tree / "src" / "app.py").write_text("def handler():\n    return 'v3'\n")
+    git(other_tree, "commit", "-qam", "v3 of the handler")
+    alerted = wait_until(lambda: [r for r in requests_of(model, "coder")
+                                  if "src/app.py" in last_user_text(r)
+                                  and "other" in last_user_text(r)], TURN,
+                         message=lambda: f"the alert in coder: {live.pane_text('coder')}"
+                                         f"{room_logs(live)}")
+    assert "alert" in last_user_text(alerted[0])

@@ -14,14 +14,13 @@ key it does not own; running it again replaces bullpen's own entries.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput
 from board.vocabulary import IDENTITY_VARIABLES, IdentityVariable
-from workers.agents import agent_files
+from workers.agents import agent_files, claude_transcript
 from workers.agents.bullpen_command import bullpen_executable
 
 SETTINGS_PATH = Path(".claude") / "settings.local.json"
@@ -190,9 +189,7 @@ def launch_files(home: Path, session: str, executable: str | None = None,
 
 def transcript_exists(conversation: str, env: dict[str, str] | None = None) -> bool:
     """Whether Claude keeps conversation `conversation` on disk (`--resume` needs it)."""
-    env = dict(os.environ) if env is None else env
-    config = Path(env.get("CLAUDE_CONFIG_DIR") or Path(env.get("HOME") or Path.home()) / ".claude")
-    return any((config / "projects").glob(f"*/{conversation}.jsonl"))
+    return claude_transcript.transcript_path(conversation, env) is not None
 
 
 def resume_id(home: Path, session: str, fresh: bool = False) -> str | None:

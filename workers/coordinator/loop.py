@@ -21,7 +21,7 @@ from board.integrity import check_after_unclean_stop, mark_clean_stop
 from board.models import Session
 from board.room import check_store_present
 from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind, ReadSource
-from workers.coordinator import catch_up, guard
+from workers.coordinator import catch_up, guard, missed_reads
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
@@ -139,6 +139,8 @@ class Coordinator:
             self._check_room()
         self.presence.beat_if_due(self.conn)
         if not self._caught_up:
+            # reads first: a commit made meanwhile alerts the sessions that had read it
+            missed_reads.catch_up_reads(self.conn, self.home, self._my_sessions())
             self.catch_up_commits()
             self._caught_up = True
         self._record_unrecorded()

@@ -4,5 +4,5 @@
 `hooks` (what Hermes and Claude Code call at their turn boundaries and after each tool),
 `hook_entry` (`bullpen hook …`: the lean process that forwards to the coordinator's hook
 server or runs `hooks` itself), `hook_server` (the same hooks over HTTP on 127.0.0.1,
-served beside the coordinator) and `bash_reads` (the files a shell command read).
+served beside the coordinator).
 """

@@ -30,10 +30,8 @@ from board.models import Note
 from board.repo_paths import repo_relative
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
-from workers.agents import agent_files
+from workers.agents import agent_files, tool_reads
 
-HERMES_READ_TOOLS = ("read_file", "search_files", "patch", "write_file")
-CLAUDE_READ_TOOLS = ("Read", "Grep", "Glob", "Edit", "MultiEdit", "Write", "NotebookEdit")
 HERMES_SIDE_PROMPTS = ("Review the conversation above",
                        "You are running as Hermes' background skill CURATOR")
 OPEN, DONE = "open", "done"
@@ -87,12 +85,6 @@ def _cwd(payload: Mapping[str, object]) -> Path:
     return Path(cwd) if isinstance(cwd, str) and cwd else Path.cwd()
 
 
-def _tool_paths(tool_input: object, keys: tuple[str, ...]) -> list[str]:
-    if not isinstance(tool_input, dict):
-        return []
-    return [value for key in keys if isinstance(value := tool_input.get(key), str) and value]
-
-
 def _pull_notes(room: Room, session: str) -> str:
     sessions.set_hook_status(room.conn, session, SessionStatus.WORKING)
     handed = notes.take_pending(room.conn, session, via=DeliveryChannel.HOOK)
@@ -129,9 +121,10 @@ def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
     if event == "post_tool_call":
         extra = payload.get("extra")
         failed = isinstance(extra, dict) and extra.get("status") in ("error", "blocked")
-        if payload.get("tool_name") in HERMES_READ_TOOLS and not failed:
-            paths = repo_relative(_tool_paths(payload.get("tool_input"), ("path",)),
-                               _cwd(payload), strict=False)
+        if payload.get("tool_name") in tool_reads.HERMES_READ_TOOLS and not failed:
+            paths = repo_relative(tool_reads.named_paths(payload.get("tool_input"),
+                                                         tool_reads.HERMES_PATH_KEYS),
+                                  _cwd(payload), strict=False)
             reads.record(room.conn, session, paths, source=ReadSource.HOOK)
         return None
     task = str(_extra(payload).get("task_id") or "-")
@@ -159,19 +152,10 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
     session = _session(room)
     event = _event(payload, "hook_event_name")
     if event == "PostToolUse":
-        tool, tool_input = payload.get("tool_name"), payload.get("tool_input")
-        raw: list[str] = []
-        if tool in CLAUDE_READ_TOOLS:
-            raw = _tool_paths(tool_input, ("file_path", "notebook_path", "path"))
-        elif tool == "Bash" and isinstance(tool_input, dict):
-            from workers.surfaces.bash_reads import read_paths
-
-            raw = read_paths(str(tool_input.get("command") or ""))
-        cwd = _cwd(payload)
-        found = [path for path in raw if (cwd / path).is_file()]
+        found = tool_reads.claude_read_paths(payload.get("tool_name"),
+                                             payload.get("tool_input"), _cwd(payload))
         if found:
-            reads.record(room.conn, session, repo_relative(found, cwd, strict=False),
-                         source=ReadSource.HOOK)
+            reads.record(room.conn, session, found, source=ReadSource.HOOK)
         current = sessions.get(room.conn, session)
         if current is not None and current.hook_status == SessionStatus.NEEDS_INPUT:
             # the question was answered
