@@ -1,12 +1,18 @@
 """Promise 3, change alerts: A changes a file B read while B works; B is told in its pane
-and its alerts which file, changed by whom, and how to see the change."""
+and its alerts which file, changed by whom, and how to see the change; an edit made
+while no coordinator watched is reported by the next one, once."""
 
 from __future__ import annotations
+
+import os
+import signal
 
 import pytest
 
 from tests.e2e.conftest import Plan
 from tests.waiting import wait_until
+from workers.coordinator.lock import running_pid
+from workers.coordinator.missed_edits import WATCHED_FILE
 
 pytestmark = pytest.mark.slow
 
@@ -41,3 +47,38 @@ def test_b_is_alerted_in_its_pane_when_a_changes_a_file_b_read(plan: Plan) -> No
     assert [t["status"] for t in plan.cli_as("b", "task", "ls", "--mine")] == ["running"]
     shown = plan.live.cli("diff", "a", "--", "src/app.py").stdout
     assert "+    return 'v2'" in shown
+
+
+def test_an_edit_made_while_no_coordinator_watched_still_alerts_once(plan: Plan) -> None:
+    plan.write(
+        {"a": {}, "b": {"task": "Refactor the handler"}},
+        {"b": [{"on": r"task #(?P<task>\d+) is ready", "run": ["bullpen", "read", "src/app.py"]}]})
+    plan.up()
+    wait_until(lambda: plan.live.db().execute(
+        "SELECT count(*) FROM reads WHERE session = 'b' AND path = 'src/app.py'"
+    ).fetchone()[0], 15, message="B's read of src/app.py")
+    watched = plan.live.home / WATCHED_FILE
+    wait_until(watched.exists, 15, message="the coordinator to be watching")
+    os.kill(running_pid(plan.live.home), signal.SIGKILL)
+    wait_until(lambda: running_pid(plan.live.home) is None, 15, message="the coordinator to die")
+
+    (plan.worktree("a") / "src" / "app.py").write_text("def handler():\n    return 'v2'\n")
+    plan.up()
+
+    line = plan.live.wait_for_line("b", "[change alert]")
+    assert "src/app.py changed by session a, uncommitted" in line
+    [alert] = plan.cli_as("b", "alerts")
+    assert (alert["path"], alert["changed_by"], alert["commit"]) == ("src/app.py", "a", None)
+
+    # Killed again once this coordinator has caught up and watched: the edit is not
+    # reported a second time by the next one.
+    restarted = watched.stat().st_mtime
+    wait_until(lambda: watched.stat().st_mtime > restarted, 15,
+               message="the coordinator to keep watching")
+    os.kill(running_pid(plan.live.home), signal.SIGKILL)
+    wait_until(lambda: running_pid(plan.live.home) is None, 15, message="the coordinator to die")
+    plan.up()
+    again = watched.stat().st_mtime
+    wait_until(lambda: watched.stat().st_mtime > again, 15,
+               message="the next coordinator to have caught up and be watching")
+    assert len(plan.cli_as("b", "alerts")) == 1

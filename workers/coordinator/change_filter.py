@@ -62,6 +62,13 @@ def is_editor_temp(relative: str) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in EDITOR_TEMP_PATTERNS)
 
 
+def never_alerts(relative: str) -> bool:
+    """Paths no change alert is ever about: git's and bullpen's own, caches, temp files."""
+    parts = PurePosixPath(relative).parts
+    return (not parts or parts[0] in ALWAYS_SKIPPED_DIRS or "__pycache__" in parts
+            or is_editor_temp(relative))
+
+
 def is_ref_event(git_relative: str) -> bool:
     """Whether a path inside the common git dir can mean a branch moved (a commit)."""
     if git_relative.endswith(".lock"):
@@ -86,12 +93,9 @@ def route(raw: Iterable[tuple[int, str]], targets: Iterable[Target],
         target = next((t for t in ordered if path.is_relative_to(t.root)), None)
         if target is None or path == target.root:
             continue
-        relative = path.relative_to(target.root)
-        if relative.parts[0] in ALWAYS_SKIPPED_DIRS or "__pycache__" in relative.parts:
-            continue
-        if is_editor_temp(relative.as_posix()):
-            continue
-        routed.add(target.source, relative.as_posix(), kind)
+        relative = path.relative_to(target.root).as_posix()
+        if not never_alerts(relative):
+            routed.add(target.source, relative, kind)
     return routed
 
 
@@ -123,12 +127,24 @@ def dirty(root: Path, relatives: list[str]) -> set[str]:
     """
     if not relatives:
         return set()
+    found = _status(root, relatives)
+    return set(relatives) if found is None else found & set(relatives)
+
+
+def uncommitted(root: Path) -> set[str]:
+    """Every file of the checkout at `root` that differs from HEAD (as `dirty` counts
+    them; none when git fails)."""
+    return _status(root, []) or set()
+
+
+def _status(root: Path, relatives: list[str]) -> set[str] | None:
+    """The paths `git status` lists (limited to `relatives` when given); None if git failed."""
     result = subprocess.run(
         ["git", "--no-optional-locks", "--literal-pathspecs", "status", "--porcelain=v1",
          "-z", "--untracked-files=all", "--", *relatives],
         cwd=root, capture_output=True, check=False)
     if result.returncode != 0:
-        return set(relatives)
+        return None
     found: set[str] = set()
     entries = iter(result.stdout.decode(errors="surrogateescape").split("\0"))
     for entry in entries:
@@ -137,4 +153,4 @@ def dirty(root: Path, relatives: list[str]) -> set[str]:
         found.add(entry[3:])
         if entry[0] in "RC":  # a staged rename or copy: the original path follows
             found.add(next(entries, ""))
-    return found & set(relatives)
+    return found

@@ -21,7 +21,7 @@ from board.integrity import check_after_unclean_stop, mark_clean_stop
 from board.models import Session
 from board.room import check_store_present
 from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind, ReadSource
-from workers.coordinator import catch_up, guard, missed_reads
+from workers.coordinator import catch_up, guard, missed_edits, missed_reads
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
@@ -78,6 +78,8 @@ class Coordinator:
         self._retarget_at: float | None = None  # when the watch set is due for a rebuild
         self._activity_written: dict[str, float] = {}
         self._caught_up = False
+        self._targets: dict[str, Path] = {}  # what the watcher was last asked to watch
+        self.watch_mark = missed_edits.WatchMark(home)  # edits nobody watched, and since when
         # Changes the watcher saw while the store could not take them: recorded later.
         self._unrecorded: deque = deque()
         # The start-up catch-up (main thread) and the watcher (its own thread) may both
@@ -115,6 +117,8 @@ class Coordinator:
             if self.pusher is not None:
                 self.pusher.stop()
             if self.watcher is not None:
+                if self.watcher.is_ready():
+                    self.watch_mark.stopping()  # watched until this moment
                 self.watcher.stop()
             for reader in self._fs_reads.values():
                 reader.stop()
@@ -148,6 +152,7 @@ class Coordinator:
         if self._retarget_at is not None and now >= self._retarget_at:
             self._retarget_at = None
             self._retarget()
+        self._follow_watch(now)
         if now - self._last_pane_poll >= PANE_TICK:
             self._last_pane_poll = now
             self._poll_panes()
@@ -254,8 +259,9 @@ class Coordinator:
         known = self._my_sessions()
         worktrees = {s.name: Path(s.worktree) for s in known
                      if s.worktree and Path(s.worktree).is_dir()}
+        self._targets = {MAIN_CHECKOUT: self.root, **worktrees}
         if self.watcher is not None:
-            self.watcher.set_targets({MAIN_CHECKOUT: self.root, **worktrees})
+            self.watcher.set_targets(self._targets)
         opted_in = {s.name for s in known if s.fs_reads}
         for name in set(self._fs_reads) - (opted_in & set(worktrees)):
             self._fs_reads.pop(name).stop()
@@ -265,6 +271,12 @@ class Coordinator:
             reader = FsReads(worktrees[name], on_reads=self._recorder(name))
             reader.start()
             self._fs_reads[name] = reader
+
+    def _follow_watch(self, now: float) -> None:
+        """Once the first watch has begun, record the edits no coordinator watched (a
+        store fault retries them all on the next tick); then keep marking it watched."""
+        if self.watcher is not None and self._targets and self.watcher.is_ready():
+            self.watch_mark.follow(self._targets, now, self._record_or_skip)
 
     def _known_head(self, source: str) -> str | None:
         """The head last recorded for a session's checkout (none for the main checkout)."""
@@ -292,14 +304,18 @@ class Coordinator:
 
     def _record_unrecorded(self) -> None:
         while self._unrecorded:
-            batch = self._unrecorded[0]
-            try:
-                self._record(self.conn, batch)
-            except Exception as error:
-                if guard.is_store_fault(error):
-                    raise
-                log.error("change in %s skipped: %s", batch.source, guard.reason(error))
+            self._record_or_skip(self._unrecorded[0])
             self._unrecorded.popleft()
+
+    def _record_or_skip(self, batch) -> None:
+        """Record a batch on the main thread; one it cannot take is logged and skipped
+        (store faults are raised, for the loop's back-off)."""
+        try:
+            self._record(self.conn, batch)
+        except Exception as error:
+            if guard.is_store_fault(error):
+                raise
+            log.error("change in %s skipped: %s", batch.source, guard.reason(error))
 
     def _record(self, conn, batch) -> None:
         # The change and the head it reached commit together: a kill between the two

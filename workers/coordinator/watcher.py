@@ -121,6 +121,10 @@ class Watcher:
             self._ready.clear()
         self._restart.set()
 
+    def is_ready(self) -> bool:
+        """Whether the current targets are being watched."""
+        return self._ready.is_set()
+
     def wait_ready(self, timeout: float = 10.0) -> bool:
         """Block until the current targets are being watched (tests and benchmarks)."""
         return self._ready.wait(timeout)
