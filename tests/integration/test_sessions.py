@@ -13,6 +13,7 @@ from tests.cli_runner import identity
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 from workers.coordinator.lock import is_running
+from workers.room.control import NOT_RUNNING
 
 pytestmark = [pytest.mark.slow, pytest.mark.both_stores]
 
@@ -61,7 +62,10 @@ def test_notes_sent_while_the_coordinator_is_dead_arrive_once(room: LiveRoom) ->
     wait_until(lambda: not _coordinator_alive(room), message="the coordinator to die")
     for index in range(3):
         room.cli("note", "send", "bob", f"while down {index}")
+    # `ls` says why nothing arrives, and what starts it again.
+    assert room.cli("ls").stdout.splitlines()[0] == f"coordinator: {NOT_RUNNING}"
     room.cli("up", "--detach", "--no-dashboard")
+    assert "coordinator:" not in room.cli("ls").stdout
     for index in range(3):
         room.wait_for_line("bob", f"while down {index}")
     room.wait_status("bob", "idle")

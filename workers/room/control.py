@@ -36,6 +36,9 @@ from workers.tmux import layout
 from workers.tmux.server import RoomServer
 from worktrees.status import worktree_status
 
+NOT_RUNNING = ("not running — notes wait and alerts stop; bullpen up (or the dashboard)"
+               " starts it")
+
 
 class RoomControl:
     """The room of the repository owning `home` (its `.bullpen` directory)."""
@@ -111,9 +114,13 @@ class RoomControl:
         return self.server.attach_command(layout.ROOM_SESSION)
 
     def coordinator_state(self) -> str | None:
-        """The running coordinator's trouble, in one line (None when it is fine or none runs)."""
+        """The coordinator's trouble in one line: none running while the room is up, or
+        what the running one reports; None when it is fine or the room is down."""
         from workers.coordinator.lock import read_state
+        from workers.coordinator.loop import is_running
 
+        if not is_running(self.home) and self.server.has_session(layout.ROOM_SESSION):
+            return NOT_RUNNING
         return read_state(self.home)
 
     def keep_coordinator(self) -> bool:
