@@ -32,6 +32,29 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def hook_key(token: str) -> str:
+    """The session's key for Claude Code's per-tool HTTP hook, derived from its token.
+
+    Claude sends it to whatever listens on the room's hook port; were that ever another
+    program, the key records reads for the session and nothing more, and the token
+    cannot be recovered from it. The store checks it against the token's hash."""
+    return _key_of(hash_token(token))
+
+
+def _key_of(token_hash: str) -> str:
+    return hashlib.sha256(f"bullpen hook key {token_hash}".encode()).hexdigest()
+
+
+def resolve_hook_caller(conn: sqlite3.Connection, name: str, key: str) -> Caller:
+    """Session `name`, proven by its hook key (see hook_key)."""
+    row = conn.execute("SELECT token_hash FROM sessions WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        raise NotFound(f"the hook names unknown session {name!r}")
+    if not key or not hmac.compare_digest(_key_of(row["token_hash"]), key):
+        raise Refused(f"the hook key does not match session {name!r}; refused")
+    return Caller(name)
+
+
 def resolve_caller(conn: sqlite3.Connection, env: Mapping[str, str] | None = None) -> Caller:
     """The caller named by BULLPEN_SESSION with a matching BULLPEN_TOKEN, else the operator."""
     env = os.environ if env is None else env

@@ -145,9 +145,14 @@ class IdentityVariable(StrEnum):
     HOME = "BULLPEN_HOME"  # the room's .bullpen directory
     SESSION = "BULLPEN_SESSION"
     TOKEN = "BULLPEN_TOKEN"
+    # Claude Code's per-tool HTTP hook proves the session with this, never the token:
+    # it answers that one hook and nothing else (board.identity.hook_key).
+    HOOK_KEY = "BULLPEN_HOOK_KEY"
 
 
-IDENTITY_VARIABLES: tuple[IdentityVariable, ...] = tuple(IdentityVariable)
+# What bullpen's MCP server and hook processes are given to act as the session.
+IDENTITY_VARIABLES: tuple[IdentityVariable, ...] = (
+    IdentityVariable.HOME, IdentityVariable.SESSION, IdentityVariable.TOKEN)
 
 OPERATOR = "operator"  # the human: the caller when no session variables are set
 SYSTEM_SENDER = "bullpen"  # pings, alerts and announcements come from bullpen itself

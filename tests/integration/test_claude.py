@@ -72,7 +72,8 @@ def test_command_writes_into_the_current_directory(tmp_path: Path) -> None:
 
 def test_a_session_posts_its_tool_calls_to_the_room_hook_port(tmp_path: Path) -> None:
     """Launch settings: the hook after each tool call is an HTTP hook to the room's hook
-    port (the token comes from the pane's environment, never the file); the turn's hooks
+    port (its hook key, never the token, comes from the pane's environment, never the
+    file); the turn's hooks
     stay commands; SessionStart (no HTTP hooks in Claude 2.1) too."""
     from workers.agents import agent_files
     from workers.agents.claude import launch_files
@@ -86,8 +87,9 @@ def test_a_session_posts_its_tool_calls_to_the_room_hook_port(tmp_path: Path) ->
     assert hooks["PostToolUse"][0]["hooks"] == [{
         "type": "http", "url": f"http://127.0.0.1:{port}/hook/claude",
         "headers": {"X-Bullpen-Session": "$BULLPEN_SESSION",
-                    "X-Bullpen-Token": "$BULLPEN_TOKEN"},
-        "allowedEnvVars": ["BULLPEN_SESSION", "BULLPEN_TOKEN"], "timeout": 5}]
+                    "X-Bullpen-Hook-Key": "$BULLPEN_HOOK_KEY"},
+        "allowedEnvVars": ["BULLPEN_SESSION", "BULLPEN_HOOK_KEY"], "timeout": 5}]
+    assert "BULLPEN_TOKEN" not in files.settings.read_text()
     for event in ("UserPromptSubmit", "Stop", "PermissionRequest", "SessionStart"):
         assert hooks[event] == [{"hooks": [{"type": "command", "command": HOOK}]}]
     assert launch_files(home, "reviewer", executable=BULLPEN).settings.read_text().count(

@@ -141,12 +141,12 @@ def write_settings(worktree: Path, executable: str | None = None) -> ClaudeFiles
 
 def http_hook(port: int) -> dict:
     """Claude Code's HTTP hook to the coordinator's hook server on `port`: the session
-    and its token travel as headers Claude fills from the pane's environment (never
-    written into the file)."""
+    and its hook key travel as headers Claude fills from the pane's environment (never
+    written into the file). Not the token: the key answers this hook only."""
     return {"type": "http", "url": f"http://127.0.0.1:{port}/hook/claude",
             "headers": {"X-Bullpen-Session": f"${IdentityVariable.SESSION}",
-                        "X-Bullpen-Token": f"${IdentityVariable.TOKEN}"},
-            "allowedEnvVars": [IdentityVariable.SESSION, IdentityVariable.TOKEN],
+                        "X-Bullpen-Hook-Key": f"${IdentityVariable.HOOK_KEY}"},
+            "allowedEnvVars": [IdentityVariable.SESSION, IdentityVariable.HOOK_KEY],
             "timeout": HTTP_HOOK_TIMEOUT}
 
 

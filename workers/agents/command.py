@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from board.errors import Refused
+from board.identity import hook_key
 from board.models import Session
 from board.vocabulary import IdentityVariable
 from workers.agents.adapter import AgentKind
@@ -55,6 +56,7 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
         from workers.agents import claude
 
         files = claude.launch_files(home, session.name)
+        env[IdentityVariable.HOOK_KEY] = hook_key(token)  # the per-tool hook's, not the token
         command = claude.claude_command(agent, files, claude.resume_id(home, session.name, fresh))
     elif kind == AgentKind.CODEX and takes_flags(agent):
         from workers.agents import codex

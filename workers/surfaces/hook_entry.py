@@ -4,7 +4,10 @@ When the room's coordinator serves hooks (workers.surfaces.hook_server, on the p
 `.bullpen/hooks.port`), the payload is forwarded to it over one local socket: this
 process then imports nothing of bullpen's store and costs about what the interpreter
 costs to start. When nothing answers on that port, the call is handled here as before
-(`hooks.run_hook`). Either way the agent sees the same output and the hook exits 0.
+(`hooks.run_hook`), and so it is when the program that accepted the connection is not
+this user's (another user's program that took the port while no coordinator held it must
+get neither the session's token nor a say in the agent's context). Either way the agent
+sees the same output and the hook exits 0.
 """
 
 from __future__ import annotations
@@ -15,6 +18,13 @@ import sys
 CONNECT_TIMEOUT = 0.5  # seconds: a coordinator on 127.0.0.1 accepts at once, or is not there
 ANSWER_TIMEOUT = 8.0  # seconds: it answers in ms; under Hermes' 10 s hook timeout
 NOT_SERVED = None
+# Linux's sock_diag netlink (linux/sock_diag.h, linux/inet_diag.h): one socket's owner.
+NETLINK_SOCK_DIAG = 4
+SOCK_DIAG_BY_FAMILY = 20
+NLM_F_REQUEST = 1
+ALL_STATES = 0xFFFFFFFF
+NO_COOKIE = (0xFFFFFFFF, 0xFFFFFFFF)  # look the socket up by its addresses
+UID_AT = 16 + 64  # netlink header, then inet_diag_msg up to idiag_uid
 
 
 def main(kind: str) -> int:
@@ -39,6 +49,40 @@ def _port(home: str) -> int | None:
     except (OSError, ValueError):
         return None
     return port if 0 < port < 65536 else None  # connect() raises OverflowError otherwise
+
+
+def _accepted_by_this_user(conn, port: int) -> bool:
+    """Whether the socket that took `conn` (connected to 127.0.0.1:`port`) belongs to this
+    user: one question to the kernel's socket table (sock_diag netlink, ~20 µs), naming
+    the server's side of the connection exactly. Only Linux has it; elsewhere any program
+    on the port is trusted, as Claude's HTTP hook trusts it."""
+    if not sys.platform.startswith("linux"):
+        return True
+    import _socket
+    import struct
+
+    loopback = bytes((127, 0, 0, 1)) + bytes(12)
+    server_side = (struct.pack("!HH", port, conn.getsockname()[1]) + loopback + loopback
+                   + struct.pack("=III", 0, *NO_COOKIE))
+    request = struct.pack("=BBBxI", _socket.AF_INET, _socket.IPPROTO_TCP, 0, ALL_STATES)
+    message = request + server_side
+    header = struct.pack("=IHHII", 16 + len(message), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST,
+                         1, 0)
+    try:
+        diag = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, NETLINK_SOCK_DIAG)
+    except OSError:
+        return False  # cannot tell: the call is handled here instead
+    try:
+        diag.settimeout(CONNECT_TIMEOUT)
+        diag.sendto(header + message, (0, 0))
+        answer = diag.recv(8192)
+    except OSError:
+        return False
+    finally:
+        diag.close()
+    if len(answer) < UID_AT + 4 or struct.unpack_from("=H", answer, 4)[0] != SOCK_DIAG_BY_FAMILY:
+        return False  # an error answer: no such socket
+    return struct.unpack_from("=I", answer, UID_AT)[0] == os.getuid()
 
 
 def _header_safe(value: str) -> bool:
@@ -67,6 +111,9 @@ def forward(kind: str, text: str, env: os._Environ | dict[str, str]) -> str | No
     except OSError:
         conn.close()
         return NOT_SERVED  # no coordinator: nothing was sent
+    if not _accepted_by_this_user(conn, port):
+        conn.close()  # another user's program took the port: it gets neither token nor say
+        return NOT_SERVED
     body = text.encode("utf-8", errors="surrogateescape")
     head = (f"POST /hook/{kind} HTTP/1.0\r\nHost: 127.0.0.1\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"

@@ -3,11 +3,13 @@
 Claude Code POSTs its hook payload to `http://127.0.0.1:PORT/hook/claude` (an HTTP hook
 costs the agent about a millisecond; a command hook starts a Python process), and
 `bullpen hook KIND` forwards to the same address when it answers. Each request names
-its session in `X-Bullpen-Session` and proves it with `X-Bullpen-Token` (the token's
-hash is compared as the command hook compares it). The handlers are the command hook's
-(`hooks.answer`), run inside one write transaction that commits only after the answer
-was sent: a caller that left before its answer (its timeout passed, it was killed) has
-been handed nothing.
+its session in `X-Bullpen-Session` and proves it: the forwarder with `X-Bullpen-Token`
+(the token's hash is compared as the command hook compares it), Claude's per-tool hook
+with `X-Bullpen-Hook-Key`, which answers that hook only (board.identity.hook_key): Claude
+sends it to whatever listens on the port, so it must not be worth more. The handlers are
+the command hook's (`hooks.answer`), run inside one write transaction that commits only
+after the answer was sent: a caller that left before its answer (its timeout passed, it
+was killed) has been handed nothing.
 
 The port is the one recorded in the room's home (`agent_files.HOOK_PORT`), so agents
 launched earlier reach a restarted coordinator; a new one is recorded when it is taken.
@@ -26,7 +28,7 @@ from pathlib import Path
 from board.db import connect, write
 from board.errors import BullpenError, NotFound, Refused
 from board.home import DB_NAME
-from board.identity import resolve_caller
+from board.identity import Caller, resolve_caller, resolve_hook_caller
 from board.room import Room
 from board.vocabulary import IdentityVariable
 from workers.agents import agent_files
@@ -37,6 +39,7 @@ log = logging.getLogger(__name__)
 PATH_PREFIX = "/hook/"
 SESSION_HEADER = "X-Bullpen-Session"
 TOKEN_HEADER = "X-Bullpen-Token"
+HOOK_KEY_HEADER = "X-Bullpen-Hook-Key"
 MAX_BODY = 8 * 1024 * 1024  # a hook payload holds a tool's input and response
 
 
@@ -60,6 +63,18 @@ class _Server(ThreadingHTTPServer):
         return self.conn
 
 
+def _caller(conn, kind: str, payload: dict, identity: dict[str, str]) -> Caller:
+    """The session the request proves: by its token, or (the per-tool hook only) by its
+    hook key."""
+    if identity[IdentityVariable.TOKEN] or not identity[IdentityVariable.HOOK_KEY]:
+        return resolve_caller(conn, identity)
+    if not hooks.is_per_tool_call(kind, payload):
+        raise Refused(f"a hook key answers only the hook after a tool call, not {kind}"
+                      f" {payload.get('hook_event_name')!r}")
+    return resolve_hook_caller(conn, identity[IdentityVariable.SESSION],
+                               identity[IdentityVariable.HOOK_KEY])
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
@@ -76,7 +91,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length).decode("utf-8", errors="replace")
         identity = {IdentityVariable.HOME: str(self.server.home),
                     IdentityVariable.SESSION: self.headers.get(SESSION_HEADER) or "",
-                    IdentityVariable.TOKEN: self.headers.get(TOKEN_HEADER) or ""}
+                    IdentityVariable.TOKEN: self.headers.get(TOKEN_HEADER) or "",
+                    IdentityVariable.HOOK_KEY: self.headers.get(HOOK_KEY_HEADER) or ""}
         with self.server.lock:
             self._answer(kind, body, identity)
 
@@ -88,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
                 raise Refused(f"no {SESSION_HEADER} header")
             conn = self.server.store()
             with write(conn):  # commits only once the answer is out
-                room = Room(self.server.home, conn, resolve_caller(conn, identity))
+                room = Room(self.server.home, conn, _caller(conn, kind, payload, identity))
                 output = hooks.answer(kind, payload, room)
                 if self._caller_left():
                     raise BrokenPipeError  # e.g. its timeout passed: take nothing back

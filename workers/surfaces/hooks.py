@@ -147,6 +147,12 @@ def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
     raise HookInputError(f"unknown hermes hook event {event!r}")
 
 
+def is_per_tool_call(kind: str, payload: Mapping[str, object]) -> bool:
+    """Claude's hook after a tool call: it records reads (and that a question was
+    answered), takes no notes and says nothing to the agent."""
+    return kind == "claude" and payload.get("hook_event_name") == "PostToolUse"
+
+
 def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
     """One Claude Code hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`)."""
     session = _session(room)
