@@ -86,5 +86,8 @@ def test_sessions_without_a_transcript_are_passed_over(
     sessions.register(room.conn, "fresh", agent="claude", worktree=str(git_repo))
     sessions.register(room.conn, "lost", agent="claude", worktree=str(git_repo))
     agent_files.write_value(room.home, "lost", agent_files.CONVERSATION, "../../etc/passwd")
+    write_transcript(claude_config, git_repo, [  # another conversation's, not "*"'s
+        tool_line(4e9, git_repo, "Read", {"file_path": str(git_repo / "README.md")})])
+    agent_files.write_value(room.home, "fresh", agent_files.CONVERSATION, "*")
     assert catch_up_reads(room.conn, room.home, sessions.all_sessions(room.conn)) == 0
     assert reads.latest(room.conn, "fresh") is None

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 PROJECTS_DIR = "projects"
+CONVERSATION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # Claude's are UUIDs
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,8 @@ def config_dir(env: Mapping[str, str] | None = None) -> Path:
 
 def transcript_path(conversation: str, env: Mapping[str, str] | None = None) -> Path | None:
     """The file Claude keeps conversation `conversation` in, or None when there is none."""
-    if not conversation or "/" in conversation or conversation.startswith("."):
-        return None  # a conversation id is one file name, never a path
+    if not CONVERSATION_ID.fullmatch(conversation):
+        return None  # an id is one plain file name: never a path, never a glob pattern
     return next((config_dir(env) / PROJECTS_DIR).glob(f"*/{conversation}.jsonl"), None)
 
 
