@@ -19,11 +19,14 @@ import yaml
 
 from bench.common import median, scratch_repo, time_command
 from board import reads, sessions
+from board.identity import hook_key
 from board.room import open_room
 from workers.agents import agent_files
 from workers.surfaces.hook_server import serving
 
 TOOL_CALLS = 20
+# Interleaved claude -p runs per variant: one turn varies by ±0.5 s here (±25 ms per call).
+CLAUDE_RUNS = 7
 
 
 def command_hook_cost(repo: Path) -> None:
@@ -102,14 +105,20 @@ def claude_turn(repo: Path) -> None:
         "command hooks": claude_files.launch_files(room_home, "bench",
                                                    http_hooks=False).settings,
         "HTTP hooks": claude_files.launch_files(room_home, "bench-http").settings,
+        "HTTP per-tool hook only": home / "per-tool-settings.json",
     }
     variants["without hooks"].write_text("{}")
+    # The per-tool hook alone: the turn's command hooks (SessionStart, UserPromptSubmit,
+    # Stop: three processes per turn) are a cost per turn, not per tool call.
+    every = json.loads(variants["HTTP hooks"].read_text())
+    variants["HTTP per-tool hook only"].write_text(json.dumps(
+        {"hooks": {"PostToolUse": every["hooks"]["PostToolUse"]}}))
     timings: dict[str, list[float]] = {label: [] for label in variants}
     with FakeAnthropic(respond) as model, serving(room_home):
         env = {**os.environ, **claude_env(model.base_url), "HOME": str(home),
                "BULLPEN_HOME": str(room_home), "BULLPEN_SESSION": "bench",
-               "BULLPEN_TOKEN": token}
-        for _ in range(3):
+               "BULLPEN_TOKEN": token, "BULLPEN_HOOK_KEY": hook_key(token)}
+        for _ in range(CLAUDE_RUNS):
             for label, settings in variants.items():
                 started = time.perf_counter()
                 subprocess.run([str(claude), "-p", "read it", "--settings", str(settings),
@@ -117,8 +126,12 @@ def claude_turn(repo: Path) -> None:
                                capture_output=True, text=True, timeout=300)
                 timings[label].append(time.perf_counter() - started)
     bare = median(timings["without hooks"])
-    print(f"claude -p turn of {TOOL_CALLS} Read calls: {bare:.2f} s without bullpen's hooks")
-    for label in ("command hooks", "HTTP hooks"):
+    with open_room(env={}, start=repo) as room:  # the hooks really worked
+        recorded = room.conn.execute("SELECT count(*) FROM reads WHERE session = 'bench'"
+                                     " AND source = 'hook'").fetchone()[0]
+    print(f"claude -p turn of {TOOL_CALLS} Read calls: {bare:.2f} s without bullpen's hooks"
+          f" (reads recorded by the hooks over all runs: {recorded})")
+    for label in ("command hooks", "HTTP hooks", "HTTP per-tool hook only"):
         added = (median(timings[label]) - bare) / TOOL_CALLS
         print(f"  with bullpen's {label}: {median(timings[label]):.2f} s -> {added * 1000:.1f}"
               " ms added per tool call (target <= 10 ms)")
