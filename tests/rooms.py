@@ -7,6 +7,8 @@ Textual app; the dashboard has its own tests.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +19,7 @@ from board.db import connect
 from tests.agents.scripted_agent import command_line
 from tests.cli_runner import run_cli
 from tests.waiting import wait_until
+from workers.coordinator.lock import running_pid
 from workers.tmux.server import RoomServer, socket_name_for
 
 
@@ -75,6 +78,15 @@ class LiveRoom:
     def pane_text(self, name: str) -> str:
         pane = self.sessions()[name]["pane"]
         return self.server.capture(pane) if pane else ""
+
+    def kill_coordinator(self, timeout: float = 10.0) -> int:
+        """kill -9 the room's coordinator and wait until its lock is free; its pid."""
+        pid = running_pid(self.home)
+        assert pid is not None, "no coordinator runs"
+        os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: running_pid(self.home) is None, timeout,
+                   message="the coordinator's lock to be released")
+        return pid
 
 
 @contextmanager

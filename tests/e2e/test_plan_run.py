@@ -4,8 +4,6 @@ input, in order; and a coordinator killed mid-plan loses and repeats no ping."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 from collections import Counter
 from typing import Any
 
@@ -14,7 +12,6 @@ import pytest
 from tests.conftest import git
 from tests.e2e.conftest import Plan
 from tests.waiting import wait_until
-from workers.coordinator import loop as coordinator
 
 pytestmark = pytest.mark.slow
 
@@ -126,10 +123,7 @@ def test_killed_coordinator_mid_plan_then_up_finishes_every_ping_once(plan: Plan
     wait_until(lambda: plan.live.db().execute("SELECT status FROM tasks WHERE id = ?", (
         ids["research"],)).fetchone()[0] == "running", 15, message="research claiming")
 
-    pid = int((plan.live.home / coordinator.LOCK_NAME).read_text().split()[0])
-    os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: not coordinator.is_running(plan.live.home), 10,
-               message="the coordinator's lock to be released")
+    plan.live.kill_coordinator()
 
     # Research finishes while nobody dispatches: the coder's turn waits in the store.
     plan.live.cli("task", "done", str(ids["research"]), "--summary", SUMMARY,

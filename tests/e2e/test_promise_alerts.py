@@ -4,14 +4,10 @@ while no coordinator watched is reported by the next one, once."""
 
 from __future__ import annotations
 
-import os
-import signal
-
 import pytest
 
 from tests.e2e.conftest import Plan
 from tests.waiting import wait_until
-from workers.coordinator.lock import running_pid
 from workers.coordinator.missed_edits import WATCHED_FILE
 
 pytestmark = pytest.mark.slow
@@ -59,8 +55,7 @@ def test_an_edit_made_while_no_coordinator_watched_still_alerts_once(plan: Plan)
     ).fetchone()[0], 15, message="B's read of src/app.py")
     watched = plan.live.home / WATCHED_FILE
     wait_until(watched.exists, 15, message="the coordinator to be watching")
-    os.kill(running_pid(plan.live.home), signal.SIGKILL)
-    wait_until(lambda: running_pid(plan.live.home) is None, 15, message="the coordinator to die")
+    plan.live.kill_coordinator(timeout=15)
 
     (plan.worktree("a") / "src" / "app.py").write_text("def handler():\n    return 'v2'\n")
     plan.up()
@@ -75,8 +70,7 @@ def test_an_edit_made_while_no_coordinator_watched_still_alerts_once(plan: Plan)
     restarted = watched.stat().st_mtime
     wait_until(lambda: watched.stat().st_mtime > restarted, 15,
                message="the coordinator to keep watching")
-    os.kill(running_pid(plan.live.home), signal.SIGKILL)
-    wait_until(lambda: running_pid(plan.live.home) is None, 15, message="the coordinator to die")
+    plan.live.kill_coordinator(timeout=15)
     plan.up()
     again = watched.stat().st_mtime
     wait_until(lambda: watched.stat().st_mtime > again, 15,

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,7 +42,6 @@ from tests.claude_install import claude_env, claude_home, install_claude
 from tests.conftest import git
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_for_text, wait_until
-from workers.coordinator.lock import running_pid
 
 pytestmark = pytest.mark.slow
 
@@ -318,8 +316,7 @@ def test_real_claude_reads_made_while_the_coordinator_was_down_still_alert(
     write_plan(live.repo, {"coder": {}, "other": {"agent": live.agent("other")}})
     live.cli("up", "--detach", "--no-dashboard")
     live.wait_status("coder", "idle", timeout=TURN)
-    os.kill(running_pid(live.home), signal.SIGKILL)
-    wait_until(lambda: running_pid(live.home) is None, TURN, message="the coordinator to die")
+    live.kill_coordinator(timeout=TURN)
 
     type_text(live, "coder", f"{READ_WHILE_DOWN} please")
     read = wait_until(lambda: [e for e in model.exchanges() if e.ended and e.reply == Text(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -15,8 +14,7 @@ from board.room import open_room
 from tests.cli_runner import run_cli
 from tests.conftest import git
 from tests.rooms import live_room
-from tests.waiting import wait_until
-from workers.coordinator.lock import is_running, lock_path
+from workers.coordinator.lock import lock_path
 from worktrees import create_worktree
 
 
@@ -93,9 +91,7 @@ def test_a_live_room_then_a_dead_coordinator(git_repo: Path, tmp_path: Path) -> 
         live.wait_status("a", "idle")
         status, findings, _ = doctor(git_repo)
         assert status == 0, failing(findings)
-        pid = int(lock_path(live.home).read_text().split()[0])
-        os.kill(pid, signal.SIGKILL)
-        wait_until(lambda: not is_running(live.home), 10, message="the coordinator gone")
+        live.kill_coordinator()
         status, findings, _ = doctor(git_repo)
         assert status == 1
         assert failing(findings)["coordinator"]["fix"] == "bullpen up"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -58,8 +56,7 @@ def test_notes_reach_the_agents_input_exactly_once(room: LiveRoom) -> None:
 
 def test_notes_sent_while_the_coordinator_is_dead_arrive_once(room: LiveRoom) -> None:
     spawn_agents(room, "alice", "bob")
-    os.kill(coordinator_pid(room), signal.SIGKILL)
-    wait_until(lambda: not _coordinator_alive(room), message="the coordinator to die")
+    room.kill_coordinator(timeout=5.0)
     for index in range(3):
         room.cli("note", "send", "bob", f"while down {index}")
     # `ls` says why nothing arrives, and what starts it again.
@@ -71,11 +68,6 @@ def test_notes_sent_while_the_coordinator_is_dead_arrive_once(room: LiveRoom) ->
     room.wait_status("bob", "idle")
     lines = room.lines_of("bob")
     assert [sum(f"while down {i}" in line for line in lines) for i in range(3)] == [1, 1, 1]
-
-
-def _coordinator_alive(room: LiveRoom) -> bool:
-    from workers.coordinator.loop import is_running
-    return is_running(room.home)
 
 
 def test_up_is_idempotent(room: LiveRoom) -> None:

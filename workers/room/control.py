@@ -116,8 +116,7 @@ class RoomControl:
     def coordinator_state(self) -> str | None:
         """The coordinator's trouble in one line: none running while the room is up, or
         what the running one reports; None when it is fine or the room is down."""
-        from workers.coordinator.lock import read_state
-        from workers.coordinator.loop import is_running
+        from workers.coordinator.lock import is_running, read_state
 
         if not is_running(self.home) and self.server.has_session(layout.ROOM_SESSION):
             return NOT_RUNNING
