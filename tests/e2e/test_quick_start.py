@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.scripted_agent import command_line
+from tests.agents import scripted_agent
 from tests.installs import cache_dir
 from tests.waiting import wait_until
 
@@ -49,8 +50,9 @@ def test_the_readme_quick_start_works_on_a_fresh_clone(tmp_path: Path,
     uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
     assert uv, "uv comes with the dev extras"
     (tools / "uv").symlink_to(uv)
-    (tools / "gemini").write_text(
-        f"#!/bin/sh\nexec {command_line(tmp_path / 'gemini-$BULLPEN_SESSION.jsonl')}\n")
+    agent = shlex.join([sys.executable, scripted_agent.__file__])
+    (tools / "gemini").write_text(  # one log per session: the shell expands the name
+        f'#!/bin/sh\nexec {agent} --log "{tmp_path}/gemini-$BULLPEN_SESSION.jsonl"\n')
     (tools / "gemini").chmod(0o755)
     bin_dir = tmp_path / "bin"
     env = {**os.environ, "PATH": f"{bin_dir}:{tools}:/usr/local/bin:/usr/bin:/bin",

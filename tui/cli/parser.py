@@ -79,16 +79,15 @@ class _Parser(argparse.ArgumentParser):
     def _check_value(self, action: argparse.Action, value: object) -> None:
         if action.choices is None or value in action.choices:
             return
-        if isinstance(action, argparse._SubParsersAction):
+        if isinstance(action, argparse._SubParsersAction):  # hidden ones left out, sorted
             shown = sorted(choice.dest for choice in action._choices_actions)
-            what = "command"
-        else:
-            shown = sorted(str(choice) for choice in action.choices)
-            what = "choice"
+            what, listed = "unknown command", ", ".join(shown)
+        else:  # a vocabulary's own order (triage, todo, ready, …) says more than a sort
+            shown = [str(choice) for choice in action.choices]
+            what, listed = "invalid choice:", ", ".join(map(repr, shown))
         near = difflib.get_close_matches(str(value), shown, n=1)
         hint = f"; did you mean '{near[0]}'?" if near else ""
-        raise argparse.ArgumentError(
-            action, f"unknown {what} '{value}'{hint} (choose from {', '.join(shown)})")
+        raise argparse.ArgumentError(action, f"{what} '{value}'{hint} (choose from {listed})")
 
 
 class _TopParser(_Parser):
