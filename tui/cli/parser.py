@@ -25,7 +25,7 @@ GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("note", "notebook", "read", "alerts")),
     ("The board", "bullpen task add 'Write the parser' --assign coder",
      ("task",)),
-    ("Code", "bullpen diff coder", ("diff", "sync")),
+    ("Code", "bullpen land coder", ("diff", "sync", "conflicts", "land")),
     ("Agents", "bullpen hermes setup coder", ("mcp", "hook", "hooks", "hermes")),
     ("Checks", "bullpen doctor", ("doctor", "audit")),
     ("Machines", "bullpen machines approve K7QXM2PA", ("room", "machines")),
