@@ -35,6 +35,7 @@ COMMANDS = {
     "audit": "audit_commands", "doctor": "doctor_commands",
     "coordinator": "session_commands",
     "room": "machine_commands", "machines": "machine_commands",
+    "help": "help_commands",
 }
 
 
