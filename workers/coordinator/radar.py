@@ -10,8 +10,9 @@ a path it changed too. Nothing touches a worktree or an index.
 
 A predicted conflict is stored (board.conflicts) and told to each session once, as a
 `conflict` note naming the other side, the files, the lines and what to do; when it
-clears, each is told once more. Every few seconds the branch heads are compared too, so
-a commit no change event announced (a sync, a landing by update-ref) is still seen.
+clears, each is told once more. Every second the branch heads are compared too, so a
+commit no change event announced (a sync, a landing by update-ref) is still seen, and a
+dirty session in a conflict is looked at again (undoing an edit records no change).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from board import conflicts, pings, sessions
 from board.conflicts import ConflictFile
 from board.errors import BullpenError
 from board.models import Session
-from board.vocabulary import MAIN_CHECKOUT, DesiredState, NoteKind
+from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind, NoteKind
 from workers.coordinator.radar_notes import cleared_note, found_note
 from worktrees.gitcmd import run_git
 from worktrees.naming import branch_for
@@ -41,8 +42,11 @@ from worktrees.predict import (
 
 log = logging.getLogger(__name__)
 
-RESCAN_EVERY = 2.0  # seconds between looks at the branch heads when nothing was recorded
+RESCAN_EVERY = 1.0  # seconds between looks at the branch heads when nothing was recorded
 UNCOMMITTED = "uncommitted"
+# What can change a session's work, the base, or who is live.
+HEARD = {EventKind.CHANGE_RECORDED, EventKind.SESSION_LANDED, EventKind.SESSION_UPDATED,
+         EventKind.SESSION_REGISTERED}
 _CACHE = 4096  # predictions kept, by the pair of commits
 
 
@@ -62,11 +66,13 @@ class Radar:
 
     def __init__(self, root: Path, connect_db: Callable[[], object],
                  mine: Callable[[list[Session]], list[Session]] = lambda known: known,
-                 bullpen: str = "bullpen") -> None:
+                 bullpen: str | None = None) -> None:
+        from workers.coordinator.pings import _bullpen
+
         self.root = Path(root)
         self._connect = connect_db
         self._mine = mine
-        self._bullpen = bullpen
+        self._bullpen = bullpen or _bullpen()  # by its path: an agent's PATH may lack it
         self._views: dict[str, View] = {}
         self._base: str | None = None  # the base branch's commit at the last scan
         self._base_name: str | None = None
@@ -90,6 +96,11 @@ class Radar:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def heard(self, event) -> None:  # noqa: ANN001 - a board.models.Event
+        """An event from the coordinator's tail: scan for what it may have changed."""
+        if event.kind in HEARD:
+            self.changed(event.session)
+
     def changed(self, source: str | None) -> None:
         """A change was recorded for `source` (a session, or the main checkout)."""
         with self._lock:
@@ -107,13 +118,19 @@ class Radar:
                 with self._lock:
                     pending, self._pending = self._pending, set()
                 try:
-                    self.scan(conn, pending)
+                    self.scan(conn, pending or self._reverted_maybe(conn))
                 except Exception as error:  # a store fault or git trouble: next round retries
                     log.error("conflict radar: %s", error)
                     with self._lock:
                         self._pending |= pending
         finally:
             conn.close()  # type: ignore[attr-defined]
+
+    def _reverted_maybe(self, conn) -> set[str]:
+        """Dirty sessions in an open conflict: an edit undone (back to HEAD) records no
+        change, so these are looked at again each round to see a conflict clear."""
+        sides = {side for c in conflicts.open_conflicts(conn) for side in (c.a, c.b)}
+        return {name for name, view in self._views.items() if view.dirty and name in sides}
 
     # -- one scan ------------------------------------------------------------------------
 
