@@ -195,4 +195,12 @@ MIGRATIONS: list[str] = [
                      ELSE 'read' END
         WHERE state = 'delivered';
     """,
+    # 7: pairing that holds (issue 22): a machine's stable id, a join request carrying
+    # the password verifier of the role approval makes, wrong codes counted per request
+    """
+    ALTER TABLE machines ADD COLUMN id TEXT;
+    ALTER TABLE join_requests ADD COLUMN id TEXT;
+    ALTER TABLE join_requests ADD COLUMN verifier TEXT;
+    ALTER TABLE join_requests ADD COLUMN wrong_codes INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
