@@ -1,4 +1,4 @@
-"""Pairing as the database enforces it (migration 7 onwards; issue 22).
+"""Pairing as the database enforces it (migration 8 onwards; issue 22).
 
 Who can do what (docs/machines.md says the same for users):
 - The **owner** (the role that owns the room's tables; needs CREATEROLE, and
