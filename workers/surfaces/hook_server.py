@@ -35,22 +35,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from board.db import connect, write
-from board.errors import BadInput, BullpenError, NotFound, Refused
+from board.db import connect
 from board.home import DB_NAME
-from board.identity import Caller, resolve_caller, resolve_hook_caller
-from board.room import Room
 from board.vocabulary import IdentityVariable
 from workers import logs
 from workers.agents import agent_files
-from workers.surfaces import hook_http, hooks
+from workers.surfaces import hook_answer, hook_http, hooks
 
 log = logging.getLogger(__name__)
 
-PATH_PREFIX = "/hook/"
-SESSION_HEADER = "X-Bullpen-Session"
-TOKEN_HEADER = "X-Bullpen-Token"
-HOOK_KEY_HEADER = "X-Bullpen-Hook-Key"
 MAX_BODY = hook_http.MAX_BODY
 READ_DEADLINE = 5.0  # seconds from connect to a whole request: hooks send theirs at once
 WRITE_TIMEOUT = 5.0  # seconds for the answer to go out
@@ -187,7 +180,7 @@ class _Server:
             try:
                 sock.settimeout(WRITE_TIMEOUT)
                 with self.lock:
-                    _answer(self, sock, request)
+                    hook_answer.answer(self, sock, request)
             finally:
                 sock.close()
                 with self.count_lock:
@@ -199,6 +192,13 @@ class _Server:
         if admitted:
             more = f" ({dropped} more refused requests were not logged)" if dropped else ""
             hooks.log_line(identity, kind, message + more)
+
+    def drop_store(self) -> None:
+        """After an unexpected failure the connection may be broken: open a new one."""
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
 
     def close(self) -> None:
         self.stopping.set()
@@ -228,90 +228,6 @@ def _send_and_close(sock: socket.socket, status: int) -> None:
         sock.send(hook_http.response(status))
         sock.shutdown(socket.SHUT_WR)
     sock.close()
-
-
-def _caller(conn, kind: str, payload: dict, identity: dict[str, str]) -> Caller:
-    """The session the request proves: by its token, or (the per-tool hook only) by its
-    hook key."""
-    if identity[IdentityVariable.TOKEN] or not identity[IdentityVariable.HOOK_KEY]:
-        return resolve_caller(conn, identity)
-    if not hooks.is_per_tool_call(kind, payload):
-        raise Refused(f"a hook key answers only the hook after a tool call, not {kind}"
-                      f" {payload.get('hook_event_name')!r}")
-    return resolve_hook_caller(conn, identity[IdentityVariable.SESSION],
-                               identity[IdentityVariable.HOOK_KEY])
-
-
-def _answer(server: _Server, sock: socket.socket, request: hook_http.Request) -> None:
-    kind = request.path.removeprefix(PATH_PREFIX)
-    identity = {IdentityVariable.HOME: str(server.home),
-                IdentityVariable.SESSION: request.header(SESSION_HEADER),
-                IdentityVariable.TOKEN: request.header(TOKEN_HEADER),
-                IdentityVariable.HOOK_KEY: request.header(HOOK_KEY_HEADER)}
-    if not request.path.startswith(PATH_PREFIX) or kind not in hooks.HANDLERS:
-        server.refused(identity, logs.clip(kind, 40), "no such hook")
-        _reply(sock, 404)
-        return
-    sent = False
-    try:
-        payload = hooks.decode(request.body.decode("utf-8", errors="replace"))
-        if not identity[IdentityVariable.SESSION]:
-            raise Refused(f"no {SESSION_HEADER} header")
-        conn = server.store()
-        with write(conn):  # commits only once the answer is out
-            room = Room(server.home, conn, _caller(conn, kind, payload, identity))
-            output = hooks.answer(kind, payload, room)
-            if _caller_left(sock):
-                raise BrokenPipeError  # e.g. its timeout passed: take nothing back
-            _reply(sock, 200, output)
-            sent = True
-    except (BrokenPipeError, ConnectionResetError, TimeoutError):
-        hooks.log_line(identity, kind, "the agent left before the answer; nothing taken")
-    except (Refused, NotFound) as error:  # not this session, or not its token
-        server.refused(identity, kind, str(error))
-        if not sent:
-            _reply(sock, 403)
-    except BadInput as error:  # before the caller is known: anyone may send these
-        server.refused(identity, kind, str(error))
-        _reply(sock, 200)
-    except BullpenError as error:
-        hooks.log_line(identity, kind, str(error))
-        if not sent:
-            _reply(sock, 200)  # as the command hook: never disturb the agent
-    except Exception as error:
-        _drop_store(server)
-        log.warning("a hook request failed", exc_info=True)
-        hooks.log_line(identity, kind, f"unexpected {type(error).__name__}: {error}")
-        if not sent:
-            _reply(sock, 200)
-
-
-def _caller_left(sock: socket.socket) -> bool:
-    """Whether the caller closed its end (it sends nothing after its request)."""
-    timeout = sock.gettimeout()
-    sock.setblocking(False)  # a timeout would make recv wait for data first
-    try:
-        return sock.recv(1, socket.MSG_PEEK) == b""
-    except BlockingIOError:
-        return False  # still there, waiting for the answer
-    except OSError:
-        return True
-    finally:
-        sock.settimeout(timeout)
-
-
-def _reply(sock: socket.socket, status: int, text: str = "") -> None:
-    """The answer in one write: its status line, headers and body go out together."""
-    with contextlib.suppress(OSError):
-        sock.sendall(hook_http.response(status, text))
-
-
-def _drop_store(server: _Server) -> None:
-    """After an unexpected failure the connection may be broken: open a new one."""
-    conn, server.conn = server.conn, None
-    if conn is not None:
-        with contextlib.suppress(Exception):
-            conn.close()
 
 
 def _bind(home: Path) -> _Server:
