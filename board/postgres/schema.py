@@ -7,6 +7,8 @@ identity column that still accepts explicit ids (`room migrate` keeps them), REA
 DOUBLE PRECISION. The notebook's FTS5 index becomes a GIN index over the same words.
 """
 
+from board.postgres.code_flow import CODE_FLOW
+
 VERSION_TABLE = "bullpen_schema"  # one row: the applied migration number
 
 # Every write to `events` wakes the readers LISTENing on this channel (one per commit).
@@ -325,4 +327,6 @@ MIGRATIONS: list[str] = [
                      ELSE 'read' END
         WHERE state = 'delivered';
     """,
+    # 7: code flow (board/postgres/code_flow.py)
+    CODE_FLOW,
 ]
