@@ -224,4 +224,12 @@ MIGRATIONS: list[str] = [
     CREATE INDEX landings_by_session ON landings(session, id);
     ALTER TABLE sessions ADD COLUMN base_mode TEXT;
     """,
+    # 8: pairing that holds (issue 22): a machine's stable id, a join request carrying
+    # the password verifier of the role approval makes, wrong codes counted per request
+    """
+    ALTER TABLE machines ADD COLUMN id TEXT;
+    ALTER TABLE join_requests ADD COLUMN id TEXT;
+    ALTER TABLE join_requests ADD COLUMN verifier TEXT;
+    ALTER TABLE join_requests ADD COLUMN wrong_codes INTEGER NOT NULL DEFAULT 0;
+    """,
 ]

@@ -80,7 +80,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
-        layout.ensure_room_window(server, root, home, with_dashboard)
+        layout.ensure_room_window(server, root, home, with_dashboard, plan.layout)
         # The coordinator boots while the sessions are made; it waits for their
         # registrations to settle before it watches their worktrees.
         started = start_coordinator(server, home)
