@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from board import conflicts, pings, sessions
@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 
 RESCAN_EVERY = 1.0  # seconds between looks at the branch heads when nothing was recorded
 UNCOMMITTED = "uncommitted"
+PATHS_IN_EVENT = 20  # a change event lists at most this many paths (board.alerts)
 # What can change a session's work, the base, or who is live.
 HEARD = {EventKind.CHANGE_RECORDED, EventKind.SESSION_LANDED, EventKind.SESSION_UPDATED,
          EventKind.SESSION_REGISTERED}
@@ -59,6 +60,7 @@ class View:
     dirty: bool
     fork: str | None  # where it left the base branch
     changed: frozenset[str]  # paths changed since then
+    partial: bool = False  # built from the reported paths only (a conflict re-checks all)
 
 
 class Radar:
@@ -77,12 +79,15 @@ class Radar:
         self._base: str | None = None  # the base branch's commit at the last scan
         self._base_name: str | None = None
         self._predictions: dict[tuple[str, str], MergePrediction] = {}
-        self._pending: set[str] = set()
+        self._pending: dict[str, set[str] | None] = {}  # None: look at every file
+        common = run_git(self.root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+        self._keep = Path(common.stdout.strip()) / "bullpen-radar"  # its own index files
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.scans = 0  # for tests and the bench
+        self.predicted = 0  # merges actually predicted (not answered from the cache)
 
     # -- the thread ----------------------------------------------------------------------
 
@@ -98,13 +103,24 @@ class Radar:
 
     def heard(self, event) -> None:  # noqa: ANN001 - a board.models.Event
         """An event from the coordinator's tail: scan for what it may have changed."""
-        if event.kind in HEARD:
-            self.changed(event.session)
+        if event.kind not in HEARD:
+            return
+        paths = event.data.get("paths") if event.kind == EventKind.CHANGE_RECORDED else None
+        if event.data.get("commit") or not paths or len(paths) >= PATHS_IN_EVENT:
+            paths = None  # a commit, or more paths than the event lists: look at all
+        self.changed(event.session, paths)
 
-    def changed(self, source: str | None) -> None:
-        """A change was recorded for `source` (a session, or the main checkout)."""
+    def changed(self, source: str | None, paths: list[str] | None = None) -> None:
+        """A change was recorded for `source` (a session, or the main checkout), in
+        `paths` (uncommitted edits) or anywhere (None)."""
+        name = source or MAIN_CHECKOUT
         with self._lock:
-            self._pending.add(source or MAIN_CHECKOUT)
+            if name in self._pending and self._pending[name] is None:
+                pass
+            elif paths is None:
+                self._pending[name] = None
+            else:
+                self._pending[name] = self._pending.get(name, set()) | set(paths)  # type: ignore[operator]
         self._wake.set()
 
     def _run(self) -> None:
@@ -116,13 +132,13 @@ class Radar:
                 if self._stop.is_set():
                     break
                 with self._lock:
-                    pending, self._pending = self._pending, set()
+                    pending, self._pending = self._pending, {}
                 try:
-                    self.scan(conn, pending or self._reverted_maybe(conn))
+                    self.scan(conn, pending or dict.fromkeys(self._reverted_maybe(conn)))
                 except Exception as error:  # a store fault or git trouble: next round retries
                     log.error("conflict radar: %s", error)
                     with self._lock:
-                        self._pending |= pending
+                        self._pending = {**dict.fromkeys(pending), **self._pending}
         finally:
             conn.close()  # type: ignore[attr-defined]
 
@@ -134,9 +150,12 @@ class Radar:
 
     # -- one scan ------------------------------------------------------------------------
 
-    def scan(self, conn, changed: set[str]) -> None:
-        """Re-read the sessions in `changed` (and any whose branch head moved), then
-        predict every pair and base merge that can have changed."""
+    def scan(self, conn, changed: Mapping[str, set[str] | None] | set[str]) -> None:
+        """Re-read the sessions in `changed` (name -> the paths edited, None for any; and
+        any session whose branch head moved), then predict every pair and base merge
+        that can have changed."""
+        if not isinstance(changed, Mapping):
+            changed = dict.fromkeys(changed)
         self.scans += 1
         live = {s.name: s for s in self._mine(sessions.all_sessions(conn)) if _live(s)}
         heads = self._heads()
@@ -145,12 +164,14 @@ class Radar:
         self._base_name, self._base = base_name, base
         for name in set(self._views) - set(live):
             del self._views[name]
+            (self._keep / f"{name}.index").unlink(missing_ok=True)
         fresh: set[str] = set()
         for name, session in live.items():
             view = self._views.get(name)
             branch = session.branch or branch_for(name)
             if view is None or name in changed or heads.get(branch) != view.head:
-                fresh |= self._look(name, session)
+                same_head = view is not None and heads.get(branch) == view.head
+                fresh |= self._look(name, session, changed.get(name) if same_head else None)
             elif base_moved:
                 self._views[name] = self._rebased(view)
         self._clear_gone(conn, live)
@@ -161,10 +182,12 @@ class Radar:
         for name in sorted(set(self._views) if base_moved else fresh & set(self._views)):
             self._check_base(conn, name)
 
-    def _look(self, name: str, session: Session) -> set[str]:
-        """Refresh one session's view; the names whose view changed."""
+    def _look(self, name: str, session: Session, paths: set[str] | None = None) -> set[str]:
+        """Refresh one session's view (only `paths` re-read, when given); the names whose
+        view changed."""
         try:
-            shot = snapshot(session.worktree)
+            shot = snapshot(session.worktree, self._keep / f"{name}.index",
+                            sorted(paths) if paths is not None else None)
         except BullpenError as error:  # a worktree mid-removal, or no commit yet
             log.info("radar: %s skipped: %s", name, error)
             return set()
@@ -173,8 +196,14 @@ class Radar:
             return set()
         fork = merge_base(self.root, shot.commit, self._base) if self._base else None
         self._views[name] = View(shot.commit, shot.head, shot.dirty, fork,
-                                 changed_paths(self.root, fork, shot.commit))
+                                 changed_paths(self.root, fork, shot.commit),
+                                 partial=paths is not None)
         return {name}
+
+    def _refresh_all(self, conn, name: str) -> None:
+        session = sessions.get(conn, name)
+        if session is not None:
+            self._look(name, session)
 
     def _rebased(self, view: View) -> View:
         fork = merge_base(self.root, view.commit, self._base) if self._base else None
@@ -201,6 +230,7 @@ class Radar:
             if len(self._predictions) >= _CACHE:
                 self._predictions.clear()
             self._predictions[key] = predict_merge(self.root, ours, theirs)
+            self.predicted += 1
         return self._predictions[key]
 
     def _check_pair(self, conn, one: str, other: str) -> None:
@@ -210,6 +240,15 @@ class Radar:
             self._clear(conn, a, b)
             return
         prediction = self._predict(va.commit, vb.commit)
+        if not prediction.clean and (va.partial or vb.partial):
+            # Only the reported paths were re-read: an undone edit the watcher never
+            # reported could be in there. Look at every file before telling anyone.
+            for name, view in ((a, va), (b, vb)):
+                if view.partial:
+                    self._views[name] = replace(view, partial=False)
+                    self._refresh_all(conn, name)
+            va, vb = self._views[a], self._views[b]
+            prediction = self._predict(va.commit, vb.commit)
         if prediction.clean:
             self._clear(conn, a, b)
             return

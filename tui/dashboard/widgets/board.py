@@ -98,6 +98,13 @@ class Board(Horizontal):
             return None
         return self.tasks.get(self.current.task_id)
 
+    def show_conflicts(self, sessions: frozenset[str]) -> None:
+        """Badge the running cards of these sessions (the radar predicts a conflict)."""
+        running = self.column(TaskStatus.RUNNING)
+        if running.conflicted != sessions:
+            running.conflicted = sessions
+            running.refresh()
+
     def apply(self, changed: list[Task], removed: set[int], initial: bool = False) -> None:
         """Upsert `changed` tasks and drop `removed` ones; redraw only touched columns."""
         touched: set[str] = set()
