@@ -80,7 +80,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
         kind = self.path.removeprefix(PATH_PREFIX)
-        if not self.path.startswith(PATH_PREFIX) or kind not in hooks.HANDLERS:
+        if not self.path.startswith(PATH_PREFIX) or not hooks.knows(kind):
             self._reply(404, "")
             return
         length = self.headers.get("Content-Length") or ""
