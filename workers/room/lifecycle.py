@@ -117,7 +117,8 @@ def _check_on_commit(room: Room, item: config_file.SessionPlan,
 def _request(item: config_file.SessionPlan) -> SpawnRequest:
     return SpawnRequest(name=item.name, agent=item.agent, profile=item.profile,
                         base=item.base, setup=item.setup, on_commit=item.on_commit,
-                        fs_reads=item.fs_reads, deliver=item.deliver)
+                        fs_reads=item.fs_reads, deliver=item.deliver,
+                        base_mode=item.base_mode)
 
 
 def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:

@@ -43,6 +43,7 @@ class SpawnRequest:
     on_commit: str | None = None
     fs_reads: bool = False
     deliver: str | None = None  # `type`: notes may be typed into a generic agent
+    base_mode: str | None = None  # `base:` — after (None), main or a ref (the baton)
 
 
 def open_operator_room(home: Path) -> Room:
@@ -174,9 +175,10 @@ def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServe
                       worktree=str(info.path), base=info.base_commit, task=request.task,
                       machine=machines.local_name(room.home))
     made.registered = True
-    if request.on_commit or request.fs_reads or request.deliver:
+    if request.on_commit or request.fs_reads or request.deliver or request.base_mode:
         sessions.update(room.conn, request.name, on_commit=request.on_commit,
-                        fs_reads=int(request.fs_reads), deliver=request.deliver)
+                        fs_reads=int(request.fs_reads), deliver=request.deliver,
+                        base_mode=request.base_mode)
     session = launch(room, request.name, server=server, with_dashboard=with_dashboard,
                      setup=request.setup, layout_name=layout_name)
     if request.task:
