@@ -232,7 +232,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     if session.hook_status is not None:
         sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
     plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh)
-    dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard)
+    dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard, layout_name)
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
     pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
                             plan.command, worktree, plan.env, title=name,
