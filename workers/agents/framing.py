@@ -16,14 +16,16 @@ import re
 from collections.abc import Callable
 
 from board.models import Note
+from board.vocabulary import NoteKind
 from workers.tmux import sanitize
 
 TYPED_CHARS = 600  # each note's share of a typed line; the inbox has the full text
 BODY_INDENT = "    "
 # A `[` followed by words that make it look like one of bullpen's headers.
+_KINDS = "|".join(kind.value for kind in NoteKind)  # every kind a header can name
 _HEADER_LIKE = re.compile(
-    r"\[(?=\s*(?:bullpen\b|(?:note|handoff|alert|ping|system)\s*#?\s*\d|(?:note|handoff|"
-    r"alert|ping|system)\b[^\]]*\bfrom\b))", re.IGNORECASE)
+    rf"\[(?=\s*(?:bullpen\b|(?:{_KINDS})\s*#?\s*\d|(?:{_KINDS})\b[^\]]*\bfrom\b))",
+    re.IGNORECASE)
 REPEAT_MARK = "possibly a repeat"
 
 
@@ -48,7 +50,7 @@ def typed_form(note: Note, possible_repeat: bool = False) -> str:
 
 def typed_marker(note_id: int) -> re.Pattern[str]:
     """Finds note `note_id`'s typed header in a pane's text (to tell typed from not)."""
-    return re.compile(rf"\[(?:note|handoff|alert|ping|system) #{note_id} from ")
+    return re.compile(rf"\[(?:{_KINDS}) #{note_id} from ")
 
 
 def hook_form(note: Note, possible_repeat: bool = False, answer: str = "") -> str:

@@ -19,9 +19,10 @@ from board.models import Session
 from board.room import check_store_present
 from board.schema import MIGRATIONS
 from board.vocabulary import DesiredState
+from workers import logs as room_logs
 from workers.agents import agent_files
 from workers.agents.adapter import AgentKind
-from workers.agents.command import agent_kind
+from workers.agents.launch import agent_kind
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.tmux import layout
@@ -47,6 +48,7 @@ def diagnose(home: Path) -> list[Finding]:
     found = _home(home)
     if not found[-1].ok:
         return found
+    found += _logs(home)
     conn, store = _store(home)
     found += store
     if conn is None:
@@ -64,6 +66,24 @@ def diagnose(home: Path) -> list[Finding]:
     finally:
         conn.close()
     return found
+
+
+def _logs(home: Path) -> list[Finding]:
+    """Each log's size; every log rotates at its cap, so this is information, not a fault."""
+    sizes = room_logs.sizes(home)
+    if not sizes:
+        return []
+    listed = ", ".join(f"{name} {_size(size)}" for name, size in sizes.items())
+    return [Finding("logs", True, f"logs: {listed} (each rotates at"
+                    f" {_size(room_logs.CAP_BYTES)}, {room_logs.GENERATIONS} kept)")]
+
+
+def _size(size: int) -> str:
+    for unit in ("B", "KiB"):
+        if size < 1024:
+            return f"{size} {unit}"
+        size //= 1024
+    return f"{size} MiB"
 
 
 def _home(home: Path) -> list[Finding]:
@@ -172,7 +192,7 @@ def _agent(home: Path, session: Session) -> list[Finding]:
             return [Finding("agents", False, f"{session.name}: Claude hook settings missing"
                             f" ({settings})", f"bullpen restart {session.name}")]
         return [Finding("agents", True, f"{session.name}: Claude hooks in place")]
-    from workers.agents import hermes
+    from workers.agents.hermes import config as hermes
 
     profile = hermes.profile_dir(session.profile or "default", hermes.hermes_root())
     config = profile / "config.yaml"

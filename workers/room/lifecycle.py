@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from board import machines, marks, sessions
@@ -25,6 +25,7 @@ from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
 from workers.room import config as config_file
+from workers.room.code_view import CodeFlow, code_flows
 from workers.room.spawn import (
     SpawnRequest,
     check_request,
@@ -79,7 +80,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
-        layout.ensure_room_window(server, root, home, with_dashboard)
+        layout.ensure_room_window(server, root, home, with_dashboard, plan.layout)
         # The coordinator boots while the sessions are made; it waits for their
         # registrations to settle before it watches their worktrees.
         started = start_coordinator(server, home)
@@ -117,7 +118,8 @@ def _check_on_commit(room: Room, item: config_file.SessionPlan,
 def _request(item: config_file.SessionPlan) -> SpawnRequest:
     return SpawnRequest(name=item.name, agent=item.agent, profile=item.profile,
                         base=item.base, setup=item.setup, on_commit=item.on_commit,
-                        fs_reads=item.fs_reads, deliver=item.deliver)
+                        fs_reads=item.fs_reads, deliver=item.deliver,
+                        base_mode=item.base_mode)
 
 
 def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:
@@ -246,13 +248,14 @@ class SessionRow:
     changed_files: tuple[str, ...]
     machine: str | None = None  # where it runs; None in a room on one machine
     reason: str | None = None  # why that status: the question asked, what is in front…
+    code: CodeFlow | None = None  # ahead/behind the base, conflicts, landed (code_view)
 
     def to_json(self) -> dict:
         return {"name": self.name, "status": self.status, "reason": self.reason,
                 "exit_code": self.exit_code,
                 "branch": self.branch, "worktree": self.worktree, "pane": self.pane,
                 "agent": self.agent, "changed_files": list(self.changed_files),
-                "machine": self.machine}
+                "machine": self.machine, **(self.code or CodeFlow()).to_json()}
 
 
 def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionRow]:
@@ -288,7 +291,8 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
             rows.append(SessionRow(session.name, status, code, session.branch,
                                    session.worktree, snap.pane_id if snap else None,
                                    session.agent, changed, session.machine, reason))
-    return rows
+        flows = code_flows(room.conn, root, known)
+    return [replace(row, code=flows.get(row.name)) for row in rows]
 
 
 def _remote_row(session: Session, here: str, last_beats: dict) -> SessionRow:

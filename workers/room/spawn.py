@@ -17,7 +17,7 @@ from board.models import OPERATOR, Session
 from board.room import Room, open_room
 from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
 from workers.agents.adapter import AgentKind
-from workers.agents.command import agent_kind, is_simple, launch_plan
+from workers.agents.launch import agent_kind, is_simple, launch_plan
 from workers.room import config
 from workers.tmux import layout
 from workers.tmux.server import RoomServer, require_tmux
@@ -42,6 +42,7 @@ class SpawnRequest:
     on_commit: str | None = None
     fs_reads: bool = False
     deliver: str | None = None  # `type`: notes may be typed into a generic agent
+    base_mode: str | None = None  # `base:` — after (None), main or a ref (the baton)
 
 
 def open_operator_room(home: Path) -> Room:
@@ -98,11 +99,11 @@ def hermes_profile_plan(request: SpawnRequest):
     cloned from the default one. A named profile must already be set up: its changes are
     shown by `bullpen hermes setup` before anything is written.
     """
-    from workers.agents import hermes
+    from workers.agents.hermes import profile as hermes_profile
 
-    plan = hermes.prepare_profile(request.profile or hermes.AUTO, request.name,
-                                  hermes.hermes_root())
-    if request.profile not in (None, hermes.AUTO) and plan.changed:
+    plan = hermes_profile.prepare_profile(request.profile or hermes_profile.AUTO, request.name,
+                                  hermes_profile.hermes_root())
+    if request.profile not in (None, hermes_profile.AUTO) and plan.changed:
         raise Refused(f"hermes profile {request.profile!r} is not set up for bullpen yet;"
                       f" review and apply the changes with: bullpen hermes setup"
                       f" {request.profile}")
@@ -181,7 +182,7 @@ class _Made:
 def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
             with_dashboard: bool, layout_name: str | None) -> Session:
     if agent_kind(request.agent) == AgentKind.HERMES:
-        from workers.agents.hermes import apply_plan
+        from workers.agents.hermes.profile import apply_plan
 
         plan = hermes_profile_plan(request)
         if plan.create and not plan.directory.exists():
@@ -194,9 +195,10 @@ def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServe
                       worktree=str(info.path), base=info.base_commit, task=request.task,
                       machine=machines.local_name(room.home))
     made.registered = True
-    if request.on_commit or request.fs_reads or request.deliver:
+    if request.on_commit or request.fs_reads or request.deliver or request.base_mode:
         sessions.update(room.conn, request.name, on_commit=request.on_commit,
-                        fs_reads=int(request.fs_reads), deliver=request.deliver)
+                        fs_reads=int(request.fs_reads), deliver=request.deliver,
+                        base_mode=request.base_mode)
     session = launch(room, request.name, server=server, with_dashboard=with_dashboard,
                      setup=request.setup, layout_name=layout_name)
     if request.task:
@@ -230,7 +232,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     if session.hook_status is not None:
         sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
     plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh)
-    dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard)
+    dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard, layout_name)
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
     pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
                             plan.command, worktree, plan.env, title=name,

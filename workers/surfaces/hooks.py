@@ -27,10 +27,12 @@ from board import deliveries, notes, reads, sessions
 from board.errors import BadInput, BullpenError
 from board.home import room_home
 from board.models import Note
-from board.repo_paths import repo_relative
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
-from workers.agents import agent_files, tool_reads
+from workers import logs
+from workers.agents import agent_files
+from workers.agents.claude.tool_reads import claude_read_paths
+from workers.agents.hermes.tool_reads import hermes_read_paths
 
 HERMES_SIDE_PROMPTS = ("Review the conversation above",
                        "You are running as Hermes' background skill CURATOR")
@@ -121,10 +123,9 @@ def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
     if event == "post_tool_call":
         extra = payload.get("extra")
         failed = isinstance(extra, dict) and extra.get("status") in ("error", "blocked")
-        if payload.get("tool_name") in tool_reads.HERMES_READ_TOOLS and not failed:
-            paths = repo_relative(tool_reads.named_paths(payload.get("tool_input"),
-                                                         tool_reads.HERMES_PATH_KEYS),
-                                  _cwd(payload), strict=False)
+        if not failed:
+            paths = hermes_read_paths(payload.get("tool_name"), payload.get("tool_input"),
+                                      _cwd(payload))
             reads.record(room.conn, session, paths, source=ReadSource.HOOK)
         return None
     task = str(_extra(payload).get("task_id") or "-")
@@ -158,7 +159,7 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
     session = _session(room)
     event = _event(payload, "hook_event_name")
     if event == "PostToolUse":
-        found = tool_reads.claude_read_paths(payload.get("tool_name"),
+        found = claude_read_paths(payload.get("tool_name"),
                                              payload.get("tool_input"), _cwd(payload))
         if found:
             reads.record(room.conn, session, found, source=ReadSource.HOOK)
@@ -213,18 +214,18 @@ HANDLERS: dict[str, Callable[[Mapping[str, object], Room], dict | None]] = {
 
 
 def log_line(env: Mapping[str, str], kind: str, message: str) -> None:
-    """Append one line to `<room>/logs/hooks.log`; silent when there is no room to log in."""
+    """Append one line to `<room>/logs/hooks.log` (rotated at its cap, each value cut to
+    a prefix: workers.logs); silent when there is no room to log in."""
     try:
         home = room_home(env)
         if not home.is_dir():
             return
-        logs = home / "logs"
-        logs.mkdir(exist_ok=True)
+        folder = home / logs.DIR_NAME
+        folder.mkdir(exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        who = env.get(IdentityVariable.SESSION) or "-"
-        flat = " ".join(message.split())
-        with (logs / LOG_NAME).open("a") as handle:
-            handle.write(f"{stamp} {kind} {who} {flat}\n")
+        who = logs.clip(env.get(IdentityVariable.SESSION) or "-", 40)
+        line = f"{stamp} {logs.clip(kind, 20)} {who} {logs.clip(message, 500)}"
+        logs.append_line(str(folder / LOG_NAME), line)
     except (OSError, BullpenError):
         pass
 

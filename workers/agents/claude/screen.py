@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
-from workers.agents.screens.tui import (
+from workers.agents.readers.tui import (
     RULE,
     dialog_question,
     input_box,
