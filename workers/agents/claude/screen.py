@@ -59,7 +59,7 @@ def _with_tool_call(screen: Screen, question: str) -> str:
     asked = lines.index(question)
     top = max((row for row in range(asked) if RULE.match(screen.lines[row])), default=-1)
     body = [line for line in lines[top + 1: asked] if line]
-    if len(body) < 2:
+    if top < 0 or len(body) < 2:  # no dialog frame: nothing tells its title
         return question
     dashed = [row for row, line in enumerate(body) if _DASHED.match(line)]
     what = body[dashed[0] + 1] if dashed and dashed[0] + 1 < len(body) else body[1]
