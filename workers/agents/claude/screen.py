@@ -31,10 +31,11 @@ _AMEND = re.compile(r"Tab to amend")  # the footer of a permission prompt
 _DASHED = re.compile(r"^╌{10,}$")  # 2.1.332 frames the command between dashed rules
 
 
-class ClaudeAdapter(Adapter):
+class ClaudeScreen(Adapter):
+    """What Claude Code's screen shows (its adapter, `claude.adapter`, adds the rest)."""
+
     kind = AgentKind.CLAUDE
     programs = frozenset({"claude", "node"})
-    has_hooks = True  # UserPromptSubmit pulls pending notes into the prompt's turn
     # 2.1.332 draws its whole UI on the alternate screen (2.1.197 did not): that screen
     # is Claude's own, and a program run from it is still seen as a child in front.
     uses_alternate_screen = True
