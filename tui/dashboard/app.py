@@ -12,6 +12,7 @@ from textual.screen import Screen
 
 from tui.dashboard.actions import RuntimeActions, SessionActions
 from tui.dashboard.commands import COMMANDS
+from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.main import MainScreen
 
 
@@ -22,7 +23,7 @@ class DashboardApp(App[None]):
     TITLE = "bullpen"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (130, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
-    BINDINGS = [Binding("q", "quit", "Quit", id="app.quit")]
+    BINDINGS = [Binding("q", "close_dashboard", "Close", id="app.quit")]
 
     def __init__(self, home: Path, actions: SessionActions, bell: bool = True) -> None:
         super().__init__()
@@ -33,13 +34,37 @@ class DashboardApp(App[None]):
     def get_default_screen(self) -> Screen:
         return MainScreen(self.home, self.actions, bell=self.ring_bell)
 
+    def action_close_dashboard(self) -> None:
+        """Ask first: a stray `q` should not take the dashboard away."""
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+        self.push_screen(ConfirmScreen(
+            "Close the dashboard?",
+            "The room keeps running: sessions, notes and the coordinator.\n"
+            "bullpen up (or bullpen attach) brings the dashboard back here.",
+            yes="close"), answered)
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every dashboard action in the command palette, plus Textual's own."""
         if isinstance(screen, MainScreen):
             for command in COMMANDS:
                 yield SystemCommand(command.title, command.help,
                                     lambda command=command: screen.run_command(command))
-        yield from super().get_system_commands(screen)
+        # Textual's Quit would skip the question; its Screenshot saves where a fresh HOME
+        # has no folder (it failed): both are replaced by ones that work here.
+        ours = {"Quit": SystemCommand("Close the dashboard", "Ask, then close it (the room"
+                                      " keeps running)", self.action_close_dashboard),
+                "Screenshot": SystemCommand("Screenshot", "Save an SVG of the screen in"
+                                            " .bullpen/screenshots/", self.action_snapshot)}
+        for command in super().get_system_commands(screen):
+            yield ours.get(command.title, command)
+
+    def action_snapshot(self) -> None:
+        """Save an SVG of the screen in the room's own folder and say where."""
+        folder = self.home / "screenshots"
+        folder.mkdir(exist_ok=True)
+        self.notify(f"saved {self.save_screenshot(path=str(folder))}")
 
 
 def make_app(home: Path, actions: SessionActions | None = None,

@@ -49,16 +49,28 @@ class SessionsTable(DataTable):
         name: str
         agent: str | None
         task: str | None
+        deliver: str | None = None  # "type" or "inbox", as `spawn --deliver`
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.rows_by_name: dict[str, SessionRow] = {}
         self.changed: dict[str, int | None] = {}
+        self.shown_ages: dict[str, str] = {}
         self.border_title = "sessions"
 
     def on_mount(self) -> None:
         for name in COLUMNS:
             self.add_column(name, key=name)
+        # "active" is an age: it changes with the clock, not only when the row does.
+        self.set_interval(1.0, self.refresh_ages)
+
+    def refresh_ages(self) -> None:
+        """Redraw the "active" cells whose age text moved on (e.g. 4s → 5s)."""
+        for name, row in self.rows_by_name.items():
+            shown = age(row.session.last_activity)
+            if self.shown_ages.get(name) != shown:
+                self.shown_ages[name] = shown
+                self.update_cell(name, "active", shown)
 
     @property
     def selected(self) -> str | None:
@@ -149,11 +161,14 @@ class SessionsTable(DataTable):
         fields = [Field("name", "Name", placeholder="lower-case, e.g. tester"),
                   Field("agent", "Agent command (optional)",
                         placeholder="default from bullpen.yaml"),
-                  Field("task", "Task (optional)")]
+                  Field("task", "Task (optional)"),
+                  Field("deliver", "Deliver notes: type or inbox (optional)",
+                        placeholder="type: into the pane (needed for a generic agent)")]
 
         def spawn(answer: dict[str, str] | None) -> None:
             if answer is not None and answer["name"].strip():
                 self.post_message(self.SpawnRequested(answer["name"].strip(),
                                                       answer["agent"].strip() or None,
-                                                      answer["task"].strip() or None))
+                                                      answer["task"].strip() or None,
+                                                      answer["deliver"].strip() or None))
         self.app.push_screen(PromptScreen("Spawn a session", fields), spawn)
