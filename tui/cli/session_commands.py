@@ -28,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="also remove clean, merged worktrees")
     down.add_argument("--force", action="store_true",
                       help="with --remove-worktrees: remove them even with unsaved work")
+    down.add_argument("--timeout", type=float, metavar="SECONDS",
+                      help="how long agents get to exit before what is left of their"
+                      " panes is ended (default 10)")
     down.set_defaults(handler=room_down)
 
     spawn = subparsers.add_parser("spawn", help="start a new session in its own worktree")
@@ -102,8 +105,9 @@ def room_up(args: argparse.Namespace) -> int:
 
 
 def room_down(args: argparse.Namespace) -> int:
+    waits = {} if args.timeout is None else {"timeout": args.timeout}
     for line in _control().down(remove_worktrees=args.remove_worktrees,
-                                force=args.force).lines:
+                                force=args.force, **waits).lines:
         print(line)
     return 0
 
@@ -131,13 +135,21 @@ def list_sessions(args: argparse.Namespace) -> int:
     else:
         # A room across machines says where each session runs.
         machines = len({r.machine for r in rows} - {None}) > 1
-        print_table(["name", "status", "branch", "pane", "changed", "agent"]
+        print_table(["name", "status", "branch", "pane", "changed", "ahead", "code", "agent"]
                     + (["machine"] if machines else []),
                     [(r.name, r.status + (f" ({r.exit_code})" if r.exit_code is not None
                                           else ""),
-                      r.branch, r.pane, len(r.changed_files), r.agent)
+                      r.branch, r.pane, len(r.changed_files), _ahead(r.code),
+                      (r.code.summary if r.code else "") or None, r.agent)
                      + ((r.machine,) if machines else ()) for r in rows])
     return 0
+
+
+def _ahead(code) -> str | None:  # noqa: ANN001 - workers.room.code_view.CodeFlow
+    """`+2 -1`: commits ahead of and behind the base branch."""
+    if code is None or code.ahead is None:
+        return None
+    return f"+{code.ahead} -{code.behind}"
 
 
 def stop_session(args: argparse.Namespace) -> int:

@@ -69,7 +69,7 @@ class Coordinator:
         self.deliverer = Deliverer(self.conn, self.server)
         self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer, home)
         self.dispatcher = Dispatcher(self.conn)
-        self.watcher = None
+        self.watcher = self.radar = None  # the radar runs while the watcher does
         self.watch = watch
         self._fs_reads: dict[str, object] = {}  # session -> its FsReads, when opted in
         self._thread_conns = threading.local()  # watcher threads write on their own
@@ -120,6 +120,7 @@ class Coordinator:
                 if self.watcher.is_ready():
                     self.watch_mark.stopping()  # watched until this moment
                 self.watcher.stop()
+                self.radar.stop()
             for reader in self._fs_reads.values():
                 reader.stop()
             mark_clean_stop(self.conn)
@@ -201,6 +202,8 @@ class Coordinator:
 
     def _apply(self, event) -> None:
         self.dispatcher.handle(event)
+        if self.radar is not None:
+            self.radar.heard(event)
         if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
         if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")
@@ -248,11 +251,14 @@ class Coordinator:
     # -- the watcher ---------------------------------------------------------------------
 
     def _start_watcher(self) -> None:
+        from workers.coordinator.radar import Radar
         from workers.coordinator.watcher import Watcher
 
         self.watcher = Watcher(self.root, on_change=self._on_change,
                                known_head=self._known_head)
         self.watcher.start()
+        self.radar = Radar(self.root, lambda: connect(self.db_path), self.presence.mine)
+        self.radar.start()
 
     def _retarget(self) -> None:
         """Watch the main checkout and every session's worktree; read-watch opted-in ones."""

@@ -29,7 +29,7 @@ from board.errors import BadInput
 from board.identity import Caller
 from board.models import Session
 from board.room import open_room
-from board.vocabulary import IdentityVariable
+from board.vocabulary import IdentityVariable, RoomLayout
 from workers.room import config, lifecycle, spawn
 from workers.room.lifecycle import Report, SessionRow
 from workers.tmux import layout
@@ -93,13 +93,17 @@ class RoomControl:
                 if authority.grant(room.conn, self.caller, item.name, item.may):
                     report.say(f"{item.name} may: {', '.join(item.may) or 'nothing more'}")
 
-    def down(self, *, remove_worktrees: bool = False, force: bool = False) -> Report:
-        """Stop every session, the coordinator and tmux; worktrees stay unless asked."""
+    def down(self, *, remove_worktrees: bool = False, force: bool = False,
+             timeout: float = lifecycle.AGENT_EXIT_TIMEOUT) -> Report:
+        """Stop every session, the coordinator and tmux; worktrees stay unless asked.
+        Agents get `timeout` seconds to exit before what is left of their panes is ended."""
         if force and not remove_worktrees:
             raise BadInput("--force only applies with --remove-worktrees")
+        if not 0 <= timeout <= 3600:
+            raise BadInput(f"--timeout {timeout:g} is out of range; give 0 to 3600 seconds")
         with self._privileged(Power.DOWN, force=force):
             return lifecycle.down(self.home, remove_worktrees=remove_worktrees, force=force,
-                                  server=self.server)
+                                  server=self.server, timeout=timeout)
 
     def ls(self) -> list[SessionRow]:
         """Every session with its live status and uncommitted files."""
@@ -109,6 +113,12 @@ class RoomControl:
         """The argv that puts the user's terminal on the room, with `name`'s pane focused."""
         if not self.server.has_session(layout.ROOM_SESSION):
             raise BadInput("the room is not running; start it with bullpen up")
+        try:  # a dashboard closed with q (or killed) comes back in its place
+            where = config.load(self.home.parent).layout
+        except BadInput:  # a plan broken since up: the room still gets its dashboard
+            where = RoomLayout.SIDE_BY_SIDE
+        layout.ensure_room_window(self.server, self.home.parent, self.home,
+                                  layout_name=where)
         if name:
             self.focus(name)
         return self.server.attach_command(layout.ROOM_SESSION)
@@ -152,6 +162,8 @@ class RoomControl:
               deliver: str | None = None, with_dashboard: bool = True) -> Session:
         """Start a new session in its own worktree and pane (every refusal comes before
         anything is made); `agent` defaults to bullpen.yaml's."""
+        if deliver not in (None, *config.DELIVER_VALUES):  # the dashboard's form is free text
+            raise BadInput(f"deliver {deliver!r}: use {' or '.join(config.DELIVER_VALUES)}")
         plan = config.load(self.root)
         request = spawn.SpawnRequest(
             name=name, agent=agent if agent is not None else plan.agent, profile=profile,

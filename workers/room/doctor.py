@@ -19,9 +19,8 @@ from board.models import Session
 from board.room import check_store_present
 from board.schema import MIGRATIONS
 from board.vocabulary import DesiredState
-from workers.agents import agent_files
-from workers.agents.adapter import AgentKind
-from workers.agents.launch import agent_kind
+from workers import logs as room_logs
+from workers.agents.kinds import adapter_for
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.tmux import layout
@@ -47,6 +46,7 @@ def diagnose(home: Path) -> list[Finding]:
     found = _home(home)
     if not found[-1].ok:
         return found
+    found += _logs(home)
     conn, store = _store(home)
     found += store
     if conn is None:
@@ -64,6 +64,24 @@ def diagnose(home: Path) -> list[Finding]:
     finally:
         conn.close()
     return found
+
+
+def _logs(home: Path) -> list[Finding]:
+    """Each log's size; every log rotates at its cap, so this is information, not a fault."""
+    sizes = room_logs.sizes(home)
+    if not sizes:
+        return []
+    listed = ", ".join(f"{name} {_size(size)}" for name, size in sizes.items())
+    return [Finding("logs", True, f"logs: {listed} (each rotates at"
+                    f" {_size(room_logs.CAP_BYTES)}, {room_logs.GENERATIONS} kept)")]
+
+
+def _size(size: int) -> str:
+    for unit in ("B", "KiB"):
+        if size < 1024:
+            return f"{size} {unit}"
+        size //= 1024
+    return f"{size} MiB"
 
 
 def _home(home: Path) -> list[Finding]:
@@ -162,23 +180,8 @@ def _worktrees(home: Path, known: list[Session]) -> list[Finding]:
 
 
 def _agent(home: Path, session: Session) -> list[Finding]:
-    kind = agent_kind(session.agent)
-    if session.desired != DesiredState.RUNNING \
-            or kind not in (AgentKind.HERMES, AgentKind.CLAUDE):
+    """The session's agent integration, as its kind's adapter checks it."""
+    if session.desired != DesiredState.RUNNING:
         return []
-    if kind == AgentKind.CLAUDE:
-        settings = home / agent_files.AGENTS_DIR / session.name / "claude-settings.json"
-        if not settings.is_file() or "hooks" not in settings.read_text(errors="replace"):
-            return [Finding("agents", False, f"{session.name}: Claude hook settings missing"
-                            f" ({settings})", f"bullpen restart {session.name}")]
-        return [Finding("agents", True, f"{session.name}: Claude hooks in place")]
-    from workers.agents.hermes import config as hermes
-
-    profile = hermes.profile_dir(session.profile or "default", hermes.hermes_root())
-    config = profile / "config.yaml"
-    text = config.read_text(errors="replace") if config.is_file() else ""
-    if "bullpen" not in text:
-        return [Finding("agents", False, f"{session.name}: hermes profile"
-                        f" {session.profile or 'default'} lacks bullpen's MCP server and hooks",
-                        f"bullpen hermes setup {session.profile or 'default'}")]
-    return [Finding("agents", True, f"{session.name}: hermes profile set up")]
+    return [Finding("agents", health.ok, health.what, health.fix)
+            for health in adapter_for(session.agent).health(home, session)]

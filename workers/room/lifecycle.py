@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from board import machines, marks, sessions
@@ -25,6 +25,7 @@ from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
 from workers.room import config as config_file
+from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
 from workers.room.spawn import (
     SpawnRequest,
@@ -34,8 +35,8 @@ from workers.room.spawn import (
     open_operator_room,
     spawn,
 )
-from workers.tmux import layout
-from workers.tmux.panes import owned, snapshot_all
+from workers.tmux import layout, processes
+from workers.tmux.panes import owned, pane_groups, snapshot_all
 from workers.tmux.server import RoomServer, require_tmux
 from worktrees.errors import WorktreeError
 from worktrees.remove import remove_worktree
@@ -48,6 +49,9 @@ COORDINATOR_START_TIMEOUT = 15.0
 COORDINATOR_STOP_TIMEOUT = 10.0
 ORPHAN_EXIT_TIMEOUT = 3.0  # `up` after the tmux server died: its coordinator is on its way out
 REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
+# How long `down` waits for the panes' processes to exit after their terminals hung up
+# (Hermes finishes its turn on SIGHUP) before it ends what is left of each pane's group.
+AGENT_EXIT_TIMEOUT = 10.0
 
 
 @dataclass
@@ -81,7 +85,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
-        layout.ensure_room_window(server, root, home, with_dashboard)
+        layout.ensure_room_window(server, root, home, with_dashboard, plan.layout)
         # The coordinator boots while the sessions are made; it waits for their
         # registrations to settle before it watches their worktrees.
         started = start_coordinator(server, home)
@@ -204,8 +208,11 @@ def _wait_for_coordinator_exit(home: Path, timeout: float = COORDINATOR_STOP_TIM
 
 
 def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
-         server: RoomServer | None = None) -> Report:
-    """Stop sessions, coordinator and the room's tmux server; keep worktrees unless asked."""
+         server: RoomServer | None = None, timeout: float = AGENT_EXIT_TIMEOUT) -> Report:
+    """Stop sessions, coordinator and the room's tmux server; keep worktrees unless asked.
+
+    Returns once every pane's processes have exited: those still running `timeout`
+    seconds after tmux hung up their terminals are ended (and named in the report)."""
     root = home.parent
     server = server or layout.server_for(root)
     report = Report()
@@ -218,8 +225,11 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
             sessions.set_status(room.conn, session.name, SessionStatus.STOPPED)
             sessions.update(room.conn, session.name, pane_id=None)
         if server.is_alive():
+            groups = pane_groups(server)
             server.kill_server()
             report.say("stopped the coordinator and the room's tmux server")
+            for line in processes.wait_gone(groups, timeout):
+                report.say(line)
         else:
             report.say("the room's tmux server was not running")
         if not _wait_for_coordinator_exit(home):
@@ -252,13 +262,14 @@ class SessionRow:
     changed_files: tuple[str, ...]
     machine: str | None = None  # where it runs; None in a room on one machine
     reason: str | None = None  # why that status: the question asked, what is in front…
+    code: CodeFlow | None = None  # ahead/behind the base, conflicts, landed (code_view)
 
     def to_json(self) -> dict:
         return {"name": self.name, "status": self.status, "reason": self.reason,
                 "exit_code": self.exit_code,
                 "branch": self.branch, "worktree": self.worktree, "pane": self.pane,
                 "agent": self.agent, "changed_files": list(self.changed_files),
-                "machine": self.machine}
+                "machine": self.machine, **(self.code or CodeFlow()).to_json()}
 
 
 def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionRow]:
@@ -294,7 +305,8 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
             rows.append(SessionRow(session.name, status, code, session.branch,
                                    session.worktree, snap.pane_id if snap else None,
                                    session.agent, changed, session.machine, reason))
-    return rows
+        flows = code_flows(room.conn, root, known)
+    return [replace(row, code=flows.get(row.name)) for row in rows]
 
 
 def _remote_row(session: Session, here: str, last_beats: dict) -> SessionRow:

@@ -20,10 +20,11 @@ _BUSY = re.compile(r"esc to interrupt|^\s*[·✢✳✶✻✽*]\s+\S+…", re.IGN
 _CONFIRM = re.compile(r"Enter to confirm|Esc to cancel", re.IGNORECASE)
 
 
-class ClaudeAdapter(Adapter):
+class ClaudeScreen(Adapter):
+    """What Claude Code's screen shows (its adapter, `claude.adapter`, adds the rest)."""
+
     kind = AgentKind.CLAUDE
     programs = frozenset({"claude", "node"})
-    has_hooks = True  # UserPromptSubmit pulls pending notes into the prompt's turn
 
     def read(self, screen: Screen) -> Reading:
         question = menu_question(screen)
