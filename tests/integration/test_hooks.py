@@ -17,8 +17,10 @@ from workers.agents.bullpen_command import bullpen_executable
 from workers.agents.kinds import adapter_for
 from workers.coordinator.delivery import QUEUE_CAP, Deliverer
 from workers.coordinator.status import PaneStatus
-from workers.surfaces.hooks import handle_claude, handle_hermes, run_hook
+from workers.surfaces.hooks import handler, run_hook
 from workers.tmux.server import RoomServer
+
+handle_claude, handle_hermes = handler("claude"), handler("hermes")
 
 REVIEW = ("Review the conversation above and consider saving to memory if appropriate.\n\n"
           "Focus on: ...")
