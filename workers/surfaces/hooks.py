@@ -100,7 +100,8 @@ def handle(kind: str, payload: Mapping[str, object], room: Room) -> dict | None:
     if call.status is not None:
         sessions.set_hook_status(room.conn, session, call.status)
     if call.question is not None:
-        identity = {IdentityVariable.HOME: str(room.home), IdentityVariable.SESSION: session}
+        identity: dict[str, str] = {IdentityVariable.HOME: str(room.home),
+                                    IdentityVariable.SESSION: session}
         log_line(identity, kind, f"needs input: {call.question}")
     if not call.take_notes:
         return None
