@@ -27,6 +27,7 @@ from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
 from workers.room import config as config_file
 from workers.room.code_view import CodeFlow, code_flows
+from workers.room.placement import place
 from workers.room.spawn import (
     SpawnRequest,
     check_request,
@@ -74,13 +75,14 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     report = Report()
     server = server or layout.server_for(root)
     with open_operator_room(home) as room:
-        new = [p for p in plan.sessions if sessions.get(room.conn, p.name) is None]
+        here = Presence(home, room.conn)  # refused if another machine holds this one's name
+        placed = place(plan, here.machine, machines.owner_machine(room.conn))
+        new = [p for p in placed.here if sessions.get(room.conn, p.name) is None]
         planned = frozenset(p.name for p in plan.sessions)
         for item in new:  # the plan's own errors first, then each session's
             _check_on_commit(room, item, planned)
         for item in new:
             check_request(room, _request(item), planned)
-        here = Presence(home, room.conn)  # this machine's coordinator pushes to `push:`
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
@@ -92,10 +94,13 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
             spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
                   layout_name=plan.layout, checked=True)
             report.say(f"started {item.name} in .bullpen/worktrees/{item.name}")
+        for item, machine in placed.elsewhere:
+            if sessions.get(room.conn, item.name) is None:
+                report.say(f"{item.name} runs on machine {machine}: bullpen up there")
         _create_plan_tasks(room, plan)
         panes = snapshot_all(server, with_content=False)
         # Only this machine's sessions: another machine's `up` restores its own.
-        for session in Presence(home, room.conn).mine(sessions.all_sessions(room.conn)):
+        for session in here.mine(sessions.all_sessions(room.conn)):
             if session.desired != DesiredState.RUNNING or session.name in {p.name for p in new}:
                 continue
             if owned(panes, session.pane, session.name) is not None:
