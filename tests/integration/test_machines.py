@@ -4,6 +4,7 @@ that stops beating shows its sessions `unreachable`, and their notes wait."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -160,3 +161,22 @@ def test_down_on_one_machine_leaves_the_other_machines_sessions_running(
         assert down.returncode == 0, down.stderr
         status = {s.name: s.status for s in sessions.all_sessions(room.conn)}
         assert status == {"coder": "working", "legacy": "working", "reviewer": "stopped"}
+
+
+def test_migrate_waits_for_coordinators_that_are_stopping(two_machines) -> None:
+    a, b = two_machines
+    assert run_cli("register", "reviewer", cwd=b.repo).returncode == 0
+    on_b = Coordinator(b.home, watch=False)
+    on_b.tick()  # beta's coordinator beats ...
+    with open_room(env={}, start=a.repo) as room:
+        assert machines.is_reachable(machines.beats(room.conn)["beta"])
+        stop = threading.Event()
+        stop.set()
+        on_b.run(stop)  # ... and stops cleanly: its beat goes with it
+        assert machines.beats(room.conn)["beta"] is None
+        # alpha's coordinator was killed a moment ago: its last beat ages out soon
+        machines.beat(room.conn, "alpha", now=time.time() - machines.UNREACHABLE_AFTER + 1.5)
+    started = time.monotonic()
+    moved = run_cli("room", "migrate", "--to", "sqlite", cwd=a.repo)
+    assert moved.returncode == 0, moved.stderr
+    assert 1.0 <= time.monotonic() - started < machines.UNREACHABLE_AFTER + 5
