@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -212,32 +213,50 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
     """Stop sessions, coordinator and the room's tmux server; keep worktrees unless asked.
 
     Returns once every pane's processes have exited: those still running `timeout`
-    seconds after tmux hung up their terminals are ended (and named in the report)."""
+    seconds after tmux hung up their terminals are ended (and named in the report). The
+    store is only told: whatever its state (damaged, deleted), tmux, the coordinator and
+    the agents are stopped, and the report says what could not be recorded."""
     root = home.parent
     server = server or layout.server_for(root)
     report = Report()
+    try:
+        here = _record_stopped(home, report)
+    except (BullpenError, sqlite3.Error, OSError) as error:
+        here = None
+        report.say(f"could not record the sessions as stopped ({_one_line(error)});"
+                   " run bullpen doctor")
+    if server.is_alive():
+        groups = pane_groups(server)
+        server.kill_server()
+        report.say("stopped the coordinator and the room's tmux server")
+        for line in processes.wait_gone(groups, timeout):
+            report.say(line)
+    else:
+        report.say("the room's tmux server was not running")
+    if not _wait_for_coordinator_exit(home):
+        report.say("the coordinator is still stopping; bullpen up waits for it")
+    if remove_worktrees and here is None:
+        report.say("kept every worktree: without the store bullpen cannot tell whose is whose")
+    elif remove_worktrees:
+        for session in here:
+            report.say(_remove_one(root, session, force))
+    return report
+
+
+def _record_stopped(home: Path, report: Report) -> list[Session]:
+    """Mark this machine's sessions stopped (other machines' keep running); returns them."""
     with open_operator_room(home) as room:
-        # This machine's room only: other machines' sessions keep running.
         here = Presence(home, room.conn).mine(sessions.all_sessions(room.conn))
         for session in here:
             if session.pane and session.status != SessionStatus.STOPPED:
                 report.say(f"stopped {session.name}")
             sessions.set_status(room.conn, session.name, SessionStatus.STOPPED)
             sessions.update(room.conn, session.name, pane_id=None)
-        if server.is_alive():
-            groups = pane_groups(server)
-            server.kill_server()
-            report.say("stopped the coordinator and the room's tmux server")
-            for line in processes.wait_gone(groups, timeout):
-                report.say(line)
-        else:
-            report.say("the room's tmux server was not running")
-        if not _wait_for_coordinator_exit(home):
-            report.say("the coordinator is still stopping; bullpen up waits for it")
-        if remove_worktrees:
-            for session in here:
-                report.say(_remove_one(root, session, force))
-    return report
+    return here
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 def _remove_one(root: Path, session: Session, force: bool) -> str:
