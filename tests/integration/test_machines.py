@@ -133,10 +133,13 @@ def test_a_second_machine_under_a_taken_name_is_refused_and_touches_nothing(
     with open_room(env={}, start=a.repo) as room:
         sessions.update(room.conn, "coder", desired=DesiredState.RUNNING)
         sessions.set_status(room.conn, "coder", "working")
-        for verb in (("register", "other"), ("down",), ("up", "--detach")):
+        for verb in (("register", "other"), ("up", "--detach")):
             refused = run_cli(*verb, cwd=b.repo)
             assert refused.returncode == 2, verb
             assert refused.stderr.count("\n") == 1 and "--machine NAME" in refused.stderr
+        # down stops b's own tmux whatever the store says, and records nothing there
+        down = run_cli("down", cwd=b.repo)
+        assert "could not record" in down.stdout and "--machine NAME" in down.stdout
         with pytest.raises(Refused, match="belongs to another machine"):
             Coordinator(b.home, watch=False)
         coder = sessions.get(room.conn, "coder")
