@@ -50,7 +50,7 @@ ORPHAN_EXIT_TIMEOUT = 3.0  # `up` after the tmux server died: its coordinator is
 REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
 # How long `down` waits for the panes' processes to exit after their terminals hung up
 # (Hermes finishes its turn on SIGHUP) before it ends what is left of each pane's group.
-AGENT_EXIT_TIMEOUT = 10.0
+AGENT_EXIT_TIMEOUT = processes.EXIT_TIMEOUT
 
 
 @dataclass
@@ -77,8 +77,16 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         planned = frozenset(p.name for p in plan.sessions)
         for item in new:  # the plan's own errors first, then each session's
             _check_on_commit(room, item, planned)
+        wanted: dict[Path, str] = {}  # what a planned agent must have to itself -> whose
         for item in new:
-            check_request(room, _request(item), planned)
+            sole = check_request(room, _request(item), planned)
+            if sole is None:
+                continue
+            other = wanted.setdefault(sole.directory.resolve(), item.name)
+            if other != item.name:
+                raise BadInput(f"bullpen.yaml: sessions {other!r} and {item.name!r} would both"
+                               f" run {sole.what}; one process per profile: give one of"
+                               " them another profile")
         here = Presence(home, room.conn)  # this machine's coordinator pushes to `push:`
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         if not server.is_alive():  # a coordinator left from a killed server is leaving
