@@ -104,6 +104,19 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
     return sole
 
 
+def check_requests(room: Room, requests: list[SpawnRequest], planned: frozenset[str]) -> None:
+    """`check_request` for each session one `up` starts, and no two of them on what one
+    agent process must have to itself (a hermes profile)."""
+    wanted: dict[Path, str] = {}
+    for request in requests:
+        sole = check_request(room, request, planned)
+        other = wanted.setdefault(sole.directory.resolve(), request.name) if sole else None
+        if sole is not None and other != request.name:
+            raise BadInput(f"bullpen.yaml: sessions {other!r} and {request.name!r} would both"
+                           f" run {sole.what}; one process per profile: give one of them"
+                           " another profile")
+
+
 def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
           with_dashboard: bool = True, layout_name: str | None = None,
           checked: bool = False) -> Session:
@@ -185,7 +198,7 @@ def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServe
     sessions.register(room.conn, request.name, agent=request.agent,
                       profile=request.profile, branch=info.branch,
                       worktree=str(info.path), base=info.base_commit, task=request.task,
-                      machine=machines.local_name(room.home))
+                      machine=machines.claim(room.conn, room.home))
     made.registered = True
     if request.on_commit or request.fs_reads or request.deliver or request.base_mode:
         sessions.update(room.conn, request.name, on_commit=request.on_commit,
