@@ -281,12 +281,14 @@ class SessionRow:
     machine: str | None = None  # where it runs; None in a room on one machine
     reason: str | None = None  # why that status: the question asked, what is in front…
     code: CodeFlow | None = None  # ahead/behind the base, conflicts, landed (code_view)
+    agent_version: str | None = None  # what its agent said of itself at launch
 
     def to_json(self) -> dict:
         return {"name": self.name, "status": self.status, "reason": self.reason,
                 "exit_code": self.exit_code,
                 "branch": self.branch, "worktree": self.worktree, "pane": self.pane,
-                "agent": self.agent, "changed_files": list(self.changed_files),
+                "agent": self.agent, "agent_version": self.agent_version,
+                "changed_files": list(self.changed_files),
                 "machine": self.machine, **(self.code or CodeFlow()).to_json()}
 
 
@@ -322,7 +324,8 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
                 changed = worktree_status(session.worktree, session.base).changed_files
             rows.append(SessionRow(session.name, status, code, session.branch,
                                    session.worktree, snap.pane_id if snap else None,
-                                   session.agent, changed, session.machine, reason))
+                                   session.agent, changed, session.machine, reason,
+                                   agent_version=session.agent_version))
         flows = code_flows(room.conn, root, known)
     return [replace(row, code=flows.get(row.name)) for row in rows]
 
@@ -333,5 +336,5 @@ def _remote_row(session: Session, here: str, last_beats: dict) -> SessionRow:
     status = machines.shown_status(session.status, session.machine, here, last_beats)
     code = session.exit_code if status == SessionStatus.EXITED else None
     return SessionRow(session.name, status, code, session.branch, session.worktree, None,
-                      session.agent, (), session.machine)
+                      session.agent, (), session.machine, agent_version=session.agent_version)
 

@@ -21,7 +21,8 @@ from workers.agents import exclusive
 from workers.agents.adapter import SoleUse
 from workers.agents.command_line import is_simple
 from workers.agents.kinds import adapter_for
-from workers.agents.launch import launch_plan
+from workers.agents.launch import LaunchPlan, launch_plan
+from workers.agents.versions import agent_version
 from workers.room import config
 from workers.tmux import layout
 from workers.tmux.panes import close_pane
@@ -252,9 +253,17 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
         if pid is not None:
             hold(pid)
     sessions.update(room.conn, name, pane_id=pane_id, desired=DesiredState.RUNNING,
-                    worktree=str(worktree))
+                    worktree=str(worktree), agent_version=_agent_version(room, session, plan))
     sessions.set_status(room.conn, name, SessionStatus.STARTING)
     return sessions.require(room.conn, name)
+
+
+def _agent_version(room: Room, session: Session, plan: LaunchPlan) -> str | None:
+    """What the session's agent says its version is (asked while its pane starts, once
+    per installed binary); None for agents that do not say (shells, generic programs)."""
+    if not session.agent or not adapter_for(session.agent, session.deliver).says_version:
+        return None
+    return agent_version(room.home, session.agent, plan.env)
 
 
 def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
