@@ -39,9 +39,10 @@ from tests.agents.fake_model import (
     session_of,
 )
 from tests.conftest import git
-from tests.hermes_install import HERMES_VERSION, install_beside_hermes
+from tests.hermes_install import install_beside_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
+from workers.agents.hermes.profile import auto_profile_name
 
 pytestmark = pytest.mark.slow
 
@@ -87,15 +88,15 @@ def model_config(base_url: str) -> dict:
 
 
 @pytest.fixture
-def hermes_room(git_repo: Path, tmp_path: Path,
-                monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LiveRoom, FakeModel, Path]]:
-    bin_dir = install_beside_hermes()
+def hermes_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                hermes_release: str) -> Iterator[tuple[LiveRoom, FakeModel, Path]]:
+    bin_dir = install_beside_hermes(hermes_release)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     root = tmp_path / "hermes-home"
     root.mkdir(mode=0o700)
     monkeypatch.setenv("HERMES_HOME", str(root))
     (root / ".update_check").write_text(json.dumps({"ts": 4102444800,
-                                                    "latest": HERMES_VERSION}))
+                                                    "latest": hermes_release}))
     with FakeModel(respond) as model:
         config = root / "config.yaml"
         config.write_text(yaml.safe_dump(model_config(model.base_url)))
@@ -198,7 +199,7 @@ def test_real_hermes_room_keeps_every_promise(
                and SECRET.encode() in path.read_bytes()]
     assert holders == []
     for name in ("research", "coder", "reviewer"):
-        profile = hermes_home / "profiles" / f"bullpen-{name}"
+        profile = hermes_home / "profiles" / auto_profile_name(name, live.repo)
         assert stat.S_IMODE(profile.stat().st_mode) == 0o700
         assert stat.S_IMODE((profile / "config.yaml").stat().st_mode) == 0o600
         status = git(Path(live.sessions()[name]["worktree"]), "status", "--porcelain",

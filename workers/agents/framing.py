@@ -19,7 +19,7 @@ from board.models import Note
 from board.vocabulary import NoteKind
 from workers.tmux import sanitize
 
-TYPED_CHARS = 600  # each note's share of a typed line; the inbox has the full text
+TYPED_CHARS = 600  # each note's share of a typed line; `note show ID` has the full text
 BODY_INDENT = "    "
 # A `[` followed by words that make it look like one of bullpen's headers.
 _KINDS = "|".join(kind.value for kind in NoteKind)  # every kind a header can name
@@ -42,10 +42,27 @@ def typed_header(note: Note, possible_repeat: bool = False) -> str:
     return f"[{label} #{note.id} from {note.sender}{reply}{repeat}]"
 
 
+def cut_mark(note_id: int) -> str:
+    """What ends a typed note that was cut: where its whole text is. (A typed note counts
+    as read, so the inbox no longer lists it; `note show` and the MCP tool do.)"""
+    return f"… (full text: bullpen note show {note_id})"
+
+
 def typed_form(note: Note, possible_repeat: bool = False) -> str:
-    """One line for the agent's input: header, then the defused, cleaned body."""
-    body = sanitize.clean(neutral_body(note.body), limit=TYPED_CHARS)
+    """One line for the agent's input: header, then the defused, cleaned body, cut at
+    TYPED_CHARS with a pointer to the whole text."""
+    body = sanitize.clean(neutral_body(note.body), limit=TYPED_CHARS, cut=cut_mark(note.id))
     return f"{typed_header(note, possible_repeat)} {body}"
+
+
+def overflow_notice(count: int, cap: int, typed: bool) -> str:
+    """What an agent is told when `count` older notes went over its queue's `cap` and
+    wait in its inbox (typed into its input, or as a paragraph of its turn context)."""
+    if typed:
+        return (f"[bullpen] {count} older notes were not typed (queue over {cap});"
+                " read them with: bullpen note inbox")
+    return (f"[bullpen] {count} older notes were not handed to you (queue over {cap});"
+            " read them with the tool mcp__bullpen__inbox or: bullpen note inbox")
 
 
 def typed_marker(note_id: int) -> re.Pattern[str]:
@@ -76,9 +93,11 @@ def is_from_bullpen(note: Note) -> bool:
 
 
 def hook_text(notes: list[Note], repeats: set[int] | frozenset[int] = frozenset(),
-              answer: Callable[[Note], str] = lambda note: "") -> str:
-    """Several notes for one turn's context, each framed by `hook_form`."""
-    return "\n".join(hook_form(note, note.id in repeats, answer(note)) for note in notes)
+              answer: Callable[[Note], str] = lambda note: "", notice: str = "") -> str:
+    """Several notes for one turn's context, each framed by `hook_form`, then `notice`
+    (the overflow notice) as a paragraph of its own."""
+    parts = [hook_form(note, note.id in repeats, answer(note)) for note in notes]
+    return "\n".join([*parts, *([notice] if notice else [])])
 
 
 def for_agent(note: Note) -> dict:

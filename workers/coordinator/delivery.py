@@ -26,7 +26,7 @@ from board import deliveries
 from board.models import Note, Session
 from board.vocabulary import HoldReason
 from workers.agents import framing
-from workers.agents.adapter import Adapter, AgentKind, AgentState, Route, Screen, Sign
+from workers.agents.adapter import Adapter, AgentState, Route, Screen, Sign
 from workers.agents.readers.generic import GenericAdapter
 from workers.coordinator.status import PaneStatus
 from workers.tmux import keyboard, sanitize
@@ -35,8 +35,10 @@ from workers.tmux.server import RoomServer, TmuxError
 
 log = logging.getLogger(__name__)
 
-QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in the inbox
-PER_LINE = 5  # notes typed together in one line
+QUEUE_CAP = deliveries.QUEUE_CAP  # waiting notes kept for typing; older ones: inbox
+# Notes typed in one input line: one, so each reads with its own header and none is cut
+# for another's sake (an agent with a turn hook takes the rest into that same turn).
+PER_LINE = 1
 # Seconds to see a paste land in the input line, or leave it on Enter. A real Claude Code
 # starting beside others on a loaded 2-core machine took over 1 s to draw a paste; the wait
 # ends as soon as it shows, so only a paste that went elsewhere pays the whole of it.
@@ -45,17 +47,15 @@ CHECK_EVERY = 0.01
 KEY_QUIET = 3.0  # seconds without a key from a human before typing into the pane
 ECHO_TIMEOUT = 0.2  # a line-oriented program that echoes shows a paste at once
 STEPS = ("claimed", "pasted", "entered", "submitted")  # where `on_step` is called
-# Kinds whose input is simply the line the cursor is on (the tty echoes what is typed).
-LINE_ORIENTED = (AgentKind.GENERIC, AgentKind.AIDER, AgentKind.SHELL)
 
 
 def typed_line(batch: list[Note], capped: int = 0, repeats: set[int] | None = None) -> str:
-    """The one line typed for a batch: each note framed by bullpen, then the cap notice."""
+    """The one line typed for a batch: each note framed by bullpen, then the overflow
+    notice (never cut: each note is cut to its own share first)."""
     parts = [framing.typed_form(note, note.id in (repeats or set())) for note in batch]
     if capped:
-        parts.append(f"[bullpen] {capped} older notes were not typed (queue over {QUEUE_CAP});"
-                     " read them with: bullpen note inbox")
-    return sanitize.clean(" ".join(parts))
+        parts.append(framing.overflow_notice(capped, QUEUE_CAP, typed=True))
+    return sanitize.clean(" ".join(parts), limit=sanitize.LIMIT * max(1, len(parts)))
 
 
 def hold_reason(adapter: Adapter, status: PaneStatus | None,
@@ -89,7 +89,7 @@ def in_input(adapter: Adapter, server: RoomServer, pane: str, note_id: int) -> b
     A TUI's input line is read by its adapter. A line-oriented program has none that
     bullpen knows: its input is the last line of its output, wrapped rows joined."""
     marker = framing.typed_marker(note_id)
-    if adapter.kind in LINE_ORIENTED:
+    if adapter.line_oriented:
         text, _, _ = keyboard.screen_now(server, pane, joined=True)
         last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
         return bool(marker.search(last))
@@ -130,11 +130,10 @@ class Deliverer:
         if not waiting:
             self._held.pop(session.name, None)
             return []
-        capped = 0
         if len(waiting) > QUEUE_CAP:
             overflow = waiting[: len(waiting) - QUEUE_CAP]
-            capped = deliveries.hold(self.conn, session.name, HoldReason.CAPPED,
-                                     [note.id for note in overflow])
+            deliveries.hold(self.conn, session.name, HoldReason.CAPPED,
+                            [note.id for note in overflow])
             waiting = waiting[len(overflow):]
         reason = hold_reason(adapter, status, snap.key_at if snap is not None else None)
         if reason is not None or snap is None:
@@ -143,7 +142,7 @@ class Deliverer:
                 self._announce(session.name, snap.pane_id, waiting)
             return []
         self._held.pop(session.name, None)
-        return self._type(session.name, adapter, snap, waiting[:PER_LINE], capped)
+        return self._type(session.name, adapter, snap, waiting[:PER_LINE])
 
     def _hold(self, name: str, reason: HoldReason) -> None:
         if self._held.get(name) != reason:  # one write when the reason changes, not per tick
@@ -162,8 +161,8 @@ class Deliverer:
         except TmuxError as error:
             log.warning("could not announce notes in %s: %s", pane_id, error)
 
-    def _type(self, name: str, adapter: Adapter, snap: PaneSnapshot, batch: list[Note],
-              capped: int) -> list[int]:
+    def _type(self, name: str, adapter: Adapter, snap: PaneSnapshot,
+              batch: list[Note]) -> list[int]:
         pane = snap.pane_id
         ids = deliveries.claim(self.conn, name, [note.id for note in batch],
                                pane=f"{pane}:{snap.pid}")
@@ -171,6 +170,8 @@ class Deliverer:
             return []  # a hook or the inbox took them first
         self.on_step("claimed")
         ours = [note for note in batch if note.id in ids]
+        # Capped notes (now or while it was busy) it was not told about: told in this line.
+        capped, newest_capped = deliveries.untold_overflow(self.conn, name)
         line = typed_line(ours, capped, deliveries.repeats(self.conn, name, ids))
         pasted_at = time.monotonic()
         entering = False  # an Enter was sent, or is being sent
@@ -178,9 +179,9 @@ class Deliverer:
             keyboard.paste(self.server, pane, line)
             self.on_step("pasted")
             shown = self._wait_for(adapter, pane, ours[0].id, present=True,
-                                   timeout=ECHO_TIMEOUT if adapter.kind in LINE_ORIENTED
+                                   timeout=ECHO_TIMEOUT if adapter.line_oriented
                                    else CHECK_TIMEOUT)
-            if not shown and adapter.kind not in LINE_ORIENTED:
+            if not shown and not adapter.line_oriented:
                 # Not in its input line: no Enter into whatever took it. Offer it again,
                 # flagged, since where the text went cannot be known.
                 log.warning("paste into %s did not show in its input line", pane)
@@ -206,6 +207,7 @@ class Deliverer:
             # the line leaves the input (the agent may have read it) must not re-offer it.
             log.warning("typed into %s, then lost sight of it: %s", pane, error)
         self.on_step("submitted")
+        deliveries.told_overflow(self.conn, name, newest_capped)
         return deliveries.confirm(self.conn, name, ids)
 
     def _wait_for(self, adapter: Adapter, pane: str, note_id: int, present: bool,

@@ -18,6 +18,7 @@ Every method blocks on tmux or git: the dashboard calls them from thread workers
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from board import authority, sessions
 from board.authority import Power
-from board.errors import BadInput
+from board.errors import BadInput, BullpenError
 from board.identity import Caller
 from board.models import Session
 from board.room import open_room
@@ -93,20 +94,35 @@ class RoomControl:
                 if authority.grant(room.conn, self.caller, item.name, item.may):
                     report.say(f"{item.name} may: {', '.join(item.may) or 'nothing more'}")
 
-    def down(self, *, remove_worktrees: bool = False, force: bool = False) -> Report:
-        """Stop every session, the coordinator and tmux; worktrees stay unless asked."""
+    def down(self, *, remove_worktrees: bool = False, force: bool = False,
+             timeout: float = lifecycle.AGENT_EXIT_TIMEOUT) -> Report:
+        """Stop every session, the coordinator and tmux; worktrees stay unless asked.
+        Agents get `timeout` seconds to exit before what is left of their panes is ended."""
         if force and not remove_worktrees:
             raise BadInput("--force only applies with --remove-worktrees")
+        if not 0 <= timeout <= 3600:
+            raise BadInput(f"--timeout {timeout:g} is out of range; give 0 to 3600 seconds")
+        try:
+            with spawn.open_operator_room(self.home):
+                pass
+        except (BullpenError, sqlite3.Error):
+            if os.environ.get(IdentityVariable.SESSION) or not self.home.is_dir():
+                raise  # a session's right to stop the room is in the store it cannot read
+            # The operator: a damaged or deleted store must never keep the room running.
+            return lifecycle.down(self.home, remove_worktrees=remove_worktrees, force=force,
+                                  server=self.server, timeout=timeout)
         with self._privileged(Power.DOWN, force=force):
             return lifecycle.down(self.home, remove_worktrees=remove_worktrees, force=force,
-                                  server=self.server)
+                                  server=self.server, timeout=timeout)
 
     def ls(self) -> list[SessionRow]:
         """Every session with its live status and uncommitted files."""
         return lifecycle.list_sessions(self.home, server=self.server)
 
-    def attach_command(self, name: str | None = None) -> list[str]:
-        """The argv that puts the user's terminal on the room, with `name`'s pane focused."""
+    def attach_command(self, name: str | None = None,
+                       size: tuple[int, int] | None = None) -> list[str]:
+        """The argv that puts the user's terminal on the room, with `name`'s pane focused;
+        with the terminal's `size` (columns, rows), the room is laid out to fit it."""
         if not self.server.has_session(layout.ROOM_SESSION):
             raise BadInput("the room is not running; start it with bullpen up")
         try:  # a dashboard closed with q (or killed) comes back in its place
@@ -115,9 +131,11 @@ class RoomControl:
             where = RoomLayout.SIDE_BY_SIDE
         layout.ensure_room_window(self.server, self.home.parent, self.home,
                                   layout_name=where)
+        told = layout.fit_to_terminal(self.server, where, size) if size else None
         if name:
             self.focus(name)
-        return self.server.attach_command(layout.ROOM_SESSION)
+        argv = self.server.attach_command(layout.ROOM_SESSION)
+        return [*argv, ";", "display-message", "-d", "15000", told] if told else argv
 
     def coordinator_state(self) -> str | None:
         """The coordinator's trouble in one line: none running while the room is up, or
@@ -158,6 +176,8 @@ class RoomControl:
               deliver: str | None = None, with_dashboard: bool = True) -> Session:
         """Start a new session in its own worktree and pane (every refusal comes before
         anything is made); `agent` defaults to bullpen.yaml's."""
+        if deliver not in (None, *config.DELIVER_VALUES):  # the dashboard's form is free text
+            raise BadInput(f"deliver {deliver!r}: use {' or '.join(config.DELIVER_VALUES)}")
         plan = config.load(self.root)
         request = spawn.SpawnRequest(
             name=name, agent=agent if agent is not None else plan.agent, profile=profile,

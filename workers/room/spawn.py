@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shlex
 import shutil
@@ -16,10 +17,15 @@ from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
 from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
-from workers.agents.adapter import AgentKind
-from workers.agents.launch import agent_kind, is_simple, launch_plan
+from workers.agents import exclusive
+from workers.agents.adapter import SoleUse
+from workers.agents.command_line import is_simple
+from workers.agents.kinds import adapter_for
+from workers.agents.launch import LaunchPlan, launch_plan
+from workers.agents.versions import agent_version
 from workers.room import config
 from workers.tmux import layout
+from workers.tmux.panes import close_pane
 from workers.tmux.server import RoomServer, require_tmux
 from worktrees.changes import branch_head
 from worktrees.create import create_worktree
@@ -57,9 +63,11 @@ def on_commit_unknown(room: Room, on_commit: str | None, planned: frozenset[str]
 
 
 def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = frozenset()
-                  ) -> None:
+                  ) -> SoleUse | None:
     """Every refusal that must happen before anything is created (`planned`: sessions
-    the same `up` is about to create, which `on_commit` may name)."""
+    the same `up` is about to create, which `on_commit` may name). Returns what the
+    agent must have to itself (a hermes profile), so `up` can refuse two of its sessions
+    wanting the same one."""
     validate.session_name(request.name)
     check_name(request.name)
     for flag, value in (("--profile", request.profile), ("--from", request.base),
@@ -79,35 +87,35 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
     if existing is not None:
         raise Refused(f"session {request.name!r} already exists ({existing.status});"
                       f" use bullpen restart {request.name}")
-    if request.profile:
-        sessions.ensure_profile_free(room.conn, request.profile, request.name,
-                                     machines.local_name(room.home))
     words = agent_words(request.agent)
     if not words:
         raise BadInput("--agent is empty; give the command the session runs")
     if is_simple(request.agent) and shutil.which(words[0], path=layout.tool_path()) is None:
         raise BadInput(f"{words[0]!r} is not installed or not on PATH; install it, or choose"
                        " the agent with --agent CMD (or agent: in bullpen.yaml)")
-    if agent_kind(request.agent) == AgentKind.HERMES:
-        hermes_profile_plan(request)  # a missing or unreadable profile refuses here
+    # The agent's own preparation refuses here too (a hermes profile missing or not set up).
+    adapter = adapter_for(request.agent)
+    prepared = adapter.plan_spawn(request.name, request.profile, request.agent, room.home)
+    if prepared.profile:
+        sessions.ensure_profile_free(room.conn, prepared.profile, request.name,
+                                     machines.local_name(room.home))
+    sole = adapter.sole_use(request.agent, prepared.profile)
+    if sole is not None and (found := exclusive.holder(sole.directory)) is not None:
+        raise exclusive.refusal(sole.what, found)  # another room's, or one left running
+    return sole
 
 
-def hermes_profile_plan(request: SpawnRequest):
-    """The profile changes a hermes session needs (MCP server and hooks).
-
-    Without a profile, or with `auto`, the session gets its own `bullpen-<name>` profile
-    cloned from the default one. A named profile must already be set up: its changes are
-    shown by `bullpen hermes setup` before anything is written.
-    """
-    from workers.agents.hermes import profile as hermes_profile
-
-    plan = hermes_profile.prepare_profile(request.profile or hermes_profile.AUTO, request.name,
-                                  hermes_profile.hermes_root())
-    if request.profile not in (None, hermes_profile.AUTO) and plan.changed:
-        raise Refused(f"hermes profile {request.profile!r} is not set up for bullpen yet;"
-                      f" review and apply the changes with: bullpen hermes setup"
-                      f" {request.profile}")
-    return plan
+def check_requests(room: Room, requests: list[SpawnRequest], planned: frozenset[str]) -> None:
+    """`check_request` for each session one `up` starts, and no two of them on what one
+    agent process must have to itself (a hermes profile)."""
+    wanted: dict[Path, str] = {}
+    for request in requests:
+        sole = check_request(room, request, planned)
+        other = wanted.setdefault(sole.directory.resolve(), request.name) if sole else None
+        if sole is not None and other != request.name:
+            raise BadInput(f"bullpen.yaml: sessions {other!r} and {request.name!r} would both"
+                           f" run {sole.what}; one process per profile: give one of them"
+                           " another profile")
 
 
 def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
@@ -139,15 +147,15 @@ class _Made:
         self.branch_existed = branch_head(root, branch_for(name)) is not None
         self.worktree_existed = worktree_path(root, name).exists()
         self.registered = False
-        self.profile: Path | None = None  # a hermes profile directory made for it
-        self.profile_top: Path | None = None  # the highest directory made with it
+        self.agent_dir: Path | None = None  # made for its agent (e.g. a hermes profile)
+        self.agent_top: Path | None = None  # the highest directory made with it
 
-    def making_profile(self, directory: Path) -> None:
+    def making_dir(self, directory: Path) -> None:
         """Note that `directory` (not there yet) is about to be made, parents and all."""
         top = directory
         while not top.parent.exists():
             top = top.parent
-        self.profile, self.profile_top = directory, top
+        self.agent_dir, self.agent_top = directory, top
 
     def undo(self, room: Room, server: RoomServer | None) -> None:
         if self.registered:
@@ -162,12 +170,12 @@ class _Made:
                                 delete_branch=not self.branch_existed)
             except WorktreeError as error:
                 log.warning("kept %s's half-made worktree: %s", self.name, error)
-        if self.profile is not None and self.profile_top is not None:
-            self._remove_profile(self.profile, self.profile_top)
+        if self.agent_dir is not None and self.agent_top is not None:
+            self._remove_dir(self.agent_dir, self.agent_top)
 
     @staticmethod
-    def _remove_profile(directory: Path, top: Path) -> None:
-        """The profile goes (its secrets are links: only the links); then each parent
+    def _remove_dir(directory: Path, top: Path) -> None:
+        """The directory goes (a profile's secrets are links: only the links); then each parent
         made with it, up to `top`, while it is empty (hermes may have written beside)."""
         shutil.rmtree(directory, ignore_errors=True)
         parent = directory.parent
@@ -181,19 +189,17 @@ class _Made:
 
 def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
             with_dashboard: bool, layout_name: str | None) -> Session:
-    if agent_kind(request.agent) == AgentKind.HERMES:
-        from workers.agents.hermes.profile import apply_plan
-
-        plan = hermes_profile_plan(request)
-        if plan.create and not plan.directory.exists():
-            made.making_profile(plan.directory)
-        apply_plan(plan)  # only a dedicated bullpen-<name> profile is written here
-        request = replace(request, profile=plan.profile)
+    prepared = adapter_for(request.agent).plan_spawn(request.name, request.profile,
+                                                     request.agent, room.home)
+    if prepared.creates is not None:
+        made.making_dir(prepared.creates)
+    prepared.apply()  # e.g. a dedicated bullpen-<name> hermes profile; nothing shared
+    request = replace(request, profile=prepared.profile)
     info = create_worktree(made.root, request.name, request.base)
     sessions.register(room.conn, request.name, agent=request.agent,
                       profile=request.profile, branch=info.branch,
                       worktree=str(info.path), base=info.base_commit, task=request.task,
-                      machine=machines.local_name(room.home))
+                      machine=machines.claim(room.conn, room.home))
     made.registered = True
     if request.on_commit or request.fs_reads or request.deliver or request.base_mode:
         sessions.update(room.conn, request.name, on_commit=request.on_commit,
@@ -222,7 +228,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     layout_name = layout_name or config.load(root).layout
     server = server or layout.server_for(root)
     if layout.owns_pane(server, session.pane, name):
-        server.kill_pane(session.pane)
+        _close(server, session.pane, name)  # its old process gone before a new one starts
     if session.profile:
         sessions.ensure_profile_free(room.conn, session.profile, name, session.machine)
     worktree = Path(session.worktree or worktree_path(root, name))
@@ -234,14 +240,30 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh)
     dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard, layout_name)
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
-    pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
-                            plan.command, worktree, plan.env, title=name,
-                            new_window=not side_by_side,
-                            then=layout.arrange_args(layout_name, dashboard))
+    sole = adapter_for(session.agent, session.deliver).sole_use(session.agent or "",
+                                                                session.profile)
+    # Machine-wide: decided under the claim's lock, with the pane's process recorded.
+    with (exclusive.claim(sole.directory, sole.what, room.home, name) if sole is not None
+          else contextlib.nullcontext(lambda pid: None)) as hold:
+        pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
+                                plan.command, worktree, plan.env, title=name,
+                                new_window=not side_by_side,
+                                then=layout.arrange_args(layout_name, dashboard))
+        pid = server.pane_pid(pane_id) if sole is not None else None
+        if pid is not None:
+            hold(pid)
     sessions.update(room.conn, name, pane_id=pane_id, desired=DesiredState.RUNNING,
-                    worktree=str(worktree))
+                    worktree=str(worktree), agent_version=_agent_version(room, session, plan))
     sessions.set_status(room.conn, name, SessionStatus.STARTING)
     return sessions.require(room.conn, name)
+
+
+def _agent_version(room: Room, session: Session, plan: LaunchPlan) -> str | None:
+    """What the session's agent says its version is (asked while its pane starts, once
+    per installed binary); None for agents that do not say (shells, generic programs)."""
+    if not session.agent or not adapter_for(session.agent, session.deliver).says_version:
+        return None
+    return agent_version(room.home, session.agent, plan.env)
 
 
 def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
@@ -258,13 +280,22 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
         # Recorded first: a session stopping itself runs in the pane about to go.
         sessions.update(room.conn, name, desired=DesiredState.STOPPED, pane_id=None)
         sessions.set_status(room.conn, name, SessionStatus.STOPPED)
-        if layout.owns_pane(server, session.pane, name) and server.kill_pane(session.pane):
-            done.append(f"stopped {name}")
+        if layout.owns_pane(server, session.pane, name):
+            closed, ended = _close(server, session.pane, name)
+            done += [f"stopped {name}"] * closed + ended
         if remove:
             removed = remove_worktree(root, name, force=force)
             done.append(f"removed worktree {removed.path}"
                         + (f" and branch {removed.branch}" if removed.branch_deleted else ""))
         return done or [f"{name} was not running"]
+
+
+def _close(server: RoomServer, pane_id: str, name: str) -> tuple[bool, list[str]]:
+    """Kill the pane and wait for its processes (an agent finishing after its hangup)."""
+    closed, ended = close_pane(server, pane_id, name)
+    for line in ended:
+        log.warning("%s", line)
+    return closed, ended
 
 
 def restart(home: Path, name: str, *, server: RoomServer | None = None,

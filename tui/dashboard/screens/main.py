@@ -276,7 +276,7 @@ class MainScreen(Screen[None]):
 
     def on_sessions_table_spawn_requested(self, message: SessionsTable.SpawnRequested) -> None:
         self.jobs.run_runtime(f"spawn {message.name}", self.actions.spawn, message.name,
-                         agent=message.agent, task=message.task,
+                         agent=message.agent, task=message.task, deliver=message.deliver,
                          done=f"spawned {message.name}")
 
     def on_needs_you_chosen(self, message: NeedsYou.Chosen) -> None:
@@ -303,6 +303,8 @@ class MainScreen(Screen[None]):
         self.query_one(NeedsYou).next()
 
     def action_panel(self, panel: str) -> None:
+        if panel in ("stream", "watcher"):  # narrow: 4 puts the watcher where the notes were
+            self.set_class(panel == "watcher", "-watcher")
         self.query_one(PANELS[panel]).focus()
 
     def action_help(self) -> None:

@@ -15,6 +15,12 @@ from tui.dashboard.format import age, agent_label, status_text
 from tui.dashboard.prompt import Field, PromptScreen
 
 COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "active")
+MACHINE = "machine"  # shown once the room's sessions run on two machines or more
+
+
+def spans_machines(rows: list[SessionRow]) -> bool:
+    """Whether the sessions run on more than one machine (as `bullpen ls` decides)."""
+    return len({row.session.machine for row in rows} - {None}) > 1
 
 
 class SessionsTable(DataTable):
@@ -49,16 +55,29 @@ class SessionsTable(DataTable):
         name: str
         agent: str | None
         task: str | None
+        deliver: str | None = None  # "type" or "inbox", as `spawn --deliver`
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.rows_by_name: dict[str, SessionRow] = {}
         self.changed: dict[str, int | None] = {}
+        self.shown_ages: dict[str, str] = {}
+        self.columns_shown: tuple[str, ...] = COLUMNS
         self.border_title = "sessions"
 
     def on_mount(self) -> None:
-        for name in COLUMNS:
+        for name in self.columns_shown:
             self.add_column(name, key=name)
+        # "active" is an age: it changes with the clock, not only when the row does.
+        self.set_interval(1.0, self.refresh_ages)
+
+    def refresh_ages(self) -> None:
+        """Redraw the "active" cells whose age text moved on (e.g. 4s → 5s)."""
+        for name, row in self.rows_by_name.items():
+            shown = age(row.session.last_activity)
+            if self.shown_ages.get(name) != shown:
+                self.shown_ages[name] = shown
+                self.update_cell(name, "active", shown)
 
     @property
     def selected(self) -> str | None:
@@ -76,10 +95,18 @@ class SessionsTable(DataTable):
     def show(self, rows: list[SessionRow]) -> None:
         """Show `rows`: changed cells only when the sessions are the same, else redraw."""
         selected = self.selected
+        wanted = (*COLUMNS, MACHINE) if spans_machines(rows) else COLUMNS
+        if wanted != self.columns_shown:  # a second machine came (or the last one left)
+            self.columns_shown = wanted
+            self.clear(columns=True)
+            for name in wanted:
+                self.add_column(name, key=name)
+            self.rows_by_name = {}
         if [row.session.name for row in rows] == list(self.rows_by_name):
             for row in rows:
                 if row != self.rows_by_name[row.session.name]:
-                    for column, cell in zip(COLUMNS, self._cells(row), strict=True):
+                    for column, cell in zip(self.columns_shown, self._cells(row),
+                                            strict=True):
                         self.update_cell(row.session.name, column, cell)
             self.rows_by_name = {row.session.name: row for row in rows}
             return
@@ -115,9 +142,10 @@ class SessionsTable(DataTable):
         name = Text(session.name, style="bold")
         if row.conflicts:  # the radar predicts its work will not merge with theirs
             name.append(f" ⚠{len(row.conflicts)}", style="bold red")
-        return (name, agent_label(session.agent),
-                status_text(session.status), branch, "-" if count is None else str(count),
-                unread, age(session.last_activity))
+        cells = (name, agent_label(session.agent),
+                 status_text(session.status), branch, "-" if count is None else str(count),
+                 unread, age(session.last_activity))
+        return (*cells, session.machine or "-") if MACHINE in self.columns_shown else cells
 
     # Key actions: each asks the screen (by message) for one runtime verb.
 
@@ -152,11 +180,14 @@ class SessionsTable(DataTable):
         fields = [Field("name", "Name", placeholder="lower-case, e.g. tester"),
                   Field("agent", "Agent command (optional)",
                         placeholder="default from bullpen.yaml"),
-                  Field("task", "Task (optional)")]
+                  Field("task", "Task (optional)"),
+                  Field("deliver", "Deliver notes: type or inbox (optional)",
+                        placeholder="type: into the pane (needed for a generic agent)")]
 
         def spawn(answer: dict[str, str] | None) -> None:
             if answer is not None and answer["name"].strip():
                 self.post_message(self.SpawnRequested(answer["name"].strip(),
                                                       answer["agent"].strip() or None,
-                                                      answer["task"].strip() or None))
+                                                      answer["task"].strip() or None,
+                                                      answer["deliver"].strip() or None))
         self.app.push_screen(PromptScreen("Spawn a session", fields), spawn)
