@@ -95,9 +95,11 @@ class Radar:
 
     # -- the thread ----------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self) -> Radar:
+        """Start scanning on a thread of its own; returns itself."""
         self._thread = threading.Thread(target=self._run, name="bullpen-radar", daemon=True)
         self._thread.start()
+        return self
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
