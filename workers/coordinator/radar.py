@@ -2,13 +2,12 @@
 
 The coordinator calls `changed(source)` for every recorded change (a session's edit or
 commit, or the main checkout's); the radar's own thread coalesces them and scans. A
-session's work is one commit (uncommitted edits count): `worktrees.predict.snapshot` the
+session's work is one commit (uncommitted edits count: `worktrees.predict.snapshot` the
 first time and after its HEAD moved, then the files each change names written in-process
-(`worktrees.tree_edit`),
-with the paths it changed since it left the base branch. Only pairs whose changed paths
-overlap are predicted (`git merge-tree`), so the cost follows the overlap, not the number
-of sessions; each session is also predicted against the base branch when the base changed
-a path it changed too. Nothing touches a worktree or an index.
+by `worktrees.tree_edit`), with the paths it changed since it left the base branch. Only
+pairs whose changed paths overlap are predicted (`git merge-tree`), so the cost follows
+the overlap, not the number of sessions; each session is also predicted against the base
+branch when the base changed a path it changed too. Nothing touches a worktree or an index.
 
 A predicted conflict is stored (board.conflicts) and told to each session once, as a
 `conflict` note naming the other side, the files, the lines and what to do; when it
