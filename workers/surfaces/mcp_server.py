@@ -28,7 +28,7 @@ from board.errors import BadInput, BullpenError, NotFound
 from board.repo_paths import repo_relative
 from board.room import Room
 from board.vocabulary import ReadSource
-from workers.agents import framing
+from workers.agents import agent_files, framing
 from workers.surfaces.mcp_stdio import serve_stdio
 
 SERVER_NAME = "bullpen"
@@ -202,4 +202,8 @@ def build_server(room: Room) -> MCPServer[Any]:
 def serve(room: Room) -> None:
     """Serve the tools on stdin/stdout until the client closes the connection; a line
     the SDK would drop unanswered (a lone surrogate) gets a JSON-RPC error instead."""
-    serve_stdio(build_server(room))
+    def connected() -> None:
+        if not room.caller.is_operator:  # the first note to it no longer waits for this
+            agent_files.mark_mcp_connected(room.home, room.caller.name)
+
+    serve_stdio(build_server(room), on_tools_listed=connected)

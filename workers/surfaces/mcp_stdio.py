@@ -20,7 +20,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any, NamedTuple
 
 import anyio
@@ -167,9 +167,11 @@ class Wire:
 class CheckedLines:
     """The lines of the client's input the SDK can parse; the others are answered."""
 
-    def __init__(self, source: IO[bytes], wire: Wire) -> None:
+    def __init__(self, source: IO[bytes], wire: Wire,
+                 on_tools_listed: Callable[[], None] | None = None) -> None:
         self._source = source
         self._wire = wire
+        self._on_tools_listed = on_tools_listed  # called once, at the client's tools/list
 
     def __aiter__(self) -> CheckedLines:
         return self
@@ -183,6 +185,9 @@ class CheckedLines:
                 continue
             verdict = check_line(raw)
             if verdict.forward:
+                if self._on_tools_listed is not None and b'"tools/list"' in raw:
+                    self._on_tools_listed()  # the agent is about to know bullpen's tools
+                    self._on_tools_listed = None
                 return raw.decode("utf-8")
             if verdict.answer is not None:
                 await self._wire.write(json.dumps(verdict.answer, separators=(",", ":")) + "\n")
@@ -209,15 +214,16 @@ def _claimed_std_streams() -> Iterator[tuple[IO[bytes], IO[bytes]]]:
         os.close(saved_out)
 
 
-def serve_stdio(server: Any) -> None:
-    """Run `server` (the SDK's MCPServer or FastMCP) on stdin/stdout, lines checked."""
+def serve_stdio(server: Any, on_tools_listed: Callable[[], None] | None = None) -> None:
+    """Run `server` (the SDK's MCPServer or FastMCP) on stdin/stdout, lines checked;
+    `on_tools_listed` runs when the client first asks for the tools."""
     # The low-level server is what the SDK's own run_stdio_async drives (2.x / 1.x name).
     lowlevel = getattr(server, "_lowlevel_server", None) or server._mcp_server
 
     async def run() -> None:
         with _claimed_std_streams() as (source, out):
             wire = Wire(out)
-            async with stdio_server(stdin=CheckedLines(source, wire),  # type: ignore[arg-type]
+            async with stdio_server(stdin=CheckedLines(source, wire, on_tools_listed),  # type: ignore[arg-type]
                                     stdout=wire) as (read, write):  # type: ignore[arg-type]
                 await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
