@@ -39,6 +39,9 @@ class ChangeBatch:
     paths: tuple[str, ...]
     commit: str | None = None
     message: str | None = None
+    # A commit's paths that the worktree held as committed before the burst that saw the
+    # commit, and still does: already reported as edits, so their alerts were raised.
+    as_edited: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -324,13 +324,13 @@ class Coordinator:
             log.error("change in %s skipped: %s", batch.source, guard.reason(error))
 
     def _record(self, conn, batch) -> None:
-        # The change and the head it reached commit together: a kill between the two
-        # would make the next start-up's catch-up record the same commit again.
+        # The change and its head commit together (else catch-up records it again).
         with self._recording, write(conn):
             if batch.commit and marks.get_mark(conn, catch_up.head_mark(batch.source)) \
                     == batch.commit:
                 return  # the start-up catch-up recorded this commit already
-            alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
+            alerts.record_change(conn, batch.source, batch.paths, batch.commit,
+                                 batch.message, batch.as_edited)
             if batch.commit:
                 marks.set_mark(conn, catch_up.head_mark(batch.source), batch.commit)
         if batch.commit and self.pusher is not None:
