@@ -146,5 +146,7 @@ def test_a_dependent_with_uncommitted_work_keeps_it_and_is_told(plan: Plan) -> N
     handoff = plan.live.wait_for_line("coder", "is ready", timeout=20)
 
     assert "Not merged" in handoff and "uncommitted changes (wip.txt)" in handoff
-    assert (plan.live.logs / "coder.head").read_text() == start
+    heads = plan.live.logs / "coder.head"  # written by the coder's action for that line
+    assert wait_until(lambda: heads.exists() and heads.read_text(), 10,
+                      message="the coder's HEAD at its turn") == start
     assert (coder / "wip.txt").read_text() == "mine\n"
