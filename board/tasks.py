@@ -11,7 +11,7 @@ import sqlite3
 import time
 from collections.abc import Iterable
 
-from board import events, sessions, validate
+from board import authority, events, sessions, validate
 from board.db import write
 from board.errors import BadInput, NotFound, Refused
 from board.identity import Caller
@@ -128,6 +128,7 @@ def link(conn: sqlite3.Connection, caller: Caller, parent: int, child: int) -> T
     """Make `child` wait for `parent`; refuses a link that would close a cycle."""
     if parent == child:
         raise Refused(f"task {child} cannot wait for itself")
+    authority.check_task(conn, caller, child, "link")
     with write(conn):
         get(conn, parent)
         child_task = get(conn, child)
@@ -182,6 +183,7 @@ def _hold_children(conn: sqlite3.Connection, caller: Caller, task_id: int) -> No
 def move(conn: sqlite3.Connection, caller: Caller, task_id: int, status: str) -> Task:
     """Move a task to any status the rules allow (moving to done releases dependents)."""
     validate.status(status)
+    authority.check_task(conn, caller, task_id, "move")
     with write(conn):
         task = get(conn, task_id)
         if task.status == status:
@@ -230,6 +232,7 @@ def done(conn: sqlite3.Connection, caller: Caller, task_id: int,
     """Finish a task with an optional handoff summary; returns it and the tasks it released."""
     if summary is not None:
         validate.text(summary, "summary")
+    authority.check_task(conn, caller, task_id, "finish")
     with write(conn):
         task = get(conn, task_id)
         if task.status == TaskStatus.DONE:
@@ -257,6 +260,7 @@ def _open_tasks_of(conn: sqlite3.Connection, assignee: str) -> int:
 
 def block(conn: sqlite3.Connection, caller: Caller, task_id: int, reason: str) -> Task:
     validate.text(reason, "reason")
+    authority.check_task(conn, caller, task_id, "block")
     with write(conn):
         task = get(conn, task_id)
         if task.status in FINISHED_TASK_STATUSES:
@@ -280,6 +284,7 @@ def comment(conn: sqlite3.Connection, caller: Caller, task_id: int, body: str) -
 
 def assign(conn: sqlite3.Connection, caller: Caller, task_id: int,
            assignee: str | None) -> Task:
+    authority.check_task(conn, caller, task_id, "assign")
     with write(conn):
         get(conn, task_id)
         _check_assignee(conn, assignee)

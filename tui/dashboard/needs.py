@@ -16,7 +16,7 @@ from enum import StrEnum
 from board.attention import HeldNote
 from board.models import Task
 from board.views import AlertRow
-from board.vocabulary import DeliveryState, SessionStatus, TaskStatus
+from board.vocabulary import CANNOT_READ, DeliveryState, SessionStatus, TaskStatus
 from tui.dashboard.feed import RoomDelta, SessionRow
 
 UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
@@ -27,6 +27,7 @@ class NeedKind(StrEnum):
     """What a need is, most urgent first."""
 
     COORDINATOR = "coordinator"  # it reports trouble (the store not writable)
+    UNREADABLE = "unreadable"  # bullpen cannot read a session's agent (a changed release)
     INPUT = "input"  # a session asks a question
     HELD = "held"  # a note held back from a pane
     BLOCKED = "blocked"  # a blocked task
@@ -50,14 +51,22 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
     running coordinator's trouble (e.g. "store not writable — disk full"), if any."""
     found = ([Need((NeedKind.COORDINATOR, coordinator), NeedKind.COORDINATOR, coordinator)]
              if coordinator else [])
+    found += [Need((NeedKind.UNREADABLE, row.session.name, row.reason), NeedKind.UNREADABLE,
+                   f"{row.session.name}: {row.reason}", session=row.session.name)
+              for row in rows if row.session.status == SessionStatus.UNKNOWN
+              and (row.reason or "").startswith(CANNOT_READ)]
     found += [Need((NeedKind.INPUT, row.session.name, row.reason), NeedKind.INPUT,
                    f"{row.session.name} asks: {row.reason}" if row.reason
                    else f"{row.session.name} needs input", session=row.session.name)
               for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
+    unseen = [row for row in alerts if row.state in UNSEEN_ALERT_STATES]
+    # An alert's own note held back is one thing waiting, not two: it shows as the alert.
+    held_reasons = {(item.note.id, item.recipient): item.reason for item in held}
+    alerted = {(row.alert.note, row.alert.session) for row in unseen}
     found += [Need((NeedKind.HELD, item.note.id, item.recipient), NeedKind.HELD,
                    f"note #{item.note.id} {item.note.sender} → {item.recipient} held"
                    + (f": {item.reason}" if item.reason else ""), session=item.recipient)
-              for item in held]
+              for item in held if (item.note.id, item.recipient) not in alerted]
     found += [Need((NeedKind.BLOCKED, card.id), NeedKind.BLOCKED,
                    f"#{card.id} {card.title} blocked"
                    + (f": {card.block_reason}" if card.block_reason else ""),
@@ -65,8 +74,11 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
               for card in cards if card.status == TaskStatus.BLOCKED]
     found += [Need((NeedKind.ALERT, row.alert.id), NeedKind.ALERT,
                    f"{row.alert.path} changed by {row.alert.changed_by};"
-                   f" {row.alert.session} not told yet", session=row.alert.session)
-              for row in alerts if row.state in UNSEEN_ALERT_STATES]
+                   f" {row.alert.session} not told yet"
+                   + (f" (held: {reason})" if (reason := held_reasons.get(
+                       (row.alert.note, row.alert.session))) else ""),
+                   session=row.alert.session)
+              for row in unseen]
     return found
 
 

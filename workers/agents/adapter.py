@@ -19,7 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from board.models import Session
-from board.vocabulary import SessionStatus
+from board.vocabulary import CANNOT_READ, SessionStatus
 from workers.agents.hook_call import HookCall, HookInputError
 
 
@@ -142,6 +142,18 @@ class Adapter:
     opted_in: bool = True  # generic agents: typed text only with `deliver: type`
     line_oriented: bool = False  # its input is the cursor's line (the tty echoes typing)
     prompt_known: bool = True  # False: still and asking nothing is all "idle" can mean
+    says_version: bool = False  # `PROGRAM --version` names its release
+    tested_versions: tuple[str, ...] = ()  # the releases bullpen's tests run it at
+    version: str | None = None  # what this session's agent said of itself at launch
+
+    def unreadable_reason(self) -> str:
+        """Why a session is `unknown` when its screen was never recognised since start:
+        the agent changed, or bullpen never knew it. Names the version and the tested
+        ones, so the human knows which side moved."""
+        running = f"{self.kind} {self.version}" if self.version else str(self.kind)
+        tested = f" — tested: {', '.join(self.tested_versions)}" if self.tested_versions \
+            else ""
+        return f"{CANNOT_READ} {running}'s screen; notes wait{tested}"
 
     def read(self, screen: Screen) -> Reading:
         """What is on `screen`: the agent's own prompt (empty or not), a question, a

@@ -124,6 +124,7 @@ class Coordinator:
             for reader in self._fs_reads.values():
                 reader.stop()
             mark_clean_stop(self.conn)
+            self.presence.stopped(self.conn)  # other machines need not wait for its beat
             self.conn.close()
 
     def _my_sessions(self) -> list[Session]:

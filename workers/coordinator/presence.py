@@ -8,12 +8,14 @@ can tell `unreachable` from `idle` (board.machines).
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from pathlib import Path
 
 from board import machines, marks, previews
 from board.db import is_postgres
+from board.errors import BullpenError
 from board.models import Session
 
 PREVIEW_EVERY = 2.0  # seconds between stored captures of one pane
@@ -22,17 +24,22 @@ PREVIEW_WIDTH = 200  # characters kept of each line
 
 class Presence:
     def __init__(self, home: Path, conn: sqlite3.Connection) -> None:
-        self.machine = machines.local_name(home)
+        self.machine = machines.claim(conn, home)  # refused if another machine has its name
         self.shared = is_postgres(conn)
+        # sessions without a machine (registered before rooms had machines) are the
+        # owner's; in a room with no owner recorded, everyone's, as before
+        self._owns_unplaced = self.shared and machines.owner_machine(conn) in (
+            None, self.machine)
         self._last_beat = 0.0
         self._previewed: dict[str, tuple[float, str | None]] = {}  # session -> (at, hash)
 
     def mine(self, known: list[Session]) -> list[Session]:
         """The sessions this coordinator serves (on a shared store: this machine's, and
-        any registered before rooms had machines)."""
+        those with no machine when this machine owns the room)."""
         if not self.shared:
             return known
-        return [s for s in known if s.machine in (None, self.machine)]
+        return [s for s in known if s.machine == self.machine
+                or (s.machine is None and self._owns_unplaced)]
 
     def push_mark(self) -> str:
         """Where `up` leaves this machine's `push:` remote for its coordinator."""
@@ -53,6 +60,13 @@ class Presence:
         if self.shared and now - self._last_beat >= machines.BEAT_EVERY:
             machines.beat(conn, self.machine)
             self._last_beat = now
+
+    def stopped(self, conn: sqlite3.Connection) -> None:
+        """Say that this machine's coordinator stopped (its beat goes): `room migrate`
+        elsewhere need not wait for it to age out. Best effort: the store may be gone."""
+        if self.shared:
+            with contextlib.suppress(BullpenError, sqlite3.Error):
+                machines.stop_beating(conn, self.machine)
 
     def preview_if_due(self, conn: sqlite3.Connection, session: str, snap) -> None:
         """On a shared store, keep a short cleaned capture of the pane for the other

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from board import validate
+from board import machines, validate
 from board.authority import Power, parse_powers
 from board.errors import BadInput
 from board.vocabulary import RoomLayout
@@ -20,8 +20,8 @@ from board.vocabulary import RoomLayout
 CONFIG_NAME = "bullpen.yaml"
 LAYOUTS = tuple(RoomLayout)
 DEFAULT_AGENT = "hermes"
-SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads",
-                "deliver", "may", "base"}
+SESSION_KEYS = {"machine", "agent", "profile", "task", "after", "on_commit", "setup", "from",
+                "fs_reads", "deliver", "may", "base"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
 TOP_KEYS = {"agent", "layout", "sessions", "push", "land"}
 LAND_KEYS = {"strategy", "check"}
@@ -43,6 +43,7 @@ class SessionPlan:
     fs_reads: bool = False
     deliver: str | None = None
     may: tuple[Power, ...] = ()  # powers over other sessions the plan grants (authority)
+    machine: str | None = None  # where it runs (None: on the machine that owns the room)
     # `base:` — after (default: its parents' final commits at handoff), main, or a ref
     base_mode: str | None = None
     # "bullpen.yaml:7: sessions.reviewer.on_commit", for refusing a name `up` finds in
@@ -78,7 +79,12 @@ def load(root: Path) -> Config:
         return Config(path=None)
     try:
         text = path.read_text()
+        _check_depth(path, text)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.reader.ReaderError as error:  # a control character, no line of its own
+        line = text.count("\n", 0, error.position) + 1
+        raise BadInput(f"{path.name}:{line}: {_key_at(text, line - 1)}: not valid YAML:"
+                       f" character {chr(error.character)!r} is not allowed") from None
     except yaml.MarkedYAMLError as error:
         # An unclosed [, { or quote is reported where parsing gave up; its start is the news.
         context = error.context or ""
@@ -91,7 +97,36 @@ def load(root: Path) -> Config:
         raise BadInput(f"{path.name}: cannot read: {error}") from None
     if node is None:
         return Config(path=path)
-    return _parse(path, node)
+    try:
+        return _parse(path, node)
+    except RecursionError:  # an alias that holds itself (`&a [*a]`)
+        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: top level: a value that"
+                       " refers to itself") from None
+
+
+MAX_DEPTH = 50  # bullpen.yaml nests 4 levels; PyYAML's composer recurses per level
+
+
+def _check_depth(path: Path, text: str) -> None:
+    """Refuse nesting deeper than `MAX_DEPTH`, at its line, before composing it (the
+    scanner is iterative; the composer would raise RecursionError past ~1,000)."""
+    depth = 0
+    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        if isinstance(token, _OPENING):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = token.start_mark.line + 1
+                where = _key_at(text, line - 1)
+                where = where if len(where) <= 60 else where[:60] + "…"
+                raise BadInput(f"{path.name}:{line}: {where}: nested deeper than"
+                               f" {MAX_DEPTH} levels")
+        elif isinstance(token, _CLOSING):
+            depth -= 1
+
+
+_OPENING = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken,
+            yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
+_CLOSING = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
 
 
 def _key_at(text: str, index: int) -> str:
@@ -112,7 +147,17 @@ def _mapping(path: Path, node: yaml.Node, key: str) -> dict[str, tuple[yaml.Node
     if not isinstance(node, yaml.MappingNode):
         raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key or 'top level'}:"
                        " expected a mapping of keys to values")
-    return {k.value: (k, v) for k, v in node.value}
+    found: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+    for k, v in node.value:
+        line = k.start_mark.line + 1
+        if not isinstance(k, yaml.ScalarNode):
+            raise BadInput(f"{path.name}:{line}: {key or 'top level'}: a key must be a"
+                           " plain name, not a list or a mapping")
+        name = f"{key}.{k.value}" if key else k.value
+        if k.value in found:  # YAML forbids it; PyYAML would keep the last silently
+            raise BadInput(f"{path.name}:{line}: {name}: duplicate key")
+        found[k.value] = (k, v)
+    return found
 
 
 def _scalar(path: Path, node: yaml.Node, key: str) -> str:
@@ -179,7 +224,13 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                f" unknown key; use {', '.join(sorted(SESSION_KEYS))}")
         text = {key: _scalar(path, value, f"{where}.{key}") for key, (_, value)
                 in fields.items() if key in ("agent", "profile", "task", "on_commit", "setup",
-                                             "from", "deliver", "base")}
+                                             "from", "deliver", "base", "machine")}
+        if "machine" in text:
+            try:
+                machines.validate_name(text["machine"])
+            except BadInput as error:
+                line = fields["machine"][0].start_mark.line + 1
+                raise BadInput(f"{path.name}:{line}: {where}.machine: {error}") from None
         if "base" in text and "from" in text:
             line = fields["base"][0].start_mark.line + 1
             raise BadInput(f"{path.name}:{line}: {where}.base: give base or from, not both"
@@ -205,7 +256,8 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                  base=text.get("from") or _base_ref(text.get("base")),
                                  base_mode=text.get("base"),
                                  fs_reads=fs_reads, deliver=text.get("deliver"),
-                                 may=may, on_commit_at=on_commit_at))
+                                 may=may, on_commit_at=on_commit_at,
+                                 machine=text.get("machine")))
     _check_plan(path, plans, lines)
     land = _land(path, top["land"][1]) if "land" in top else LandSettings()
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push,

@@ -18,7 +18,8 @@ from board.room import Room, open_room
 from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
 from workers.agents.command_line import is_simple
 from workers.agents.kinds import adapter_for
-from workers.agents.launch import launch_plan
+from workers.agents.launch import LaunchPlan, launch_plan
+from workers.agents.versions import agent_version
 from workers.room import config
 from workers.tmux import layout
 from workers.tmux.server import RoomServer, require_tmux
@@ -173,7 +174,7 @@ def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServe
     sessions.register(room.conn, request.name, agent=request.agent,
                       profile=request.profile, branch=info.branch,
                       worktree=str(info.path), base=info.base_commit, task=request.task,
-                      machine=machines.local_name(room.home))
+                      machine=machines.claim(room.conn, room.home))
     made.registered = True
     if request.on_commit or request.fs_reads or request.deliver or request.base_mode:
         sessions.update(room.conn, request.name, on_commit=request.on_commit,
@@ -219,9 +220,17 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
                             new_window=not side_by_side,
                             then=layout.arrange_args(layout_name, dashboard))
     sessions.update(room.conn, name, pane_id=pane_id, desired=DesiredState.RUNNING,
-                    worktree=str(worktree))
+                    worktree=str(worktree), agent_version=_agent_version(room, session, plan))
     sessions.set_status(room.conn, name, SessionStatus.STARTING)
     return sessions.require(room.conn, name)
+
+
+def _agent_version(room: Room, session: Session, plan: LaunchPlan) -> str | None:
+    """What the session's agent says its version is (asked while its pane starts, once
+    per installed binary); None for agents that do not say (shells, generic programs)."""
+    if not session.agent or not adapter_for(session.agent, session.deliver).says_version:
+        return None
+    return agent_version(room.home, session.agent, plan.env)
 
 
 def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,

@@ -20,6 +20,7 @@ from tui.dashboard.needs import Need, NeedKind
 MAX_ROWS = 4  # more scroll inside the strip (2 in a terminal under SHORT rows)
 SHORT = 30
 KIND_LABELS = {NeedKind.COORDINATOR: ("coordinator", "bold white on red"),
+               NeedKind.UNREADABLE: ("unreadable", "bold white on red"),
                NeedKind.INPUT: ("needs input", "bold black on yellow"),
                NeedKind.HELD: ("held note", "bold yellow"),
                NeedKind.BLOCKED: ("blocked", "bold red"),
@@ -64,7 +65,8 @@ class NeedsYou(Widget, can_focus=True):
         if self.styles.height is None or self.styles.height.value != height:
             self.styles.height = height
         self.border_title = f"needs you {len(needs)}"
-        self.border_subtitle = "g next · enter go" if needs else ""
+        more = f" · {self.rows} of {len(needs)} shown" if len(needs) > self.rows else ""
+        self.border_subtitle = f"g next · enter go{more}" if needs else ""
         self.refresh()
 
     def next(self) -> None:

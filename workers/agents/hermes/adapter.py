@@ -20,6 +20,8 @@ from workers.agents.hook_call import HookCall
 
 class HermesAdapter(HermesScreen):
     has_hooks = True  # pre_llm_call hands pending notes to the next model call
+    says_version = True
+    tested_versions = ("0.19.0",)  # tests/hermes_install.py (PyPI's newest too)
 
     def launch_command(self, agent: str, launch: Launch) -> str:
         from workers.agents.hermes import launch as hermes_launch
