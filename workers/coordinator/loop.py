@@ -315,8 +315,7 @@ class Coordinator:
             self._unrecorded.popleft()
 
     def _record_or_skip(self, batch) -> None:
-        """Record a batch on the main thread; one it cannot take is logged and skipped
-        (store faults are raised, for the loop's back-off)."""
+        """Record a batch on the main thread, else log and skip it (store faults raise)."""
         try:
             self._record(self.conn, batch)
         except Exception as error:
