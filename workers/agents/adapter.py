@@ -3,10 +3,11 @@
 An adapter reads the agent's screen (is its own empty input prompt in front? a question?
 a spinner?), says how a note reaches it, and does for its kind what the rest of bullpen
 asks of every kind: the launch command (`launch_command`), what a spawn makes first
-(`plan_spawn`), doctor's checks (`health`), reads its hooks missed (`missed_reads`) and
-what a hook call means (`read_hook`). Each method has a default that fits an agent
-bullpen knows nothing about, so `room`, `coordinator` and `surfaces` never ask which
-kind they hold. Each kind has one folder in `workers.agents` (`claude/`, `hermes/` …);
+(`plan_spawn`), what its process must have to itself (`sole_use`), doctor's checks
+(`health`), reads its hooks missed (`missed_reads`) and what a hook call means
+(`read_hook`). Each method has a default that fits an agent bullpen knows nothing
+about, so `room`, `coordinator` and `surfaces` never ask which kind they hold. Each kind
+has one folder in `workers.agents` (`claude/`, `hermes/` …);
 `workers.agents.kinds.adapter_for` picks one from the agent command. Adapters are
 stateless: the coordinator's state tracker keeps time, stillness and hook reports.
 """
@@ -122,6 +123,15 @@ class SpawnPlan:
 
 
 @dataclass(frozen=True)
+class SoleUse:
+    """A directory one agent process may use at a time, machine-wide, and how to name it
+    in a refusal (`hermes profile 'coder'`)."""
+
+    what: str
+    directory: Path
+
+
+@dataclass(frozen=True)
 class Health:
     """One of doctor's findings about a session's agent, with the command that fixes it."""
 
@@ -180,10 +190,17 @@ class Adapter:
         The default runs `agent` as it is."""
         return agent
 
-    def plan_spawn(self, name: str, profile: str | None) -> SpawnPlan:
-        """What spawning session `name` makes first; refusals raised here come before
-        anything is made. The default makes nothing."""
+    def plan_spawn(self, name: str, profile: str | None, agent: str = "",
+                   home: Path | None = None) -> SpawnPlan:
+        """What spawning session `name` (running `agent`, in the room at `home`) makes
+        first; refusals raised here come before anything is made. The default makes
+        nothing."""
         return SpawnPlan(profile)
+
+    def sole_use(self, agent: str, profile: str | None) -> SoleUse | None:
+        """What one process of `agent` (registered with `profile`) must have to itself on
+        the machine — a Hermes profile — or None; `workers.agents.exclusive` holds it."""
+        return None
 
     def health(self, home: Path, session: Session) -> list[Health]:
         """doctor's findings about a running session's integration (hooks, profile);

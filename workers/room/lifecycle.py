@@ -30,7 +30,7 @@ from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
 from workers.room.spawn import (
     SpawnRequest,
-    check_request,
+    check_requests,
     launch,
     on_commit_unknown,
     open_operator_room,
@@ -52,7 +52,7 @@ ORPHAN_EXIT_TIMEOUT = 3.0  # `up` after the tmux server died: its coordinator is
 REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
 # How long `down` waits for the panes' processes to exit after their terminals hung up
 # (Hermes finishes its turn on SIGHUP) before it ends what is left of each pane's group.
-AGENT_EXIT_TIMEOUT = 10.0
+AGENT_EXIT_TIMEOUT = processes.EXIT_TIMEOUT
 
 
 @dataclass
@@ -81,8 +81,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         planned = frozenset(p.name for p in plan.sessions)
         for item in new:  # the plan's own errors first, then each session's
             _check_on_commit(room, item, planned)
-        for item in new:
-            check_request(room, _request(item), planned)
+        check_requests(room, [_request(item) for item in new], planned)
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
