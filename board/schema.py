@@ -232,4 +232,8 @@ MIGRATIONS: list[str] = [
     ALTER TABLE join_requests ADD COLUMN verifier TEXT;
     ALTER TABLE join_requests ADD COLUMN wrong_codes INTEGER NOT NULL DEFAULT 0;
     """,
+    # 9: the machine each audited action was taken from (issue 22)
+    """
+    ALTER TABLE audit ADD COLUMN machine TEXT;
+    """,
 ]
