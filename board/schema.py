@@ -232,7 +232,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE join_requests ADD COLUMN verifier TEXT;
     ALTER TABLE join_requests ADD COLUMN wrong_codes INTEGER NOT NULL DEFAULT 0;
     """,
-    # 9: the machine each audited action was taken from (issue 22)
+    # 9: the version of the agent a session runs (`claude --version`), read at launch
+    """
+    ALTER TABLE sessions ADD COLUMN agent_version TEXT;
+    """,
+    # 10: the machine each audited action was taken from (issue 22)
     """
     ALTER TABLE audit ADD COLUMN machine TEXT;
     """,

@@ -340,7 +340,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE join_requests ADD COLUMN verifier TEXT;
     ALTER TABLE join_requests ADD COLUMN wrong_codes BIGINT NOT NULL DEFAULT 0;
     """ + pairing_sql.PAIRING,
-    # 9: the machine each audited action was taken from (issue 22)
+    # 9: the version of the agent a session runs, read at launch
+    """
+    ALTER TABLE sessions ADD COLUMN agent_version TEXT;
+    """,
+    # 10: the machine each audited action was taken from (issue 22)
     """
     ALTER TABLE audit ADD COLUMN machine TEXT;
     """,
