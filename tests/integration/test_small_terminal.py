@@ -71,7 +71,7 @@ def test_attach_in_80x24_gives_each_session_a_window_and_says_so(git_repo: Path,
             wait_until(lambda: [(n, p) for n, p, _ in windows(room)] ==
                        [("room", 1), ("alice", 1), ("bob", 1)], 20,
                        message=lambda: f"a window per session: {windows(room)}")
-            wait_until(lambda: b"too small to show sessions beside" in terminal.seen, 20,
+            wait_until(lambda: b"80x24: each session has a window of its own" in terminal.seen, 20,
                        message="the terminal is told why")
             dashboard = pane_of(room.server, DASHBOARD)
             wait_until(lambda: windows(room)[0][2] == 80, 20,

@@ -202,7 +202,7 @@ class Coordinator:
 
     def _apply(self, event) -> None:
         self.dispatcher.handle(event)
-        if self.radar is not None:
+        if self.radar is not None:  # the conflict radar: what this event may have changed
             self.radar.heard(event)
         if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
@@ -257,8 +257,7 @@ class Coordinator:
         self.watcher = Watcher(self.root, on_change=self._on_change,
                                known_head=self._known_head)
         self.watcher.start()
-        self.radar = Radar(self.root, lambda: connect(self.db_path), self.presence.mine)
-        self.radar.start()
+        self.radar = Radar(self.root, lambda: connect(self.db_path), self.presence.mine).start()
 
     def _retarget(self) -> None:
         """Watch the main checkout and every session's worktree; read-watch opted-in ones."""
