@@ -170,7 +170,11 @@ def attach_room(args: argparse.Namespace) -> int:
 
 
 def _attach(home: Path, name: str | None) -> int:
-    argv = _control(home).attach_command(name)  # focuses NAME's own pane, or refuses
+    try:  # the room is laid out for this terminal (too small: a window per session)
+        size: tuple[int, int] | None = tuple(os.get_terminal_size(sys.stdout.fileno()))
+    except OSError:
+        size = None
+    argv = _control(home).attach_command(name, size)  # focuses NAME's own pane, or refuses
     os.execvp(argv[0], argv)
     return 0  # not reached
 
