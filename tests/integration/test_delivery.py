@@ -167,3 +167,32 @@ def test_a_note_and_a_handoff_waiting_together_are_typed_on_lines_of_their_own(
         f"[note #{note.id} from operator] the schema moved to db/",
         f"[handoff #{handoff.id} from bullpen] Your turn: task #1 is ready — parse. ⏎"
         " Handoff from research: done."]
+
+
+def test_a_shells_waiting_mark_clears_once_its_notes_are_read(
+        room: Room, server: libtmux.Server, tmp_path: Path) -> None:
+    room_tmux = RoomServer(server.socket_name or "")
+    room_tmux.ensure_session("bullpen", cwd=tmp_path)
+    pane = room_tmux.launch("bullpen", "sh", tmp_path, {}, "shell", new_window=True)
+    sessions.register(room.conn, "shell")
+    note = notes.send(room.conn, Caller("operator"), "shell", "the build is green")
+    deliverer = Deliverer(room.conn, room_tmux)
+
+    def tick() -> None:
+        deliverer.deliver(sessions.get(room.conn, "shell"), adapter_for("sh"), IDLE,
+                          snapshot_all(room_tmux)[pane])
+
+    def mark() -> str:
+        return room_tmux.run("show-options", "-p", "-v", "-t", pane,
+                             "@bullpen_waiting").stdout.decode().strip()
+
+    tick()
+    assert f"1 note(s) waiting, newest #{note.id} from operator" in mark()
+    tick()  # nothing new: the mark stays
+    assert mark()
+    assert [n.id for n in notes.inbox(room.conn, Caller("shell"))] == [note.id]
+    tick()
+    assert mark() == ""
+    later = notes.send(room.conn, Caller("operator"), "shell", "and deployed")
+    tick()  # a new note is announced again
+    assert f"newest #{later.id}" in mark()

@@ -129,6 +129,8 @@ class Deliverer:
         waiting = deliveries.waiting(self.conn, session.name)
         if not waiting:
             self._held.pop(session.name, None)
+            if snap is not None and snap.waiting_mark:
+                self._clear_announcement(session.name, snap.pane_id)
             return []
         if len(waiting) > QUEUE_CAP:
             overflow = waiting[: len(waiting) - QUEUE_CAP]
@@ -160,6 +162,14 @@ class Deliverer:
             self._announced[name] = newest.id
         except TmuxError as error:
             log.warning("could not announce notes in %s: %s", pane_id, error)
+
+    def _clear_announcement(self, name: str, pane_id: str) -> None:
+        """Its notes were read (or handed): the shell's "note(s) waiting" mark goes."""
+        try:
+            keyboard.clear_announcement(self.server, pane_id)
+            self._announced.pop(name, None)
+        except TmuxError as error:
+            log.warning("could not clear the notes mark in %s: %s", pane_id, error)
 
     def _type(self, name: str, adapter: Adapter, snap: PaneSnapshot,
               batch: list[Note]) -> list[int]:

@@ -313,8 +313,7 @@ class Coordinator:
             self._unrecorded.popleft()
 
     def _record_or_skip(self, batch) -> None:
-        """Record a batch on the main thread; one it cannot take is logged and skipped
-        (store faults are raised, for the loop's back-off)."""
+        """Record a batch on the main thread, else log and skip it (store faults raise)."""
         try:
             self._record(self.conn, batch)
         except Exception as error:
@@ -323,13 +322,13 @@ class Coordinator:
             log.error("change in %s skipped: %s", batch.source, guard.reason(error))
 
     def _record(self, conn, batch) -> None:
-        # The change and the head it reached commit together: a kill between the two
-        # would make the next start-up's catch-up record the same commit again.
+        # The change and its head commit together (else catch-up records it again).
         with self._recording, write(conn):
             if batch.commit and marks.get_mark(conn, catch_up.head_mark(batch.source)) \
                     == batch.commit:
                 return  # the start-up catch-up recorded this commit already
-            alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
+            alerts.record_change(conn, batch.source, batch.paths, batch.commit,
+                                 batch.message, batch.as_edited)
             if batch.commit:
                 marks.set_mark(conn, catch_up.head_mark(batch.source), batch.commit)
         if batch.commit and self.pusher is not None:
