@@ -124,7 +124,7 @@ class Coordinator:
             for reader in self._fs_reads.values():
                 reader.stop()
             mark_clean_stop(self.conn)
-            self.presence.stopped(self.conn)  # other machines need not wait for its beat
+            self.presence.stopped(self.conn)  # others need not wait for its beat to age
             self.conn.close()
 
     def _my_sessions(self) -> list[Session]:
@@ -193,8 +193,7 @@ class Coordinator:
                 if guard.is_store_fault(error):
                     self.dispatcher.save()  # what was done stays done; retry from here
                     raise
-                log.error("event %d (%s) skipped: %s", event.id, event.kind,
-                          guard.reason(error))
+                log.error("event %d (%s) skipped: %s", event.id, event.kind, guard.reason(error))
             self.dispatcher.cursor = event.id
             retarget |= event.kind in WATCH_EVENTS
         self.dispatcher.save()
@@ -203,7 +202,7 @@ class Coordinator:
 
     def _apply(self, event) -> None:
         self.dispatcher.handle(event)
-        if self.radar is not None:
+        if self.radar is not None:  # the conflict radar: what this event may have changed
             self.radar.heard(event)
         if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
@@ -258,8 +257,7 @@ class Coordinator:
         self.watcher = Watcher(self.root, on_change=self._on_change,
                                known_head=self._known_head)
         self.watcher.start()
-        self.radar = Radar(self.root, lambda: connect(self.db_path), self.presence.mine)
-        self.radar.start()
+        self.radar = Radar(self.root, lambda: connect(self.db_path), self.presence.mine).start()
 
     def _retarget(self) -> None:
         """Watch the main checkout and every session's worktree; read-watch opted-in ones."""
@@ -315,8 +313,7 @@ class Coordinator:
             self._unrecorded.popleft()
 
     def _record_or_skip(self, batch) -> None:
-        """Record a batch on the main thread; one it cannot take is logged and skipped
-        (store faults are raised, for the loop's back-off)."""
+        """Record a batch on the main thread, else log and skip it (store faults raise)."""
         try:
             self._record(self.conn, batch)
         except Exception as error:
@@ -325,13 +322,13 @@ class Coordinator:
             log.error("change in %s skipped: %s", batch.source, guard.reason(error))
 
     def _record(self, conn, batch) -> None:
-        # The change and the head it reached commit together: a kill between the two
-        # would make the next start-up's catch-up record the same commit again.
+        # The change and its head commit together (else catch-up records it again).
         with self._recording, write(conn):
             if batch.commit and marks.get_mark(conn, catch_up.head_mark(batch.source)) \
                     == batch.commit:
                 return  # the start-up catch-up recorded this commit already
-            alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
+            alerts.record_change(conn, batch.source, batch.paths, batch.commit,
+                                 batch.message, batch.as_edited)
             if batch.commit:
                 marks.set_mark(conn, catch_up.head_mark(batch.source), batch.commit)
         if batch.commit and self.pusher is not None:
