@@ -8,10 +8,10 @@ handed, typed, read). Stores from before that change keep `pending`/`delivered` 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from board.connection import Connection, Row
 from board.models import Note
 
 
@@ -33,7 +33,7 @@ class HeldNote:
     reason: str | None
 
 
-def _column(row: sqlite3.Row, name: str) -> object:
+def _column(row: Row, name: str) -> object:
     return row[name] if name in row.keys() else None  # noqa: SIM118 - Row: `in` is values
 
 
@@ -48,14 +48,14 @@ def state_word(state: str, via: str | None, read_at: float | None) -> str:
     return state
 
 
-def delivery_of(row: sqlite3.Row) -> Delivery:
+def delivery_of(row: Row) -> Delivery:
     """A `deliveries` row in today's vocabulary, whichever schema wrote it."""
     reason = _column(row, "held_reason")
     return Delivery(row["recipient"], state_word(row["state"], row["via"], row["read_at"]),
                     str(reason) if reason else None)
 
 
-def deliveries_of(conn: sqlite3.Connection, note_ids: Iterable[int]) -> dict[int, list[Delivery]]:
+def deliveries_of(conn: Connection, note_ids: Iterable[int]) -> dict[int, list[Delivery]]:
     """Each note's deliveries, by note id (notes to nobody are absent)."""
     wanted = sorted(set(note_ids))
     found: dict[int, list[Delivery]] = {}
@@ -69,7 +69,7 @@ def deliveries_of(conn: sqlite3.Connection, note_ids: Iterable[int]) -> dict[int
     return found
 
 
-def held_notes(conn: sqlite3.Connection, limit: int = 50) -> list[HeldNote]:
+def held_notes(conn: Connection, limit: int = 50) -> list[HeldNote]:
     """Notes held back from their recipients' panes, oldest first."""
     rows = conn.execute(
         "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.via AS d_via,"
@@ -83,7 +83,7 @@ def held_notes(conn: sqlite3.Connection, limit: int = 50) -> list[HeldNote]:
                      str(_column(row, "held_reason") or "") or None) for row in rows]
 
 
-def status_reasons(conn: sqlite3.Connection) -> dict[str, str]:
+def status_reasons(conn: Connection) -> dict[str, str]:
     """Why each session is in its status (the question of one that needs input), for
     the sessions that have a reason recorded."""
     rows = conn.execute("SELECT * FROM sessions").fetchall()
@@ -91,7 +91,7 @@ def status_reasons(conn: sqlite3.Connection) -> dict[str, str]:
             if (reason := _column(row, "status_reason"))}
 
 
-def inbox_of(conn: sqlite3.Connection, recipient: str,
+def inbox_of(conn: Connection, recipient: str,
              limit: int = 50) -> list[tuple[Note, Delivery]]:
     """The newest notes `recipient` received, oldest first, each with how far it got —
     the operator's look at a session's inbox (nothing is marked read)."""

@@ -10,12 +10,12 @@ and raised as `Refused` before anything is touched.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 
 from board import audit
+from board.connection import Connection
 from board.db import write
 from board.errors import BadInput, Refused
 from board.identity import Caller
@@ -49,7 +49,7 @@ def parse_powers(values: Iterable[str], where: str = "may") -> tuple[Power, ...]
     return tuple(dict.fromkeys(powers))
 
 
-def granted(conn: sqlite3.Connection, session: str) -> frozenset[Power]:
+def granted(conn: Connection, session: str) -> frozenset[Power]:
     """The powers the plan granted `session` (none for an unknown session)."""
     row = conn.execute("SELECT may FROM sessions WHERE name = ?", (session,)).fetchone()
     if row is None or not row["may"]:
@@ -57,7 +57,7 @@ def granted(conn: sqlite3.Connection, session: str) -> frozenset[Power]:
     return frozenset(parse_powers(json.loads(row["may"])))
 
 
-def grant(conn: sqlite3.Connection, by: Caller, session: str, powers: Iterable[Power]) -> bool:
+def grant(conn: Connection, by: Caller, session: str, powers: Iterable[Power]) -> bool:
     """Set `session`'s granted powers (only the operator's plan grants); audited when they
     change. Returns True if they changed."""
     wanted = sorted(set(parse_powers(powers)))
@@ -74,7 +74,7 @@ def grant(conn: sqlite3.Connection, by: Caller, session: str, powers: Iterable[P
     return True
 
 
-def check(conn: sqlite3.Connection, caller: Caller, power: Power,
+def check(conn: Connection, caller: Caller, power: Power,
           target: str | None = None, *, force: bool = False) -> None:
     """Allow or refuse `caller` using `power` on `target`; the answer is audited.
 
@@ -84,7 +84,7 @@ def check(conn: sqlite3.Connection, caller: Caller, power: Power,
     audit.record(conn, caller.name, _action(power, force), target, ALLOWED)
 
 
-def _refuse_unless_allowed(conn: sqlite3.Connection, caller: Caller, power: Power,
+def _refuse_unless_allowed(conn: Connection, caller: Caller, power: Power,
                            target: str | None, force: bool) -> None:
     if _may(conn, caller, power, target):
         return
@@ -99,7 +99,7 @@ def _action(power: Power, force: bool) -> str:
     return power.value + (" --force" if force else "")
 
 
-def _may(conn: sqlite3.Connection, caller: Caller, power: Power, target: str | None) -> bool:
+def _may(conn: Connection, caller: Caller, power: Power, target: str | None) -> bool:
     if caller.is_operator:
         return True
     if target == caller.name and power in SELF_POWERS:
@@ -108,7 +108,7 @@ def _may(conn: sqlite3.Connection, caller: Caller, power: Power, target: str | N
 
 
 @contextmanager
-def privileged(conn: sqlite3.Connection, caller: Caller, power: Power,
+def privileged(conn: Connection, caller: Caller, power: Power,
                target: str | None = None, *, force: bool = False) -> Iterator[None]:
     """Check the permission, run the action, and audit how it ended (one entry:
     `done`, `failed` with the reason, or `refused` when it never started)."""

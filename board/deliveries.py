@@ -13,11 +13,11 @@ as `capped` (the session's queue was over its cap) is never typed; it waits in t
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 
 from board import events
+from board.connection import Connection, Row
 from board.db import write
 from board.models import Note, iso
 from board.vocabulary import DeliveryState, EventKind
@@ -48,13 +48,13 @@ class Delivery:
                 "possible_repeat": self.possible_repeat}
 
 
-def _note(row: sqlite3.Row) -> Note:
+def _note(row: Row) -> Note:
     return Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
                 body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
                 kind=row["kind"], task=row["task"])
 
 
-def waiting(conn: sqlite3.Connection, recipient: str, limit: int | None = None) -> list[Note]:
+def waiting(conn: Connection, recipient: str, limit: int | None = None) -> list[Note]:
     """Notes waiting for `recipient` (queued or held, not capped), oldest first."""
     rows = conn.execute(
         "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
@@ -63,7 +63,7 @@ def waiting(conn: sqlite3.Connection, recipient: str, limit: int | None = None) 
     return [_note(row) for row in rows]
 
 
-def repeats(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> set[int]:
+def repeats(conn: Connection, recipient: str, note_ids: list[int]) -> set[int]:
     """Which of `note_ids` are flagged as a possible repeat for `recipient`."""
     if not note_ids:
         return set()
@@ -73,7 +73,7 @@ def repeats(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> se
     return {row[0] for row in rows}
 
 
-def _step(conn: sqlite3.Connection, recipient: str, note_ids: list[int], assignment: str,
+def _step(conn: Connection, recipient: str, note_ids: list[int], assignment: str,
           condition: str, values: tuple) -> list[int]:
     changed = []
     for note_id in note_ids:
@@ -84,7 +84,7 @@ def _step(conn: sqlite3.Connection, recipient: str, note_ids: list[int], assignm
     return changed
 
 
-def hold(conn: sqlite3.Connection, recipient: str, reason: str,
+def hold(conn: Connection, recipient: str, reason: str,
          note_ids: list[int] | None = None) -> int:
     """Mark `recipient`'s waiting notes (all, or `note_ids`) held for `reason`; a note
     already held for that reason is not written again. Returns how many changed."""
@@ -101,7 +101,7 @@ def hold(conn: sqlite3.Connection, recipient: str, reason: str,
     return len(held)
 
 
-def claim(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
+def claim(conn: Connection, recipient: str, note_ids: list[int],
           pane: str) -> list[int]:
     """Phase one of typing: waiting → claimed (with the pane it is for). Returns the ids
     this call won; a note a hook or the inbox took first is not among them."""
@@ -114,7 +114,7 @@ def claim(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
                      " held_reason <> 'capped')", (time.time(), pane))
 
 
-def confirm(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> list[int]:
+def confirm(conn: Connection, recipient: str, note_ids: list[int]) -> list[int]:
     """Phase two: claimed → typed (it reached the agent's input), which counts as read."""
     if not note_ids:
         return []
@@ -130,7 +130,7 @@ def confirm(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> li
     return done
 
 
-def release(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
+def release(conn: Connection, recipient: str, note_ids: list[int],
             possible_repeat: bool = False) -> list[int]:
     """claimed → queued: nothing reached the agent, or whether it did cannot be known
     (then it is re-offered marked as a possible repeat, never dropped)."""
@@ -143,7 +143,7 @@ def release(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
                      "state = 'claimed'", ())
 
 
-def hand(conn: sqlite3.Connection, recipient: str, via: str = "hook") -> list[Note]:
+def hand(conn: Connection, recipient: str, via: str = "hook") -> list[Note]:
     """A hook takes every waiting note into the agent's turn: waiting → handed."""
     now = time.time()
     with write(conn):
@@ -158,7 +158,7 @@ def hand(conn: sqlite3.Connection, recipient: str, via: str = "hook") -> list[No
     return [note for note in found if note.id in done]
 
 
-def claimed(conn: sqlite3.Connection) -> list[tuple[Note, Delivery]]:
+def claimed(conn: Connection) -> list[tuple[Note, Delivery]]:
     """Every claimed delivery (after a crash: typed or not?), oldest first."""
     rows = conn.execute(
         "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.held_reason,"
@@ -168,13 +168,13 @@ def claimed(conn: sqlite3.Connection) -> list[tuple[Note, Delivery]]:
     return [(_note(row), _delivery(row)) for row in rows]
 
 
-def _delivery(row: sqlite3.Row) -> Delivery:
+def _delivery(row: Row) -> Delivery:
     return Delivery(row["d_recipient"], row["d_state"], row["held_reason"], row["via"],
                     row["delivered_at"], row["read_at"], bool(row["possible_repeat"]),
                     row["claim_pane"])
 
 
-def of_note(conn: sqlite3.Connection, note_id: int) -> list[Delivery]:
+def of_note(conn: Connection, note_id: int) -> list[Delivery]:
     """Each recipient's delivery of a note."""
     rows = conn.execute(
         "SELECT d.recipient AS d_recipient, d.state AS d_state, d.held_reason, d.via,"
@@ -183,7 +183,7 @@ def of_note(conn: sqlite3.Connection, note_id: int) -> list[Delivery]:
     return [_delivery(row) for row in rows]
 
 
-def state_of(conn: sqlite3.Connection, note_id: int, recipient: str) -> str | None:
+def state_of(conn: Connection, note_id: int, recipient: str) -> str | None:
     """The delivery state of a note for one recipient (None: not addressed to it)."""
     row = conn.execute("SELECT state FROM deliveries WHERE note = ? AND recipient = ?",
                        (note_id, recipient)).fetchone()

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 import socket
-import sqlite3
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from board import store
+from board.connection import Connection
 from board.db import write
 from board.errors import BadInput
 from board.models import iso
@@ -59,7 +59,7 @@ def local_name(home: Path, env: Mapping[str, str] | None = None) -> str:
     return host[:40]
 
 
-def beat(conn: sqlite3.Connection, name: str, now: float | None = None) -> None:
+def beat(conn: Connection, name: str, now: float | None = None) -> None:
     """Record that this machine's coordinator is alive (no event: nobody needs waking)."""
     now = time.time() if now is None else now
     with write(conn):
@@ -68,7 +68,7 @@ def beat(conn: sqlite3.Connection, name: str, now: float | None = None) -> None:
             " ON CONFLICT(name) DO UPDATE SET beat_at = excluded.beat_at", (name, now, now))
 
 
-def beats(conn: sqlite3.Connection) -> dict[str, float | None]:
+def beats(conn: Connection) -> dict[str, float | None]:
     """Each machine's last heartbeat."""
     return {row[0]: row[1] for row in conn.execute("SELECT name, beat_at FROM machines")}
 
@@ -78,7 +78,7 @@ def is_reachable(beat_at: float | None, now: float | None = None) -> bool:
     return beat_at is not None and now - beat_at <= UNREACHABLE_AFTER
 
 
-def all_machines(conn: sqlite3.Connection) -> list[Machine]:
+def all_machines(conn: Connection) -> list[Machine]:
     now = time.time()
     rows = conn.execute(
         "SELECT name, state, role, beat_at FROM machines ORDER BY name").fetchall()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from board import deliveries, events, sessions, validate
+from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.errors import BadInput, NotFound
 from board.identity import Caller
@@ -15,13 +15,13 @@ from board.vocabulary import EventKind, NoteKind
 KINDS = tuple(NoteKind)
 
 
-def _row_to_note(row: sqlite3.Row) -> Note:
+def _row_to_note(row: Row) -> Note:
     return Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
                 body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
                 kind=row["kind"], task=row["task"])
 
 
-def _recipients(conn: sqlite3.Connection, sender: str, to: str) -> list[str]:
+def _recipients(conn: Connection, sender: str, to: str) -> list[str]:
     if to == EVERYONE:
         return [name for name in sessions.names(conn) if name != sender]
     if to == OPERATOR:
@@ -30,7 +30,7 @@ def _recipients(conn: sqlite3.Connection, sender: str, to: str) -> list[str]:
     return [to]
 
 
-def send(conn: sqlite3.Connection, caller: Caller | str, to: str, body: str, *,
+def send(conn: Connection, caller: Caller | str, to: str, body: str, *,
          reply_to: int | None = None, kind: str = NoteKind.NOTE, task: int | None = None) -> Note:
     """Store a note to a session, `all` or the operator, queued for each recipient.
 
@@ -52,18 +52,18 @@ def send(conn: sqlite3.Connection, caller: Caller | str, to: str, body: str, *,
         if repeat is not None:
             return repeat
         now = time.time()
-        note_id = conn.execute(
+        note_id = inserted_id(conn.execute(
             "INSERT INTO notes (sender, recipient, body, reply_to, task, kind, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (sender, stored_to, body, reply_to, task, kind, now),
-        ).lastrowid
+        ))
         conn.executemany("INSERT INTO deliveries (note, recipient, state) VALUES (?, ?, ?)",
                          [(note_id, name, "queued") for name in recipients])
         events.emit(conn, EventKind.NOTE_SENT, sender, note_id, to=stored_to, note_kind=kind)
     return Note(note_id, sender, stored_to, body, reply_to, now, kind, task)
 
 
-def _identical_waiting(conn: sqlite3.Connection, sender: str, recipient: str, body: str,
+def _identical_waiting(conn: Connection, sender: str, recipient: str, body: str,
                        kind: str, task: int | None, reply_to: int | None) -> Note | None:
     """The same note (sender, recipient, body, kind, task and reply) still waiting."""
     # `= ?` never matches NULL, so a missing task or reply is compared with IS NULL.
@@ -80,7 +80,7 @@ def _identical_waiting(conn: sqlite3.Connection, sender: str, recipient: str, bo
     return _row_to_note(row) if row else None
 
 
-def visible(conn: sqlite3.Connection, viewer: str, note_id: int) -> Note | None:
+def visible(conn: Connection, viewer: str, note_id: int) -> Note | None:
     """A note the viewer sent or received (the operator sees every note)."""
     row = conn.execute("SELECT * FROM notes WHERE id = ?", (note_id,)).fetchone()
     if row is None:
@@ -92,7 +92,7 @@ def visible(conn: sqlite3.Connection, viewer: str, note_id: int) -> Note | None:
     return _row_to_note(row) if received else None
 
 
-def inbox(conn: sqlite3.Connection, caller: Caller, *, mark_read: bool = True,
+def inbox(conn: Connection, caller: Caller, *, mark_read: bool = True,
           include_read: bool = False) -> list[Note]:
     """The caller's notes not yet given to it (not read, typed or handed), oldest first;
     with `include_read`, every note it received. Reading marks them read, so nothing is
@@ -117,19 +117,19 @@ def inbox(conn: sqlite3.Connection, caller: Caller, *, mark_read: bool = True,
     return [_row_to_note(row) for row in rows]
 
 
-def unread_count(conn: sqlite3.Connection, recipient: str) -> int:
+def unread_count(conn: Connection, recipient: str) -> int:
     """Notes the recipient has not been given yet (not read, typed or handed)."""
     return conn.execute(
         "SELECT count(*) FROM deliveries WHERE recipient = ? AND read_at IS NULL"
         " AND state <> 'claimed'", (recipient,)).fetchone()[0]
 
 
-def pending(conn: sqlite3.Connection, recipient: str, limit: int | None = None) -> list[Note]:
+def pending(conn: Connection, recipient: str, limit: int | None = None) -> list[Note]:
     """Notes waiting for `recipient` (not typed, not handed by a hook, not read)."""
     return deliveries.waiting(conn, recipient, limit)
 
 
-def mark_delivered(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
+def mark_delivered(conn: Connection, recipient: str, note_ids: list[int],
                    via: str) -> int:
     """Mark waiting notes given to `recipient` (typed via "pane", handed via "hook", else
     read); returns how many were still waiting."""
@@ -145,17 +145,17 @@ def mark_delivered(conn: sqlite3.Connection, recipient: str, note_ids: list[int]
     return len(done)
 
 
-def take_pending(conn: sqlite3.Connection, recipient: str, via: str = "hook") -> list[Note]:
+def take_pending(conn: Connection, recipient: str, via: str = "hook") -> list[Note]:
     """Atomically hand every waiting note for `recipient` to a hook pulling them into a turn."""
     return deliveries.hand(conn, recipient, via)
 
 
-def delivery_state(conn: sqlite3.Connection, note_id: int, recipient: str) -> str | None:
+def delivery_state(conn: Connection, note_id: int, recipient: str) -> str | None:
     """queued, held, claimed, typed, handed or read (None: not addressed to `recipient`)."""
     return deliveries.state_of(conn, note_id, recipient)
 
 
-def recent(conn: sqlite3.Connection, limit: int = 200, before_id: int | None = None) -> list[Note]:
+def recent(conn: Connection, limit: int = 200, before_id: int | None = None) -> list[Note]:
     """The newest notes for the operator's stream, oldest first."""
     rows = conn.execute(
         "SELECT * FROM notes WHERE id < ? ORDER BY id DESC LIMIT ?",

@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
+from board.connection import Connection
 from board.db import is_postgres
 from board.errors import BadInput, NotFound, Refused
 from board.models import iso
@@ -105,7 +106,8 @@ def url_as(url: str, user: str) -> str:
     return f"postgresql:///{database}?" + urlencode({**params, "user": user})
 
 
-def remember_password(url: str, password: str, env: dict | None = None) -> Path:
+def remember_password(url: str, password: str,
+                      env: Mapping[str, str] | None = None) -> Path:
     """Add this role's password to the pgpass file (PGPASSFILE, else ~/.pgpass, mode 600),
     where libpq finds it; the URL in the local config never holds it."""
     from psycopg.conninfo import conninfo_to_dict
@@ -127,13 +129,13 @@ def remember_password(url: str, password: str, env: dict | None = None) -> Path:
     return path
 
 
-def _require_shared(conn: sqlite3.Connection) -> None:
+def _require_shared(conn: Connection) -> None:
     if not is_postgres(conn):
         raise BadInput("this room is on SQLite, on one machine; move it to PostgreSQL first"
                        " (bullpen room migrate --to URL)")
 
 
-def approve(conn: sqlite3.Connection, approver: str, code: str) -> str:
+def approve(conn: Connection, approver: str, code: str) -> str:
     """Let the machine that showed `code` into the room; returns its name."""
     _require_shared(conn)
     digest = code_hash(code)
@@ -152,14 +154,14 @@ def approve(conn: sqlite3.Connection, approver: str, code: str) -> str:
     }[outcome]
 
 
-def revoke(conn: sqlite3.Connection, machine: str) -> None:
+def revoke(conn: Connection, machine: str) -> None:
     """Take the room away from `machine`: its role loses every right at once."""
     _require_shared(conn)
     if not conn.execute("SELECT bullpen_revoke(?)", (machine,)).fetchone()[0]:
         raise NotFound(f"unknown machine {machine!r}; see bullpen machines")
 
 
-def pending(conn: sqlite3.Connection) -> list[JoinRequest]:
+def pending(conn: Connection) -> list[JoinRequest]:
     """Join requests waiting for approval (codes not shown: only hashes are stored)."""
     if not is_postgres(conn):
         return []

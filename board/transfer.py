@@ -9,8 +9,7 @@ counters then continue after the highest id; SQLite's full-text index fills itse
 
 from __future__ import annotations
 
-import sqlite3
-
+from board.connection import Connection
 from board.db import is_postgres, write
 from board.errors import Refused
 
@@ -22,7 +21,7 @@ BATCH = 500
 SKIPPED = ("bullpen_schema",)  # each store keeps its own schema version
 
 
-def tables(conn: sqlite3.Connection) -> dict[str, list[str]]:
+def tables(conn: Connection) -> dict[str, list[str]]:
     """The room's tables and their columns, in column order."""
     if is_postgres(conn):
         rows = conn.execute(
@@ -44,7 +43,7 @@ def _ordered(names: set[str]) -> list[str]:
     return [t for t in ORDER if t in names] + sorted(names - set(ORDER))
 
 
-def copy_room(source: sqlite3.Connection, target: sqlite3.Connection) -> dict[str, int]:
+def copy_room(source: Connection, target: Connection) -> dict[str, int]:
     """Copy every row of `source` into the empty room `target`; returns rows per table."""
     source_tables, target_tables = tables(source), tables(target)
     common = set(source_tables) & set(target_tables)

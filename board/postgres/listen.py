@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from board.errors import StoreFault
 from board.postgres.connection import open_raw
@@ -19,12 +20,13 @@ class Listener:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self._conn = None
+        self._conn: Any = None  # psycopg's connection (open_raw); None while the server is away
         self._listen()
 
     def _listen(self) -> None:
-        self._conn = open_raw(self.url)
-        self._conn.execute(f"LISTEN {EVENTS_CHANNEL}")
+        conn = open_raw(self.url)
+        conn.execute(f"LISTEN {EVENTS_CHANNEL}")
+        self._conn = conn
 
     def wait(self, timeout: float) -> bool:
         import psycopg

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+from typing import NoReturn
 
 from tui import cli
 from tui.cli.output import fail
@@ -14,7 +15,7 @@ from tui.cli.output import fail
 class _Subcommands(argparse._SubParsersAction):
     """Subcommands whose own --help opens with the line they are listed with."""
 
-    def add_parser(self, name: str, **kwargs):  # type: ignore[override]
+    def add_parser(self, name: str, **kwargs):
         listed = kwargs.get("help")
         if listed and listed != argparse.SUPPRESS:
             kwargs.setdefault("description", listed[:1].upper() + listed[1:] + ".")
@@ -28,7 +29,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.register("action", "parsers", _Subcommands)
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         fail(f"{self.prog}: {message} (see {self.prog} --help)", 2)
 
 

@@ -7,12 +7,12 @@ a few rows per event, not a reload.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from board import attention, notebook, notes, sessions, views
 from board.attention import Delivery, HeldNote
+from board.connection import Connection
 from board.models import Event, Note, NotebookEntry, Session, Task
 from board.views import AlertRow
 from board.vocabulary import EventKind, TaskStatus
@@ -87,7 +87,7 @@ class RoomDelta:
     deliveries_dirty: bool = False
 
 
-def session_rows(conn: sqlite3.Connection) -> list[SessionRow]:
+def session_rows(conn: Connection) -> list[SessionRow]:
     """Every session with its unread count (two queries)."""
     unread = views.unread_counts(conn)
     reasons = attention.status_reasons(conn)
@@ -141,7 +141,7 @@ def event_item(event: Event) -> StreamItem | None:
     return StreamItem(event.created_at, StreamKind.EVENT, event.session or "?", None, text, ref)
 
 
-def load_snapshot(conn: sqlite3.Connection) -> RoomDelta:
+def load_snapshot(conn: Connection) -> RoomDelta:
     """Everything the dashboard shows at start, as one `initial` delta."""
     last_event = views.last_event_id(conn)
     recent = notes.recent(conn, STREAM_HISTORY)
@@ -157,7 +157,7 @@ def load_snapshot(conn: sqlite3.Connection) -> RoomDelta:
     )
 
 
-def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) -> RoomDelta:
+def load_delta(conn: Connection, events: list[Event], last_note: int) -> RoomDelta:
     """The changes named by `events` (oldest first), reading only the rows they touch.
 
     Sessions and alerts are only flagged: their rows are read by `fill_panels`, which the
@@ -201,7 +201,7 @@ def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) ->
     return delta
 
 
-def fill_panels(conn: sqlite3.Connection, delta: RoomDelta, sessions_too: bool,
+def fill_panels(conn: Connection, delta: RoomDelta, sessions_too: bool,
                 alerts_too: bool, deliveries_too: bool = False) -> None:
     """Read the sessions and alerts panels' rows into `delta` (each a whole, small table),
     and after deliveries moved on, the held notes and the newest notes' states."""

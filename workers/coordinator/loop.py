@@ -13,6 +13,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from board import alerts, events, marks, reads, sessions, wakeup
 from board.db import connect, write
@@ -30,6 +31,10 @@ from workers.coordinator.presence import Presence
 from workers.coordinator.status import Status, StatusTracker
 from workers.tmux import layout
 from workers.tmux.server import RoomServer
+
+if TYPE_CHECKING:  # imported when first used: watchfiles is slow to import
+    from workers.coordinator.fs_reads import FsReads
+    from workers.coordinator.watcher import Watcher
 
 __all__ = ["LOCK_NAME", "Coordinator", "RoomGone", "is_running", "lock_path"]
 
@@ -69,9 +74,9 @@ class Coordinator:
         self.deliverer = Deliverer(self.conn, self.server)
         self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer, home)
         self.dispatcher = Dispatcher(self.conn)
-        self.watcher = None
+        self.watcher: Watcher | None = None
         self.watch = watch
-        self._fs_reads: dict[str, object] = {}  # session -> its FsReads, when opted in
+        self._fs_reads: dict[str, FsReads] = {}  # session -> its reader, when opted in
         self._thread_conns = threading.local()  # watcher threads write on their own
         self._last_pane_poll = 0.0
         self._last_housekeeping = 0.0

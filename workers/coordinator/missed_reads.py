@@ -11,11 +11,11 @@ counted twice: the hook records after the call, later than the transcript's stam
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
 from board import reads
+from board.connection import Connection
 from board.models import Session
 from board.vocabulary import ReadSource
 from workers.agents import agent_files, claude_transcript, tool_reads
@@ -26,7 +26,7 @@ from workers.coordinator import guard
 log = logging.getLogger(__name__)
 
 
-def catch_up_reads(conn: sqlite3.Connection, home: Path, known: Iterable[Session]) -> int:
+def catch_up_reads(conn: Connection, home: Path, known: Iterable[Session]) -> int:
     """Record the reads Claude sessions made that no hook recorded; returns how many."""
     recorded = 0
     for session in known:
@@ -42,7 +42,7 @@ def catch_up_reads(conn: sqlite3.Connection, home: Path, known: Iterable[Session
     return recorded
 
 
-def _catch_up(conn: sqlite3.Connection, home: Path, session: Session) -> int:
+def _catch_up(conn: Connection, home: Path, session: Session) -> int:
     conversation = agent_files.read_value(home, session.name, agent_files.CONVERSATION)
     transcript = claude_transcript.transcript_path(conversation or "")
     if transcript is None:

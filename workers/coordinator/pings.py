@@ -13,9 +13,9 @@ events after a crash never pings twice.
 from __future__ import annotations
 
 import logging
-import sqlite3
 
 from board import history, marks, pings, sessions, tasks, validate
+from board.connection import Connection
 from board.errors import BullpenError
 from board.models import OPERATOR, Event
 from board.vocabulary import EventKind, NoteKind, TaskStatus
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 CURSOR = "dispatcher_cursor"
 
 
-def ready_ping(conn: sqlite3.Connection, task_id: int) -> str:
+def ready_ping(conn: Connection, task_id: int) -> str:
     task = tasks.get(conn, task_id)
     lines = [f"Your turn: task #{task.id} is ready — {task.title}."]
     if task.body and task.body != task.title:
@@ -61,7 +61,7 @@ def _bullpen() -> str:
 
 
 class Dispatcher:
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.cursor = int(marks.get_mark(conn, CURSOR) or 0)
 
@@ -71,8 +71,9 @@ class Dispatcher:
                 self._on_ready(event.session, event.ref)
             elif event.kind == EventKind.TASK_ASSIGNED and event.data.get("assignee") and event.ref:
                 self._on_ready(event.data["assignee"], event.ref)  # handed a ready task
-            elif event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit"):
-                self._on_commit(event)
+            elif (event.kind == EventKind.CHANGE_RECORDED and event.session
+                  and event.data.get("commit")):
+                self._on_commit(event.session, event)
             elif event.kind == EventKind.SESSION_FINISHED and event.session:
                 pings.send_once(self.conn, f"finished:{event.session}:{event.ref}", OPERATOR,
                                    f"{event.session} finished its last task (#{event.ref}).",
@@ -90,8 +91,8 @@ class Dispatcher:
         pings.send_once(self.conn, f"ready:{task_id}:{assignee}", assignee,
                            ready_ping(self.conn, task_id), kind=NoteKind.HANDOFF, task=task_id)
 
-    def _on_commit(self, event: Event) -> None:
-        author, commit = event.session, event.data["commit"]
+    def _on_commit(self, author: str, event: Event) -> None:
+        commit = event.data["commit"]
         change = history.change(self.conn, event.ref)
         paths = list(change.paths) if change else event.data.get("paths", [])
         message = change.message if change else None

@@ -8,11 +8,11 @@ can tell `unreachable` from `idle` (board.machines).
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from pathlib import Path
 
 from board import machines, marks, previews
+from board.connection import Connection
 from board.db import is_postgres
 from board.models import Session
 
@@ -21,7 +21,7 @@ PREVIEW_WIDTH = 200  # characters kept of each line
 
 
 class Presence:
-    def __init__(self, home: Path, conn: sqlite3.Connection) -> None:
+    def __init__(self, home: Path, conn: Connection) -> None:
         self.machine = machines.local_name(home)
         self.shared = is_postgres(conn)
         self._last_beat = 0.0
@@ -38,7 +38,7 @@ class Presence:
         """Where `up` leaves this machine's `push:` remote for its coordinator."""
         return f"push:{self.machine}"
 
-    def pusher(self, conn: sqlite3.Connection, root: Path):
+    def pusher(self, conn: Connection, root: Path):
         """A Pusher for the `push:` remote `up` recorded, or None when there is none."""
         remote = marks.get_mark(conn, self.push_mark())
         if not remote:
@@ -47,14 +47,14 @@ class Presence:
 
         return Pusher(root, remote)
 
-    def beat_if_due(self, conn: sqlite3.Connection) -> None:
+    def beat_if_due(self, conn: Connection) -> None:
         """A heartbeat every BEAT_EVERY seconds, on a shared store only."""
         now = time.monotonic()
         if self.shared and now - self._last_beat >= machines.BEAT_EVERY:
             machines.beat(conn, self.machine)
             self._last_beat = now
 
-    def preview_if_due(self, conn: sqlite3.Connection, session: str, snap) -> None:
+    def preview_if_due(self, conn: Connection, session: str, snap) -> None:
         """On a shared store, keep a short cleaned capture of the pane for the other
         machines' dashboards: at most every PREVIEW_EVERY seconds, only when it changed."""
         if not self.shared or snap is None or snap.content_hash is None:

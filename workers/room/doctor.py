@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from board import integrity, sessions
+from board.connection import Connection
 from board.db import connect, schema_version
 from board.errors import BullpenError
 from board.home import DB_NAME, check_home
@@ -76,7 +77,7 @@ def _home(home: Path) -> list[Finding]:
     return [Finding("room", True, f"room at {home}")]
 
 
-def _store(home: Path) -> tuple[sqlite3.Connection | None, list[Finding]]:
+def _store(home: Path) -> tuple[Connection | None, list[Finding]]:
     db = home / DB_NAME
     try:
         check_store_present(home)

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from board.connection import Connection
 from board.db import connect, write
 from board.errors import BullpenError, NotFound, Refused
 from board.home import DB_NAME
@@ -51,19 +52,19 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", port), _Handler)
         self.home = home
         self.lock = threading.Lock()  # one store connection, one call at a time
-        self.conn = None
+        self.conn: Connection | None = None
 
     def handle_error(self, request: object, client_address: object) -> None:
         """A request the stdlib could not handle: a log line, no traceback on stderr."""
         log.warning("a hook request from %s failed", client_address, exc_info=True)
 
-    def store(self):
+    def store(self) -> Connection:
         if self.conn is None:
             self.conn = connect(self.home / DB_NAME)
         return self.conn
 
 
-def _caller(conn, kind: str, payload: dict, identity: dict[str, str]) -> Caller:
+def _caller(conn: Connection, kind: str, payload: dict, identity: dict[str, str]) -> Caller:
     """The session the request proves: by its token, or (the per-tool hook only) by its
     hook key."""
     if identity[IdentityVariable.TOKEN] or not identity[IdentityVariable.HOOK_KEY]:
@@ -83,16 +84,17 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.startswith(PATH_PREFIX) or kind not in hooks.HANDLERS:
             self._reply(404, "")
             return
-        length = self.headers.get("Content-Length") or ""
-        length = int(length) if length.isdigit() else 0
+        header = self.headers.get("Content-Length") or ""
+        length = int(header) if header.isdigit() else 0
         if not 0 < length <= MAX_BODY:
             self._reply(413 if length else 400, "")
             return
         body = self.rfile.read(length).decode("utf-8", errors="replace")
-        identity = {IdentityVariable.HOME: str(self.server.home),
-                    IdentityVariable.SESSION: self.headers.get(SESSION_HEADER) or "",
-                    IdentityVariable.TOKEN: self.headers.get(TOKEN_HEADER) or "",
-                    IdentityVariable.HOOK_KEY: self.headers.get(HOOK_KEY_HEADER) or ""}
+        identity: dict[str, str] = {
+            IdentityVariable.HOME: str(self.server.home),
+            IdentityVariable.SESSION: self.headers.get(SESSION_HEADER) or "",
+            IdentityVariable.TOKEN: self.headers.get(TOKEN_HEADER) or "",
+            IdentityVariable.HOOK_KEY: self.headers.get(HOOK_KEY_HEADER) or ""}
         with self.server.lock:
             self._answer(kind, body, identity)
 

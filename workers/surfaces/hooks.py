@@ -174,7 +174,8 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
         question = permission_question(payload)
         agent_files.write_value(room.home, session, agent_files.QUESTION, question)
         sessions.set_hook_status(room.conn, session, SessionStatus.NEEDS_INPUT)
-        identity = {IdentityVariable.HOME: str(room.home), IdentityVariable.SESSION: session}
+        identity: dict[str, str] = {IdentityVariable.HOME: str(room.home),
+                                    IdentityVariable.SESSION: session}
         log_line(identity, "claude", f"needs input: {question}")
         return None
     if event == "SessionStart":

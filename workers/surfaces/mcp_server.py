@@ -19,8 +19,11 @@ try:  # mcp 2.x
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 except ImportError:  # mcp 1.x: hermes-agent[mcp] 0.19 pins 1.26, and bullpen installs beside it
-    from mcp.server.fastmcp import FastMCP as MCPServer  # type: ignore[assignment,no-redef]
-    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[assignment,no-redef]
+    # Checked against the installed mcp 2.x, where these 1.x names do not exist.
+    from mcp.server.fastmcp import FastMCP as MCPServer  # type: ignore[attr-defined,no-redef]
+    from mcp.server.fastmcp.exceptions import (  # type: ignore[import-not-found,no-redef]
+        ToolError,
+    )
 
 from board import alerts, notebook, notes, reads, sessions, tasks
 from board.db import describe_fault
