@@ -87,7 +87,7 @@ def claude_turn(repo: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.agents.fake_model import FakeAnthropic, Text, ToolCall, tool_results_since_user
     from tests.claude_install import claude_env, claude_home
-    from workers.agents import claude as claude_files
+    from workers.agents.claude import settings as claude_files
 
     def respond(request: dict):
         step = tool_results_since_user(request)
@@ -145,7 +145,7 @@ def hermes_turn(repo: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.agents.fake_model import FakeModel, Text, ToolCall, last_user_text
     from tests.hermes_install import cache_dir
-    from workers.agents import hermes
+    from workers.agents.hermes import profile as hermes_profile
 
     found = sorted(cache_dir().glob("hermes-venv-*/bin/hermes"))
     if not found:
@@ -171,7 +171,7 @@ def hermes_turn(repo: Path) -> None:
         plain = {"model": {"provider": "custom", "base_url": model.base_url,
                            "default": "stub-model", "context_length": 131072},
                  "security": {"tirith_enabled": False}}
-        hooked = hermes.with_bullpen(plain, str(Path(sys.executable).parent / "bullpen"))
+        hooked = hermes_profile.with_bullpen(plain, str(Path(sys.executable).parent / "bullpen"))
         hooked.pop("mcp_servers", None)
         for name, config in (("plain", plain), ("hooked", hooked)):
             directory = root / "profiles" / name

@@ -81,15 +81,15 @@ def model_config(base_url: str) -> str:
 
 def test_real_hermes_reads_calls_mcp_goes_idle_and_gets_notes(
         room: Room, git_repo: Path, hermes_home: Path) -> None:
-    from workers.agents import hermes
+    from workers.agents.hermes import profile as hermes_profile
     from workers.room import spawn
     from workers.tmux import layout
     from workers.tmux.keyboard import type_line
 
     with FakeModel(respond) as model:
         (hermes_home / "config.yaml").write_text(model_config(model.base_url))
-        plan = hermes.prepare_profile(hermes.AUTO, "scout", hermes_home)
-        hermes.apply_plan(plan)
+        plan = hermes_profile.prepare_profile(hermes_profile.AUTO, "scout", hermes_home)
+        hermes_profile.apply_plan(plan)
         server = layout.server_for(git_repo)
         try:
             session = spawn.spawn(room.home, spawn.SpawnRequest(

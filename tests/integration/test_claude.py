@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tests.cli_runner import BULLPEN, run_cli
-from workers.agents.claude import write_settings
+from workers.agents.claude.settings import write_settings
 
 HOOK = f"{BULLPEN} hook claude"
 
@@ -76,7 +76,7 @@ def test_a_session_posts_its_tool_calls_to_the_room_hook_port(tmp_path: Path) ->
     file); the turn's hooks
     stay commands; SessionStart (no HTTP hooks in Claude 2.1) too."""
     from workers.agents import agent_files
-    from workers.agents.claude import launch_files
+    from workers.agents.claude.settings import launch_files
 
     home = tmp_path / ".bullpen"
     home.mkdir()

@@ -22,7 +22,7 @@ from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import BULLPEN, identity
 from tests.hermes_install import install_beside_hermes
-from workers.agents import hermes
+from workers.agents.hermes import profile as hermes_profile
 
 pytestmark = pytest.mark.both_stores
 
@@ -85,17 +85,17 @@ def memory(target: str, content: str, action: str = "add", **extra: str) -> dict
 
 
 def test_setup_installs_the_plugin_and_unsetup_removes_it(hermes_home: Path) -> None:
-    plan = hermes.prepare_profile("coder", "x", hermes_home, executable=BULLPEN)
-    plugin = hermes.plugin_dir(plan.directory)
+    plan = hermes_profile.prepare_profile("coder", "x", hermes_home, executable=BULLPEN)
+    plugin = hermes_profile.plugin_dir(plan.directory)
     assert not plugin.exists()  # nothing written yet, but the diff shows the plugin
     assert f"+++ {plugin / '__init__.py'} (with bullpen)" in plan.diff()
-    hermes.apply_plan(plan)
+    hermes_profile.apply_plan(plan)
     config = yaml.safe_load(plan.config_path.read_text())
     assert config["memory"] == {"provider": "bullpen"}
     assert sorted(p.name for p in plugin.iterdir()) == ["__init__.py", "plugin.yaml"]
-    assert not hermes.prepare_profile("coder", "x", hermes_home, executable=BULLPEN).changed
+    assert not hermes_profile.prepare_profile("coder", "x", hermes_home, executable=BULLPEN).changed
 
-    hermes.unsetup("coder", hermes_home)
+    hermes_profile.unsetup("coder", hermes_home)
     assert plan.config_path.read_text() == USER_CONFIG
     assert not (plan.directory / "plugins").exists()
 
@@ -103,12 +103,12 @@ def test_setup_installs_the_plugin_and_unsetup_removes_it(hermes_home: Path) -> 
 def test_another_memory_provider_is_never_replaced(hermes_home: Path) -> None:
     path = hermes_home / "profiles" / "coder" / "config.yaml"
     path.write_text("memory:\n  provider: honcho\n  memory_enabled: true\n")
-    plan = hermes.prepare_profile("coder", "x", hermes_home, executable=BULLPEN)
-    hermes.apply_plan(plan)
+    plan = hermes_profile.prepare_profile("coder", "x", hermes_home, executable=BULLPEN)
+    hermes_profile.apply_plan(plan)
     assert yaml.safe_load(path.read_text())["memory"] == {"provider": "honcho",
                                                           "memory_enabled": True}
-    assert plan.plugin == () and not hermes.plugin_dir(plan.directory).exists()
-    hermes.unsetup("coder", hermes_home)
+    assert plan.plugin == () and not hermes_profile.plugin_dir(plan.directory).exists()
+    hermes_profile.unsetup("coder", hermes_home)
     assert yaml.safe_load(path.read_text()) == {"memory": {"provider": "honcho",
                                                            "memory_enabled": True}}
 
@@ -119,8 +119,8 @@ def test_writes_land_in_the_notebook_and_recall_keeps_private_entries_private(
     envs, profiles = {}, {}
     for name in ("a", "b"):
         envs[name] = identity(room.home, name, sessions.register(room.conn, name))
-        plan = hermes.prepare_profile(hermes.AUTO, name, hermes_home)
-        hermes.apply_plan(plan)
+        plan = hermes_profile.prepare_profile(hermes_profile.AUTO, name, hermes_home)
+        hermes_profile.apply_plan(plan)
         profiles[name] = plan.directory
 
     wrote = run_provider(python, profiles["a"], envs["a"], writes=(
@@ -142,8 +142,8 @@ def test_writes_land_in_the_notebook_and_recall_keeps_private_entries_private(
 def test_replacements_removals_and_subagents(room: Room, hermes_home: Path) -> None:
     python = install_beside_hermes() / "python"
     env = identity(room.home, "a", sessions.register(room.conn, "a"))
-    plan = hermes.prepare_profile(hermes.AUTO, "a", hermes_home)
-    hermes.apply_plan(plan)
+    plan = hermes_profile.prepare_profile(hermes_profile.AUTO, "a", hermes_home)
+    hermes_profile.apply_plan(plan)
     run_provider(python, plan.directory, env, writes=(
         memory("memory", "ledger API is v2", "replace", old_text="v1 of the ledger"),
         memory("user", "", "remove", old_text="terse answers")))
@@ -158,8 +158,8 @@ def test_a_bad_token_is_reported_and_nothing_is_written(room: Room,
                                                         hermes_home: Path) -> None:
     python = install_beside_hermes() / "python"
     sessions.register(room.conn, "a")
-    plan = hermes.prepare_profile(hermes.AUTO, "a", hermes_home)
-    hermes.apply_plan(plan)
+    plan = hermes_profile.prepare_profile(hermes_profile.AUTO, "a", hermes_home)
+    hermes_profile.apply_plan(plan)
     done = drive(python, plan.directory, identity(room.home, "a", "wrong"),
                  writes=(memory("memory", SHARED),))
     assert done.returncode == 0, done.stderr  # hermes carries on without the provider

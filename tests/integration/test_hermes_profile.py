@@ -11,7 +11,8 @@ from board import sessions
 from board.errors import BadInput, Refused
 from board.room import Room
 from tests.cli_runner import BULLPEN, run_cli
-from workers.agents import hermes
+from workers.agents.hermes import launch as hermes_launch
+from workers.agents.hermes import profile as hermes_profile
 
 USER_CONFIG = """\
 # my hermes settings
@@ -35,10 +36,10 @@ def hermes_home(tmp_path: Path) -> Path:
 
 def test_setup_appends_our_keys_and_unsetup_restores_the_exact_bytes(
         hermes_home: Path) -> None:
-    plan = hermes.prepare_profile("coder", "research", hermes_home, executable=BULLPEN)
+    plan = hermes_profile.prepare_profile("coder", "research", hermes_home, executable=BULLPEN)
     assert plan.config_path.read_text() == USER_CONFIG  # nothing written yet
     assert "+mcp_servers:" in plan.diff() and "-" not in plan.diff().split("@@")[-1][:2]
-    backup = hermes.apply_plan(plan)
+    backup = hermes_profile.apply_plan(plan)
     assert backup is not None and backup.read_text() == USER_CONFIG
     text = plan.config_path.read_text()
     assert text.startswith(USER_CONFIG)  # comments and layout kept
@@ -49,34 +50,35 @@ def test_setup_appends_our_keys_and_unsetup_restores_the_exact_bytes(
                 "BULLPEN_TOKEN": "${BULLPEN_TOKEN}"}}
     for event in ("pre_llm_call", "post_tool_call", "on_session_end"):
         assert config["hooks"][event] == [{"command": f"{BULLPEN} hook hermes", "timeout": 10}]
-    again = hermes.prepare_profile("coder", "research", hermes_home, executable=BULLPEN)
+    again = hermes_profile.prepare_profile("coder", "research", hermes_home, executable=BULLPEN)
     assert not again.changed
 
-    assert hermes.unsetup("coder", hermes_home) is not None
+    assert hermes_profile.unsetup("coder", hermes_home) is not None
     assert plan.config_path.read_text() == USER_CONFIG
-    assert hermes.unsetup("coder", hermes_home) is None
+    assert hermes_profile.unsetup("coder", hermes_home) is None
 
 
 def test_existing_sections_are_merged_and_kept_on_unsetup(hermes_home: Path) -> None:
     path = hermes_home / "profiles" / "coder" / "config.yaml"
     path.write_text("mcp_servers:\n  github: {command: gh-mcp}\nhooks:\n"
                     "  on_session_end:\n  - {command: notify-send done}\n")
-    hermes.apply_plan(hermes.prepare_profile("coder", "x", hermes_home, executable=BULLPEN))
+    hermes_profile.apply_plan(
+        hermes_profile.prepare_profile("coder", "x", hermes_home, executable=BULLPEN))
     config = yaml.safe_load(path.read_text())
     assert sorted(config["mcp_servers"]) == ["bullpen", "github"]
     assert [h["command"] for h in config["hooks"]["on_session_end"]] == [
         "notify-send done", f"{BULLPEN} hook hermes"]
-    hermes.unsetup("coder", hermes_home)
+    hermes_profile.unsetup("coder", hermes_home)
     assert yaml.safe_load(path.read_text()) == {
         "mcp_servers": {"github": {"command": "gh-mcp"}},
         "hooks": {"on_session_end": [{"command": "notify-send done"}]}}
 
 
 def test_auto_profile_is_cloned_without_copying_secrets(hermes_home: Path) -> None:
-    plan = hermes.prepare_profile("auto", "research", hermes_home, executable=BULLPEN)
+    plan = hermes_profile.prepare_profile("auto", "research", hermes_home, executable=BULLPEN)
     assert plan.profile == "bullpen-research" and plan.create
     assert not plan.directory.exists()
-    hermes.apply_plan(plan)
+    hermes_profile.apply_plan(plan)
     directory = hermes_home / "profiles" / "bullpen-research"
     config = yaml.safe_load((directory / "config.yaml").read_text())
     assert config["model"] == {"default": "gpt-x"} and "bullpen" in config["mcp_servers"]
@@ -86,13 +88,13 @@ def test_auto_profile_is_cloned_without_copying_secrets(hermes_home: Path) -> No
                      if p.is_file() and not p.is_symlink() and "sk-secret" in p.read_text()]
     assert secret_copies == [hermes_home / ".env"]
     # A second launch of the same session reuses the profile as it is.
-    assert not hermes.prepare_profile("auto", "research", hermes_home,
+    assert not hermes_profile.prepare_profile("auto", "research", hermes_home,
                                       executable=BULLPEN).changed
 
 
 def test_missing_profile_is_a_clear_error(hermes_home: Path) -> None:
     with pytest.raises(BadInput, match="hermes profile 'ghost' does not exist"):
-        hermes.prepare_profile("ghost", "x", hermes_home, executable=BULLPEN)
+        hermes_profile.prepare_profile("ghost", "x", hermes_home, executable=BULLPEN)
 
 
 def test_unparsable_config_is_refused_and_untouched(hermes_home: Path) -> None:
@@ -129,8 +131,8 @@ def test_a_second_session_on_a_profile_in_use_is_refused(room: Room) -> None:
 
 
 def test_launch_command_and_env() -> None:
-    assert hermes.hermes_command("bullpen-research") == "hermes -p bullpen-research --cli"
-    assert hermes.hermes_env() == {"HERMES_ACCEPT_HOOKS": "1"}
+    assert hermes_launch.hermes_command("bullpen-research") == "hermes -p bullpen-research --cli"
+    assert hermes_launch.hermes_env() == {"HERMES_ACCEPT_HOOKS": "1"}
 
 
 SECRET = "sk-literal-SECRET-77aa"
@@ -145,15 +147,16 @@ def test_auto_profile_refers_to_secrets_and_carries_soul_and_skills(hermes_home:
     (hermes_home / "SOUL.md").write_text("I am careful.\n")
     (hermes_home / "skills" / "tidy").mkdir(parents=True)
     (hermes_home / "skills" / "tidy" / "SKILL.md").write_text("# tidy\n")
-    plan = hermes.prepare_profile(hermes.AUTO, "scout", hermes_home, executable=BULLPEN)
+    plan = hermes_profile.prepare_profile(hermes_profile.AUTO, "scout", hermes_home,
+                                          executable=BULLPEN)
     assert SECRET not in plan.after and SECRET not in plan.diff()
-    hermes.apply_plan(plan)
+    hermes_profile.apply_plan(plan)
     profile = plan.directory
     written = [path for path in profile.rglob("*") if path.is_file() and not path.is_symlink()]
     assert written and all(SECRET.encode() not in path.read_bytes() for path in written)
     config = yaml.safe_load((profile / "config.yaml").read_text())
     assert config["model"]["api_key"] == "${BULLPEN_SECRET_MODEL__API_KEY}"
-    assert hermes.launch_secrets(plan.profile, hermes_home) == {
+    assert hermes_launch.launch_secrets(plan.profile, hermes_home) == {
         "BULLPEN_SECRET_MODEL__API_KEY": SECRET,
         "BULLPEN_SECRET_TOOLS__SEARCH__TOKEN": SECRET + "-2"}
     assert (profile / "SOUL.md").read_text() == "I am careful.\n"
@@ -166,7 +169,7 @@ def test_auto_profile_refers_to_secrets_and_carries_soul_and_skills(hermes_home:
 def test_setup_keeps_a_private_config_private(hermes_home: Path) -> None:
     config = hermes_home / "profiles" / "coder" / "config.yaml"
     config.chmod(0o600)
-    backup = hermes.apply_plan(hermes.prepare_profile("coder", "x", hermes_home,
+    backup = hermes_profile.apply_plan(hermes_profile.prepare_profile("coder", "x", hermes_home,
                                                       executable=BULLPEN))
     assert backup is not None
     assert oct(config.stat().st_mode & 0o777) == oct(0o600)
@@ -175,14 +178,15 @@ def test_setup_keeps_a_private_config_private(hermes_home: Path) -> None:
 
 def test_restart_refuses_a_profile_that_lost_its_set_up(
         room: Room, hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.agents.command import launch_plan
+    from workers.agents.launch import launch_plan
 
     monkeypatch.setenv("HERMES_HOME", str(hermes_home))
-    hermes.apply_plan(hermes.prepare_profile("coder", "x", hermes_home, executable=BULLPEN))
+    hermes_profile.apply_plan(
+        hermes_profile.prepare_profile("coder", "x", hermes_home, executable=BULLPEN))
     sessions.register(room.conn, "coder", agent="hermes", profile="coder")
     session = sessions.require(room.conn, "coder")
     assert "hermes -p coder --cli" in launch_plan(session, "t", room.home).command
-    hermes.unsetup("coder", hermes_home)
+    hermes_profile.unsetup("coder", hermes_home)
     with pytest.raises(Refused) as refused:
         launch_plan(session, "t", room.home)
     assert str(refused.value) == ("hermes profile 'coder' no longer has bullpen's MCP server"

@@ -14,9 +14,9 @@ from board.models import Session
 from board.vocabulary import IDENTITY_VARIABLES
 from tests.unit.test_screens import load
 from workers.agents.adapter import Screen, Sign
-from workers.agents.codex import codex_command, last_conversation, mcp_override
-from workers.agents.command import launch_plan
-from workers.agents.screens.codex import CodexAdapter
+from workers.agents.codex.launch import codex_command, last_conversation, mcp_override
+from workers.agents.codex.screen import CodexAdapter
+from workers.agents.launch import launch_plan
 
 
 def _session(agent: str) -> Session:

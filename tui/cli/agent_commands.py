@@ -67,7 +67,7 @@ def run_hook(args: argparse.Namespace) -> int:
 
 
 def install_claude_hooks(args: argparse.Namespace) -> int:
-    from workers.agents.claude import write_settings
+    from workers.agents.claude.settings import write_settings
 
     files = write_settings((args.worktree or Path.cwd()).resolve())
     print(f"wrote {files.settings}")
@@ -84,11 +84,12 @@ def _confirm(question: str, yes: bool) -> bool:
 
 
 def setup_hermes(args: argparse.Namespace) -> int:
-    from workers.agents import hermes
+    from workers.agents.hermes import profile as hermes_profile
 
-    if args.profile == hermes.AUTO and not args.session:
+    if args.profile == hermes_profile.AUTO and not args.session:
         fail("bullpen: hermes setup auto needs --session NAME (the profile is per session)", 2)
-    plan = hermes.prepare_profile(args.profile, args.session or "", hermes.hermes_root())
+    plan = hermes_profile.prepare_profile(args.profile, args.session or "",
+                                          hermes_profile.hermes_root())
     if not plan.changed:
         print(f"profile {plan.profile} is already set up for bullpen")
         return 0
@@ -98,18 +99,18 @@ def setup_hermes(args: argparse.Namespace) -> int:
     if not _confirm(f"write {plan.config_path}?", args.yes):
         print("nothing written")
         return 1
-    backup = hermes.apply_plan(plan)
+    backup = hermes_profile.apply_plan(plan)
     print(f"wrote {plan.config_path}" + (f" (backup: {backup})" if backup else ""))
     return 0
 
 
 def unsetup_hermes(args: argparse.Namespace) -> int:
-    from workers.agents import hermes
+    from workers.agents.hermes import profile as hermes_profile
 
     if not _confirm(f"remove bullpen's keys from profile {args.profile}?", args.yes):
         print("nothing written")
         return 1
-    backup = hermes.unsetup(args.profile, hermes.hermes_root())
+    backup = hermes_profile.unsetup(args.profile, hermes_profile.hermes_root())
     if backup is None:
         print(f"profile {args.profile} has no bullpen keys")
     else:

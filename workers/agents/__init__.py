@@ -1,11 +1,11 @@
-"""What each agent kind needs from bullpen: how it is launched, its hooks, its screens.
+"""What each agent kind needs from bullpen: one folder per kind, shared pieces beside them.
 
-`adapter` (the protocol every kind implements) with `kinds` (which adapter a command
-gets) and `screens/` (one screen reader per kind); `command` (a session's launch command
-and environment); `hermes`, `hermes_files` and `hermes_memory` (Hermes profiles, secrets
-and a notebook-backed memory provider); `claude` (Claude Code's settings and MCP entry);
-`claude_transcript` (the tool calls Claude itself recorded); `tool_reads` and `bash_reads`
-(which files a tool call or shell command read); `agent_files` (what bullpen keeps per
-agent outside the worktree) and `bullpen_command` (the absolute `bullpen` path hooks and
-MCP entries run). Never imports the coordinator.
+Per kind: `claude/`, `hermes/`, `codex/`, `aider/` (its screen reader, how a pane starts
+it, its files, transcript or memory). Shared: `adapter` (the protocol every kind
+implements), `kinds` (the one registry: which adapter a command gets, wrappers looked
+through), `readers/` (generic programs, shells, questions, full-screen pieces), `launch`
+(a session's pane command and environment), `tool_input` and `bash_reads` (which files a
+tool call or shell command names), `agent_files` (what bullpen keeps per agent outside
+the worktree), `bullpen_command` (the absolute `bullpen` hooks and MCP entries run) and
+`framing` (how a note reads to an agent). Never imports the coordinator.
 """

@@ -2,8 +2,8 @@
 
 An adapter reads the agent's screen (is its own empty input prompt in front? a question?
 a spinner?), says which hooks the agent has, and how a note reaches it. Each kind has
-one module in `workers.agents.screens`; `workers.agents.kinds.adapter_for` picks one
-from the agent command. Adapters are stateless: the coordinator's state tracker keeps
+one folder in `workers.agents` (`claude/`, `hermes/` …); `workers.agents.kinds.adapter_for`
+picks one from the agent command. Adapters are stateless: the coordinator's state tracker keeps
 time, stillness and hook reports, and asks the adapter only "what is on this screen?".
 """
 

@@ -11,12 +11,12 @@ import shlex
 from pathlib import PurePath
 
 from workers.agents.adapter import Adapter, AgentKind
-from workers.agents.screens.aider import AiderAdapter
-from workers.agents.screens.claude import ClaudeAdapter
-from workers.agents.screens.codex import CodexAdapter
-from workers.agents.screens.generic import GenericAdapter
-from workers.agents.screens.hermes import HermesAdapter
-from workers.agents.screens.shell import SHELL_PROGRAMS, ShellAdapter
+from workers.agents.aider.screen import AiderAdapter
+from workers.agents.claude.screen import ClaudeAdapter
+from workers.agents.codex.screen import CodexAdapter
+from workers.agents.hermes.screen import HermesAdapter
+from workers.agents.readers.generic import GenericAdapter
+from workers.agents.readers.shell import SHELL_PROGRAMS, ShellAdapter
 
 # Programs that run the next word as the real command (their own options skipped).
 _WRAPPERS = frozenset({"env", "exec", "nice", "nohup", "command", "stdbuf", "time",

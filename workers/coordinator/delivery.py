@@ -27,7 +27,7 @@ from board.models import Note, Session
 from board.vocabulary import HoldReason
 from workers.agents import framing
 from workers.agents.adapter import Adapter, AgentKind, AgentState, Route, Screen, Sign
-from workers.agents.screens.generic import GenericAdapter
+from workers.agents.readers.generic import GenericAdapter
 from workers.coordinator.status import PaneStatus
 from workers.tmux import keyboard, sanitize
 from workers.tmux.panes import PaneSnapshot, owned

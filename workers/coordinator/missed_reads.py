@@ -18,8 +18,10 @@ from board import reads
 from board.connection import Connection
 from board.models import Session
 from board.vocabulary import ReadSource
-from workers.agents import agent_files, claude_transcript, tool_reads
+from workers.agents import agent_files
 from workers.agents.adapter import AgentKind
+from workers.agents.claude import transcript as claude_transcript
+from workers.agents.claude.tool_reads import claude_read_paths
 from workers.agents.kinds import kind_of
 from workers.coordinator import guard
 
@@ -50,7 +52,7 @@ def _catch_up(conn: Connection, home: Path, session: Session) -> int:
     after = reads.latest(conn, session.name) or session.created_at
     read_at: dict[str, float] = {}
     for use in claude_transcript.tool_uses(transcript, after):
-        for path in tool_reads.claude_read_paths(use.tool, use.tool_input, use.cwd):
+        for path in claude_read_paths(use.tool, use.tool_input, use.cwd):
             read_at[path] = max(use.at, read_at.get(path, 0.0))
     if read_at:
         log.info("%s: %d read(s) its hook missed, from Claude's transcript", session.name,

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from workers.agents.adapter import Adapter, AgentKind, AgentState, Reading, Screen, Sign
-from workers.agents.screens.generic import GenericAdapter
+from workers.agents.readers.generic import GenericAdapter
 from workers.tmux.panes import PaneSnapshot
 
 Status = AgentState  # the name the loop, `ls` and the dashboard have always used

@@ -22,7 +22,7 @@ from board.schema import MIGRATIONS
 from board.vocabulary import DesiredState
 from workers.agents import agent_files
 from workers.agents.adapter import AgentKind
-from workers.agents.command import agent_kind
+from workers.agents.launch import agent_kind
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.tmux import layout
@@ -173,7 +173,7 @@ def _agent(home: Path, session: Session) -> list[Finding]:
             return [Finding("agents", False, f"{session.name}: Claude hook settings missing"
                             f" ({settings})", f"bullpen restart {session.name}")]
         return [Finding("agents", True, f"{session.name}: Claude hooks in place")]
-    from workers.agents import hermes
+    from workers.agents.hermes import config as hermes
 
     profile = hermes.profile_dir(session.profile or "default", hermes.hermes_root())
     config = profile / "config.yaml"

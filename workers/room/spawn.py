@@ -17,7 +17,7 @@ from board.models import OPERATOR, Session
 from board.room import Room, open_room
 from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
 from workers.agents.adapter import AgentKind
-from workers.agents.command import agent_kind, is_simple, launch_plan
+from workers.agents.launch import agent_kind, is_simple, launch_plan
 from workers.room import config
 from workers.tmux import layout
 from workers.tmux.server import RoomServer, require_tmux
@@ -99,11 +99,11 @@ def hermes_profile_plan(request: SpawnRequest):
     cloned from the default one. A named profile must already be set up: its changes are
     shown by `bullpen hermes setup` before anything is written.
     """
-    from workers.agents import hermes
+    from workers.agents.hermes import profile as hermes_profile
 
-    plan = hermes.prepare_profile(request.profile or hermes.AUTO, request.name,
-                                  hermes.hermes_root())
-    if request.profile not in (None, hermes.AUTO) and plan.changed:
+    plan = hermes_profile.prepare_profile(request.profile or hermes_profile.AUTO, request.name,
+                                  hermes_profile.hermes_root())
+    if request.profile not in (None, hermes_profile.AUTO) and plan.changed:
         raise Refused(f"hermes profile {request.profile!r} is not set up for bullpen yet;"
                       f" review and apply the changes with: bullpen hermes setup"
                       f" {request.profile}")
@@ -182,7 +182,7 @@ class _Made:
 def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
             with_dashboard: bool, layout_name: str | None) -> Session:
     if agent_kind(request.agent) == AgentKind.HERMES:
-        from workers.agents.hermes import apply_plan
+        from workers.agents.hermes.profile import apply_plan
 
         plan = hermes_profile_plan(request)
         if plan.create and not plan.directory.exists():

@@ -27,10 +27,11 @@ from board import deliveries, notes, reads, sessions
 from board.errors import BadInput, BullpenError
 from board.home import room_home
 from board.models import Note
-from board.repo_paths import repo_relative
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
-from workers.agents import agent_files, tool_reads
+from workers.agents import agent_files
+from workers.agents.claude.tool_reads import claude_read_paths
+from workers.agents.hermes.tool_reads import hermes_read_paths
 
 HERMES_SIDE_PROMPTS = ("Review the conversation above",
                        "You are running as Hermes' background skill CURATOR")
@@ -121,10 +122,9 @@ def handle_hermes(payload: Mapping[str, object], room: Room) -> dict | None:
     if event == "post_tool_call":
         extra = payload.get("extra")
         failed = isinstance(extra, dict) and extra.get("status") in ("error", "blocked")
-        if payload.get("tool_name") in tool_reads.HERMES_READ_TOOLS and not failed:
-            paths = repo_relative(tool_reads.named_paths(payload.get("tool_input"),
-                                                         tool_reads.HERMES_PATH_KEYS),
-                                  _cwd(payload), strict=False)
+        if not failed:
+            paths = hermes_read_paths(payload.get("tool_name"), payload.get("tool_input"),
+                                      _cwd(payload))
             reads.record(room.conn, session, paths, source=ReadSource.HOOK)
         return None
     task = str(_extra(payload).get("task_id") or "-")
@@ -158,7 +158,7 @@ def handle_claude(payload: Mapping[str, object], room: Room) -> dict | None:
     session = _session(room)
     event = _event(payload, "hook_event_name")
     if event == "PostToolUse":
-        found = tool_reads.claude_read_paths(payload.get("tool_name"),
+        found = claude_read_paths(payload.get("tool_name"),
                                              payload.get("tool_input"), _cwd(payload))
         if found:
             reads.record(room.conn, session, found, source=ReadSource.HOOK)

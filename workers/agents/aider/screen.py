@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
-from workers.agents.screens.questions import asks
+from workers.agents.readers.questions import asks
 
 _PROMPT = re.compile(r"^(?:[\w-]+)?> ")
 _YES_NO = re.compile(r"\(Y\)es/\(N\)o", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""Which files one agent tool call read, from the call's name and input.
+"""Which files one Claude tool call read, from the call's name and input.
 
 The same answer serves a tool-call hook (as it happens) and Claude's transcript (read
 back after a time without a coordinator), so both record the same files.
@@ -9,18 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from board.repo_paths import repo_relative
+from workers.agents.tool_input import named_paths
 
-HERMES_READ_TOOLS = ("read_file", "search_files", "patch", "write_file")
 CLAUDE_READ_TOOLS = ("Read", "Grep", "Glob", "Edit", "MultiEdit", "Write", "NotebookEdit")
 CLAUDE_PATH_KEYS = ("file_path", "notebook_path", "path")
-HERMES_PATH_KEYS = ("path",)
-
-
-def named_paths(tool_input: object, keys: tuple[str, ...]) -> list[str]:
-    """The non-empty string values of `keys` in a tool's input."""
-    if not isinstance(tool_input, dict):
-        return []
-    return [value for key in keys if isinstance(value := tool_input.get(key), str) and value]
 
 
 def claude_read_paths(tool: object, tool_input: object, cwd: Path) -> list[str]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
-from workers.agents.screens.questions import find_question
-from workers.agents.screens.tui import MENU, menu_question
+from workers.agents.readers.questions import find_question
+from workers.agents.readers.tui import MENU, menu_question
 
 MARK = "› "
 _BUSY = re.compile(r"esc to interrupt", re.IGNORECASE)

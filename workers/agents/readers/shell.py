@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from workers.agents.adapter import Adapter, AgentKind, Reading, Route, Screen, Sign
-from workers.agents.screens.questions import asks
+from workers.agents.readers.questions import asks
 
 SHELL_PROGRAMS = frozenset({"sh", "bash", "zsh", "fish", "dash", "ksh", "mksh", "rbash",
                             "tcsh", "csh", "ash", "busybox", "yash", "nu", "elvish", "xonsh"})

@@ -20,7 +20,7 @@ reusing an old name never picks up its predecessor's conversation.
 
 Codex has no turn-boundary hook bullpen can rely on (its hooks run only after the user
 trusts each one in `/hooks`), so notes are typed at its empty composer, read from the
-screen (`workers.agents.screens.codex`).
+screen (`workers.agents.codex.screen`).
 """
 
 from __future__ import annotations

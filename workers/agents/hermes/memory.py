@@ -150,7 +150,7 @@ def _driver_path() -> str | None:
 def plugin_files(root: Path | None = None) -> dict[str, str]:
     """The files of `$HERMES_HOME/plugins/bullpen/`: a manifest and an `__init__.py` that
     loads `board` and `workers` from bullpen's checkout `root` by path."""
-    root = (root or Path(__file__).resolve().parents[2]).resolve()
+    root = (root or Path(__file__).resolve().parents[3]).resolve()
     init = f'''{PLUGIN_MARKER} (written by bullpen; `bullpen hermes unsetup` removes it)
 """Hermes memory provider (register_memory_provider) backed by the bullpen notebook."""
 import importlib.util
@@ -172,7 +172,7 @@ for _name in ("board", "workers"):
         sys.modules[_name] = _module
         _spec.loader.exec_module(_module)
 
-from workers.agents.hermes_memory import register  # noqa: E402,F401
+from workers.agents.hermes.memory import register  # noqa: E402,F401
 '''
     manifest = (f"name: {PLUGIN_NAME}\nkind: exclusive\nversion: 1\n"
                 "description: bullpen notebook as shared memory between sessions\n")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
-from workers.agents.screens.questions import find_question
-from workers.agents.screens.tui import input_box, menu_question, prompt_reading
+from workers.agents.readers.questions import find_question
+from workers.agents.readers.tui import input_box, menu_question, prompt_reading
 
 _BUSY = re.compile(r"esc to interrupt|^\s*[·✢✳✶✻✽*]\s+\S+…", re.IGNORECASE)
 _CONFIRM = re.compile(r"Enter to confirm|Esc to cancel", re.IGNORECASE)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
-from workers.agents.screens.questions import find_question
-from workers.agents.screens.tui import input_box, menu_question, prompt_reading
+from workers.agents.readers.questions import find_question
+from workers.agents.readers.tui import input_box, menu_question, prompt_reading
 
 _BUSY_INPUT = re.compile(r"^\s*(?:[\w.-]+\s+)?⚕\s*(?:[\w.-]+\s+)?❯")
 # On any profile but `default` the prompt carries the profile's name: `bullpen-coder ❯`

@@ -9,7 +9,7 @@ still and not asking anything is typed into.
 from __future__ import annotations
 
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
-from workers.agents.screens.questions import find_question
+from workers.agents.readers.questions import find_question
 
 
 class GenericAdapter(Adapter):

@@ -20,8 +20,9 @@ from pathlib import Path
 
 from board.errors import BadInput
 from board.vocabulary import IDENTITY_VARIABLES, IdentityVariable
-from workers.agents import agent_files, claude_transcript
+from workers.agents import agent_files
 from workers.agents.bullpen_command import bullpen_executable
+from workers.agents.claude import transcript as claude_transcript
 
 SETTINGS_PATH = Path(".claude") / "settings.local.json"
 MCP_PATH = Path(".mcp.json")

@@ -53,13 +53,13 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
     if kind == AgentKind.HERMES:
         command = _hermes_launch(session, home, env, fresh)
     elif kind == AgentKind.CLAUDE and takes_flags(agent):
-        from workers.agents import claude
+        from workers.agents.claude import settings as claude
 
         files = claude.launch_files(home, session.name)
         env[IdentityVariable.HOOK_KEY] = hook_key(token)  # the per-tool hook's, not the token
         command = claude.claude_command(agent, files, claude.resume_id(home, session.name, fresh))
     elif kind == AgentKind.CODEX and takes_flags(agent):
-        from workers.agents import codex
+        from workers.agents.codex import launch as codex
 
         resume = None if fresh or not session.worktree else codex.last_conversation(
             session.worktree, session.created_at)
@@ -74,24 +74,25 @@ def _hermes_launch(session: Session, home: Path, env: dict[str, str], fresh: boo
     """Hermes' command (its profile, the conversation to resume) and environment (hook
     consent, the secrets its auto profile refers to). Refused when the profile lost
     bullpen's set-up since spawn checked it."""
-    from workers.agents import agent_files, hermes
+    from workers.agents import agent_files
+    from workers.agents.hermes import config, launch
 
-    env.update(hermes.hermes_env())
+    env.update(launch.hermes_env())
     agent = session.agent or AgentKind.HERMES  # the program is named as its kind
     if not session.profile:
         return agent
-    root = hermes.hermes_root()
-    if not hermes.is_set_up(session.profile, root):
+    root = config.hermes_root()
+    if not config.is_set_up(session.profile, root):
         raise Refused(f"hermes profile {session.profile!r} no longer has bullpen's MCP server"
                       f" and hooks; set it up again with: bullpen hermes setup"
                       f" {session.profile}")
-    env.update(hermes.launch_secrets(session.profile, root))
+    env.update(launch.launch_secrets(session.profile, root))
     if fresh:
         agent_files.forget(home, session.name, agent_files.CONVERSATION)
     if shlex.split(agent) != [AgentKind.HERMES]:
         return agent
     resume = agent_files.read_value(home, session.name, agent_files.CONVERSATION)
-    return hermes.hermes_command(session.profile, resume)
+    return launch.hermes_command(session.profile, resume)
 
 
 def takes_flags(command: str) -> bool:

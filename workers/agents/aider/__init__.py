@@ -1,0 +1,1 @@
+"""aider: its screen (`screen`). Launched as it is: bullpen adds nothing to its command."""

@@ -1,0 +1,141 @@
+"""A Hermes profile's config.yaml as bullpen reads and changes it: where profiles live,
+bullpen's MCP server and hooks merged in or taken out, and whether they are still there.
+
+The MCP server goes under `mcp_servers` (identity passed through `${…}` interpolation,
+since Hermes scrubs a stdio server's environment); three shell hooks run `bullpen hook
+hermes`; `memory.provider: bullpen` selects the notebook-backed memory plugin
+(`workers.agents.hermes.memory`) unless the profile already uses another provider.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+
+from board.errors import BadInput
+from board.vocabulary import IDENTITY_VARIABLES
+from workers.agents.hermes.memory import PLUGIN_NAME
+
+AUTO = "auto"
+SERVER_NAME = "bullpen"
+HOOK_EVENTS = ("pre_llm_call", "post_tool_call", "on_session_end")
+HOOK_TIMEOUT_SECONDS = 10
+IDENTITY_ENV = {name.value: f"${{{name}}}" for name in IDENTITY_VARIABLES}
+
+
+def hermes_root(env: Mapping[str, str] | None = None) -> Path:
+    """Hermes' root home: HERMES_HOME if set, else ~/.hermes."""
+    env = os.environ if env is None else env
+    explicit = env.get("HERMES_HOME")
+    return Path(explicit) if explicit else Path.home() / ".hermes"
+
+
+def profile_dir(profile: str, hermes_home: Path) -> Path:
+    """Where a profile lives: the root itself for `default`, else `profiles/<name>`."""
+    return hermes_home if profile == "default" else hermes_home / "profiles" / profile
+
+
+def plugin_dir(directory: Path) -> Path:
+    """Where a profile's bullpen memory plugin lives (`$HERMES_HOME/plugins/bullpen`)."""
+    return directory / "plugins" / PLUGIN_NAME
+
+
+def read_config(path: Path) -> tuple[str | None, dict]:
+    """(text, parsed mapping) of a config.yaml; (None, {}) when there is none."""
+    if not path.exists():
+        return None, {}
+    text = path.read_text()
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise BadInput(f"{path} does not parse as YAML{where}; fix it first,"
+                       " nothing was changed") from None
+    if document is None:
+        return text, {}
+    if not isinstance(document, dict):
+        raise BadInput(f"{path} is not a YAML mapping; fix it first, nothing was changed")
+    return text, document
+
+
+def hook_command(executable: str) -> str:
+    """The shell command Hermes runs for every bullpen hook."""
+    return f"{shlex.quote(executable)} hook hermes"
+
+
+def is_ours(entry: object) -> bool:
+    """Whether a hook entry is bullpen's own."""
+    return isinstance(entry, dict) and str(entry.get("command", "")).endswith(" hook hermes")
+
+
+def section(config: dict, key: str) -> dict:
+    """A copy of the mapping under `key` ({} when absent); BadInput when not a mapping."""
+    value = config.get(key) or {}
+    if not isinstance(value, dict):
+        raise BadInput(f"the {key!r} key of the hermes config is not a mapping; fix it first")
+    return dict(value)
+
+
+def with_bullpen(config: dict, executable: str) -> dict:
+    """`config` plus bullpen's MCP server and hooks (replacing earlier bullpen entries)."""
+    merged = dict(config)
+    servers = section(merged, "mcp_servers")
+    servers[SERVER_NAME] = {"command": executable, "args": ["mcp"], "env": dict(IDENTITY_ENV)}
+    merged["mcp_servers"] = servers
+    hooks = section(merged, "hooks")
+    for event in HOOK_EVENTS:
+        existing = hooks.get(event) or []
+        if not isinstance(existing, list):
+            raise BadInput(f"hooks.{event} of the hermes config is not a list; fix it first")
+        hooks[event] = [entry for entry in existing if not is_ours(entry)] + [
+            {"command": hook_command(executable), "timeout": HOOK_TIMEOUT_SECONDS}]
+    merged["hooks"] = hooks
+    memory = section(merged, "memory")
+    if memory.get("provider") in (None, "", PLUGIN_NAME):  # never replace one
+        merged["memory"] = {**memory, "provider": PLUGIN_NAME}
+    return merged
+
+
+def without_bullpen(config: dict) -> dict:
+    """`config` with bullpen's entries removed, dropping sections left empty."""
+    cleaned = dict(config)
+    servers = section(cleaned, "mcp_servers")
+    servers.pop(SERVER_NAME, None)
+    hooks = section(cleaned, "hooks")
+    for event in HOOK_EVENTS:
+        if isinstance(hooks.get(event), list):
+            kept = [entry for entry in hooks[event] if not is_ours(entry)]
+            if kept:
+                hooks[event] = kept
+            else:
+                hooks.pop(event)
+    for key, part in (("mcp_servers", servers), ("hooks", hooks)):
+        if part:
+            cleaned[key] = part
+        else:
+            cleaned.pop(key, None)
+    memory = section(cleaned, "memory")
+    if memory.get("provider") == PLUGIN_NAME:
+        memory.pop("provider")
+        if memory:
+            cleaned["memory"] = memory
+        else:
+            cleaned.pop("memory")
+    return cleaned
+
+
+def is_set_up(profile: str, hermes_home: Path) -> bool:
+    """Whether the profile's config still has bullpen's MCP server and hooks."""
+    try:
+        _text, config = read_config(profile_dir(profile, hermes_home) / "config.yaml")
+        servers, hooks = section(config, "mcp_servers"), section(config, "hooks")
+    except BadInput:
+        return False
+    return SERVER_NAME in servers and all(
+        isinstance(hooks.get(event), list) and any(is_ours(entry) for entry in hooks[event])
+        for event in HOOK_EVENTS)
