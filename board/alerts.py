@@ -11,11 +11,11 @@ import json
 import time
 from collections.abc import Iterable
 
-from board import events, notes, reads, validate
+from board import deliveries, events, notes, reads, validate
 from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.models import Alert
-from board.vocabulary import MAIN_CHECKOUT, SYSTEM_SENDER, EventKind, NoteKind
+from board.vocabulary import MAIN_CHECKOUT, SYSTEM_SENDER, DeliveryState, EventKind, NoteKind
 
 SUBJECT_CHARS = 200  # a commit subject as stored and shown (cleaned, never refused)
 PATH_CHARS = 300  # each path as shown in an alert's text (the stored paths are exact)
@@ -89,7 +89,7 @@ def _unseen_alert_paths(conn: Connection, reader: str) -> set[str]:
     rows = conn.execute(
         "SELECT a.paths FROM alerts a JOIN deliveries d ON d.note = a.note"
         " AND d.recipient = a.session WHERE a.session = ?"
-        " AND d.state IN ('queued', 'held', 'claimed')", (reader,))
+        " AND d.state IN (?, ?, ?)", (reader, *deliveries.WAITING, DeliveryState.CLAIMED))
     return {path for (paths,) in rows for path in json.loads(paths)}
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from board.connection import Connection, Row
 from board.models import Note
+from board.vocabulary import DeliveryChannel, DeliveryState
 
 
 @dataclass(frozen=True)
@@ -37,14 +38,22 @@ def _column(row: Row, name: str) -> object:
     return row[name] if name in row.keys() else None  # noqa: SIM118 - Row: `in` is values
 
 
+# The two states of stores from before issue 11, which no enum knows any more.
+_OLD_PENDING, _OLD_DELIVERED = "pending", "delivered"
+
+
+def _given(via: str | None) -> DeliveryState:
+    return DeliveryState.TYPED if via == DeliveryChannel.PANE else DeliveryState.HANDED
+
+
 def state_word(state: str, via: str | None, read_at: float | None) -> str:
     """A delivery state in today's words, whichever schema stored it."""
-    if read_at is not None and state in ("delivered", "read"):
-        return "read" if via in (None, "inbox") else ("typed" if via == "pane" else "handed")
-    if state == "pending":
-        return "queued"
-    if state == "delivered":
-        return "typed" if via == "pane" else "handed"
+    if read_at is not None and state in (_OLD_DELIVERED, DeliveryState.READ):
+        return DeliveryState.READ if via in (None, DeliveryChannel.INBOX) else _given(via)
+    if state == _OLD_PENDING:
+        return DeliveryState.QUEUED
+    if state == _OLD_DELIVERED:
+        return _given(via)
     return state
 
 
@@ -74,8 +83,8 @@ def held_notes(conn: Connection, limit: int = 50) -> list[HeldNote]:
     rows = conn.execute(
         "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.via AS d_via,"
         " d.read_at AS d_read_at, d.* FROM deliveries d JOIN notes n ON n.id = d.note"
-        " WHERE d.state = 'held' AND d.read_at IS NULL ORDER BY n.id LIMIT ?",
-        (limit,)).fetchall()
+        " WHERE d.state = ? AND d.read_at IS NULL ORDER BY n.id LIMIT ?",
+        (DeliveryState.HELD, limit)).fetchall()
     return [HeldNote(Note(id=row["note"], sender=row["sender"], recipient=row["d_recipient"],
                           body=row["body"], reply_to=row["reply_to"],
                           created_at=row["created_at"], kind=row["kind"], task=row["task"]),

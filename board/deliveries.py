@@ -20,12 +20,13 @@ from board import events
 from board.connection import Connection, Row
 from board.db import write
 from board.models import Note, iso
-from board.vocabulary import DeliveryState, EventKind
+from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, HoldReason
 
 WAITING = (DeliveryState.QUEUED, DeliveryState.HELD)
 GIVEN = (DeliveryState.TYPED, DeliveryState.HANDED)
-_WAITING_SQL = ("d.state IN ('queued', 'held')"
-                " AND (d.held_reason IS NULL OR d.held_reason <> 'capped')")
+# States are bound as parameters from the enums, never spelled inside SQL.
+_WAITING_SQL = "d.state IN (?, ?) AND (d.held_reason IS NULL OR d.held_reason <> ?)"
+_WAITING_PARAMS = (*WAITING, HoldReason.CAPPED)
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def waiting(conn: Connection, recipient: str, limit: int | None = None) -> list[
     rows = conn.execute(
         "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
         f" WHERE d.recipient = ? AND {_WAITING_SQL} ORDER BY n.id LIMIT ?",
-        (recipient, 2**62 if limit is None else limit)).fetchall()
+        (recipient, *_WAITING_PARAMS, 2**62 if limit is None else limit)).fetchall()
     return [_note(row) for row in rows]
 
 
@@ -92,9 +93,10 @@ def hold(conn: Connection, recipient: str, reason: str,
     if not ids:
         return 0
     with write(conn):
-        held = _step(conn, recipient, ids, "state = 'held', held_reason = ?",
-                     "state IN ('queued', 'held') AND (held_reason IS NULL OR"
-                     " (held_reason <> ? AND held_reason <> 'capped'))", (reason, reason))
+        held = _step(conn, recipient, ids, "state = ?, held_reason = ?",
+                     "state IN (?, ?) AND (held_reason IS NULL OR"
+                     " (held_reason <> ? AND held_reason <> ?))",
+                     (DeliveryState.HELD, reason, *WAITING, reason, HoldReason.CAPPED))
         if held:
             events.emit(conn, EventKind.NOTES_HELD, recipient, held[-1], count=len(held),
                         reason=reason)
@@ -109,9 +111,9 @@ def claim(conn: Connection, recipient: str, note_ids: list[int],
         return []
     with write(conn):
         return _step(conn, recipient, note_ids,
-                     "state = 'claimed', claimed_at = ?, claim_pane = ?",
-                     "state IN ('queued', 'held') AND (held_reason IS NULL OR"
-                     " held_reason <> 'capped')", (time.time(), pane))
+                     "state = ?, claimed_at = ?, claim_pane = ?",
+                     "state IN (?, ?) AND (held_reason IS NULL OR held_reason <> ?)",
+                     (DeliveryState.CLAIMED, time.time(), pane, *_WAITING_PARAMS))
 
 
 def confirm(conn: Connection, recipient: str, note_ids: list[int]) -> list[int]:
@@ -121,12 +123,13 @@ def confirm(conn: Connection, recipient: str, note_ids: list[int]) -> list[int]:
     now = time.time()
     with write(conn):
         done = _step(conn, recipient, note_ids,
-                     "state = 'typed', via = 'pane', delivered_at = ?,"
+                     "state = ?, via = ?, delivered_at = ?,"
                      " read_at = coalesce(read_at, ?), held_reason = NULL",
-                     "state = 'claimed'", (now, now))
+                     "state = ?",
+                     (DeliveryState.TYPED, DeliveryChannel.PANE, now, now, DeliveryState.CLAIMED))
         if done:
-            events.emit(conn, EventKind.NOTES_DELIVERED, recipient, done[-1], via="pane",
-                        notes=done)
+            events.emit(conn, EventKind.NOTES_DELIVERED, recipient, done[-1],
+                        via=DeliveryChannel.PANE, notes=done)
     return done
 
 
@@ -139,19 +142,19 @@ def release(conn: Connection, recipient: str, note_ids: list[int],
     flag = ", possible_repeat = 1" if possible_repeat else ""  # a flag set stays set
     with write(conn):
         return _step(conn, recipient, note_ids,
-                     "state = 'queued', claimed_at = NULL, claim_pane = NULL" + flag,
-                     "state = 'claimed'", ())
+                     "state = ?, claimed_at = NULL, claim_pane = NULL" + flag,
+                     "state = ?", (DeliveryState.QUEUED, DeliveryState.CLAIMED))
 
 
-def hand(conn: Connection, recipient: str, via: str = "hook") -> list[Note]:
+def hand(conn: Connection, recipient: str, via: str = DeliveryChannel.HOOK) -> list[Note]:
     """A hook takes every waiting note into the agent's turn: waiting → handed."""
     now = time.time()
     with write(conn):
         found = waiting(conn, recipient)
         done = set(_step(conn, recipient, [n.id for n in found],
-                         "state = 'handed', via = ?, delivered_at = ?,"
+                         "state = ?, via = ?, delivered_at = ?,"
                          " read_at = coalesce(read_at, ?), held_reason = NULL",
-                         "state IN ('queued', 'held')", (via, now, now)))
+                         "state IN (?, ?)", (DeliveryState.HANDED, via, now, now, *WAITING)))
         if done:
             events.emit(conn, EventKind.NOTES_DELIVERED, recipient, max(done), via=via,
                         notes=sorted(done))
@@ -163,8 +166,8 @@ def claimed(conn: Connection) -> list[tuple[Note, Delivery]]:
     rows = conn.execute(
         "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.held_reason,"
         " d.via, d.delivered_at, d.read_at, d.possible_repeat, d.claim_pane"
-        " FROM deliveries d JOIN notes n ON n.id = d.note WHERE d.state = 'claimed'"
-        " ORDER BY n.id").fetchall()
+        " FROM deliveries d JOIN notes n ON n.id = d.note WHERE d.state = ?"
+        " ORDER BY n.id", (DeliveryState.CLAIMED,)).fetchall()
     return [(_note(row), _delivery(row)) for row in rows]
 
 

@@ -31,7 +31,7 @@ MACHINE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 @dataclass(frozen=True)
 class Machine:
     name: str
-    state: str  # approved | pending | revoked (board.pairing)
+    state: str  # a MachineState (board.pairing)
     role: str | None
     beat_at: float | None
     reachable: bool

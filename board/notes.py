@@ -10,9 +10,12 @@ from board.db import write
 from board.errors import BadInput, NotFound
 from board.identity import Caller
 from board.models import BROADCAST, EVERYONE, OPERATOR, Note
-from board.vocabulary import EventKind, NoteKind
+from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, NoteKind
 
 KINDS = tuple(NoteKind)
+# The state a note given through a channel ends in (any other way: read).
+_GIVEN_VIA: dict[str, DeliveryState] = {DeliveryChannel.PANE: DeliveryState.TYPED,
+                                        DeliveryChannel.HOOK: DeliveryState.HANDED}
 
 
 def _row_to_note(row: Row) -> Note:
@@ -58,7 +61,7 @@ def send(conn: Connection, caller: Caller | str, to: str, body: str, *,
             (sender, stored_to, body, reply_to, task, kind, now),
         ))
         conn.executemany("INSERT INTO deliveries (note, recipient, state) VALUES (?, ?, ?)",
-                         [(note_id, name, "queued") for name in recipients])
+                         [(note_id, name, DeliveryState.QUEUED) for name in recipients])
         events.emit(conn, EventKind.NOTE_SENT, sender, note_id, to=stored_to, note_kind=kind)
     return Note(note_id, sender, stored_to, body, reply_to, now, kind, task)
 
@@ -73,9 +76,9 @@ def _identical_waiting(conn: Connection, sender: str, recipient: str, body: str,
     row = conn.execute(
         "SELECT n.* FROM notes n JOIN deliveries d ON d.note = n.id"
         " WHERE n.sender = ? AND n.recipient = ? AND n.body = ? AND n.kind = ?"
-        f" AND {task_is} AND {reply_is} AND d.state IN ('queued', 'held')"
+        f" AND {task_is} AND {reply_is} AND d.state IN (?, ?)"
         " ORDER BY n.id DESC LIMIT 1",
-        (sender, recipient, body, kind, *values),
+        (sender, recipient, body, kind, *values, *deliveries.WAITING),
     ).fetchone()
     return _row_to_note(row) if row else None
 
@@ -97,21 +100,23 @@ def inbox(conn: Connection, caller: Caller, *, mark_read: bool = True,
     """The caller's notes not yet given to it (not read, typed or handed), oldest first;
     with `include_read`, every note it received. Reading marks them read, so nothing is
     typed into the pane afterwards. A note being typed right now (claimed) is left out."""
-    condition = "" if include_read else " AND d.read_at IS NULL AND d.state <> 'claimed'"
+    condition = "" if include_read else " AND d.read_at IS NULL AND d.state <> ?"
+    unclaimed = () if include_read else (DeliveryState.CLAIMED,)
     with write(conn):
         rows = conn.execute(
             "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
             f" WHERE d.recipient = ?{condition} ORDER BY n.id",
-            (caller.name,),
+            (caller.name, *unclaimed),
         ).fetchall()
         if mark_read and rows:
             now = time.time()
             ids = [row["id"] for row in rows]
             conn.executemany(
-                "UPDATE deliveries SET read_at = ?, state = 'read', via = 'inbox',"
+                "UPDATE deliveries SET read_at = ?, state = ?, via = ?,"
                 " delivered_at = ?, held_reason = NULL"
-                " WHERE note = ? AND recipient = ? AND state IN ('queued', 'held')",
-                [(now, now, note_id, caller.name) for note_id in ids],
+                " WHERE note = ? AND recipient = ? AND state IN (?, ?)",
+                [(now, DeliveryState.READ, DeliveryChannel.INBOX, now, note_id, caller.name,
+                  *deliveries.WAITING) for note_id in ids],
             )
             events.emit(conn, EventKind.NOTES_READ, caller.name, ids[-1], count=len(ids))
     return [_row_to_note(row) for row in rows]
@@ -121,7 +126,7 @@ def unread_count(conn: Connection, recipient: str) -> int:
     """Notes the recipient has not been given yet (not read, typed or handed)."""
     return conn.execute(
         "SELECT count(*) FROM deliveries WHERE recipient = ? AND read_at IS NULL"
-        " AND state <> 'claimed'", (recipient,)).fetchone()[0]
+        " AND state <> ?", (recipient, DeliveryState.CLAIMED)).fetchone()[0]
 
 
 def pending(conn: Connection, recipient: str, limit: int | None = None) -> list[Note]:
@@ -133,19 +138,20 @@ def mark_delivered(conn: Connection, recipient: str, note_ids: list[int],
                    via: str) -> int:
     """Mark waiting notes given to `recipient` (typed via "pane", handed via "hook", else
     read); returns how many were still waiting."""
-    state = {"pane": "typed", "hook": "handed"}.get(via, "read")
+    state = _GIVEN_VIA.get(via, DeliveryState.READ)
     now = time.time()
     with write(conn):
         done = [note_id for note_id in note_ids if conn.execute(
             "UPDATE deliveries SET state = ?, via = ?, delivered_at = ?, read_at = ?"
-            " WHERE note = ? AND recipient = ? AND state IN ('queued', 'held')",
-            (state, via, now, now, note_id, recipient)).rowcount]
+            " WHERE note = ? AND recipient = ? AND state IN (?, ?)",
+            (state, via, now, now, note_id, recipient, *deliveries.WAITING)).rowcount]
         if done:
             events.emit(conn, EventKind.NOTES_DELIVERED, recipient, done[-1], via=via, notes=done)
     return len(done)
 
 
-def take_pending(conn: Connection, recipient: str, via: str = "hook") -> list[Note]:
+def take_pending(conn: Connection, recipient: str,
+                 via: str = DeliveryChannel.HOOK) -> list[Note]:
     """Atomically hand every waiting note for `recipient` to a hook pulling them into a turn."""
     return deliveries.hand(conn, recipient, via)
 

@@ -23,6 +23,7 @@ from board.db import is_postgres
 from board.errors import BadInput, NotFound, Refused
 from board.models import iso
 from board.postgres.schema import MAX_WRONG_CODES, PAIRING_TTL
+from board.vocabulary import JoinState
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, no 1/I: read aloud safely
 CODE_LENGTH = 8
@@ -166,6 +167,6 @@ def pending(conn: Connection) -> list[JoinRequest]:
     if not is_postgres(conn):
         return []
     rows = conn.execute(
-        "SELECT machine, state, created_at FROM join_requests WHERE state = 'pending'"
-        " ORDER BY created_at").fetchall()
+        "SELECT machine, state, created_at FROM join_requests WHERE state = ?"
+        " ORDER BY created_at", (JoinState.PENDING,)).fetchall()
     return [JoinRequest(row["machine"], row["state"], row["created_at"]) for row in rows]

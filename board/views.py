@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from board.attention import state_word
 from board.connection import Connection, Row
 from board.models import Alert, Note, NotebookEntry, Task
+from board.vocabulary import DeliveryState
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def alerts_with_state(conn: Connection, limit: int = 100) -> list[AlertRow]:
                       created_at=row["created_at"], paths=tuple(json.loads(row["paths"])),
                       note=row["note"], message=row["message"])
         state = state_word(row["d_state"], row["d_via"], row["d_read"]) \
-            if row["d_state"] else "queued"
+            if row["d_state"] else DeliveryState.QUEUED
         found.append(AlertRow(alert, state))
     return found
 

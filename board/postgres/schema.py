@@ -325,4 +325,9 @@ MIGRATIONS: list[str] = [
                      ELSE 'read' END
         WHERE state = 'delivered';
     """,
+    # 7: deliveries.state defaults to a word the vocabulary knows (queued, not the old
+    # pending).
+    """
+    ALTER TABLE deliveries ALTER COLUMN state SET DEFAULT 'queued';
+    """,
 ]
