@@ -30,6 +30,7 @@ class Power(StrEnum):
     REMOVE = "remove"  # a worktree and branch (with --force: even with unsaved work)
     DOWN = "down"
     REGISTER = "register"
+    LAND = "land"  # merge a session's branch into the base branch
 
 
 # What a session may do to itself without any grant.

@@ -10,6 +10,7 @@ Heartbeats compare clocks of different machines: keep them in sync (NTP).
 from __future__ import annotations
 
 import re
+import secrets
 import socket
 import time
 from collections.abc import Mapping
@@ -18,8 +19,8 @@ from pathlib import Path
 
 from board import store
 from board.connection import Connection
-from board.db import write
-from board.errors import BadInput
+from board.db import is_postgres, write
+from board.errors import BadInput, Refused
 from board.models import iso
 
 BEAT_EVERY = 2.0  # seconds between a coordinator's heartbeats
@@ -31,7 +32,7 @@ MACHINE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 @dataclass(frozen=True)
 class Machine:
     name: str
-    state: str  # a MachineState (board.pairing)
+    state: str  # approved | pending | revoked (board.pairing)
     role: str | None
     beat_at: float | None
     reachable: bool
@@ -57,6 +58,47 @@ def local_name(home: Path, env: Mapping[str, str] | None = None) -> str:
     if not host or not host[0].isalpha():
         host = f"m-{host}" if host else "machine"
     return host[:40]
+
+
+OWNER_KEY = "owner_machine"  # meta: the machine that owns the room (plan sessions without
+# `machine:` run there)
+
+
+def local_id(home: Path) -> str | None:
+    """This machine's stable id in its room (made at join or invite), None before."""
+    value = store.read_local(home).get("machine_id")
+    return None if value is None else str(value)
+
+
+def register_here(conn: Connection, home: Path, *, owner: bool = False) -> str:
+    """Put this machine in the room's list under its name and a stable id (kept in its
+    local config), refusing a name another machine holds; with `owner`, this machine also
+    becomes the room's owner machine unless one is recorded. Returns its name."""
+    name = local_name(home)
+    own_id = local_id(home) or secrets.token_hex(6)
+    role = conn.execute("SELECT current_user").fetchone()[0] if is_postgres(conn) else None
+    now = time.time()
+    with write(conn):
+        row = conn.execute("SELECT id FROM machines WHERE name = ?", (name,)).fetchone()
+        if row is not None and row["id"] not in (None, own_id):
+            raise Refused(f"a machine named {name!r} is already in the room; give this one"
+                          " another name with --machine NAME")
+        conn.execute(
+            "INSERT INTO machines (name, id, role, state, created_at) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT(name) DO UPDATE SET id = excluded.id,"
+            " role = coalesce(machines.role, excluded.role)",
+            (name, own_id, role, "approved", now))
+        if owner:
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)"
+                         " ON CONFLICT(key) DO NOTHING", (OWNER_KEY, name))
+    store.write_local(home, machine=name, machine_id=own_id)
+    return name
+
+
+def owner_machine(conn: Connection) -> str | None:
+    """The machine that owns the room, when one was recorded (invite, migrate)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (OWNER_KEY,)).fetchone()
+    return row[0] if row else None
 
 
 def beat(conn: Connection, name: str, now: float | None = None) -> None:

@@ -151,6 +151,7 @@ class Session(_Json):
     machine: str | None = None  # where it runs (None: a room on one machine, before 5)
     deliver: str | None = None  # `type`: typing notes into a generic agent is allowed
     status_reason: str | None = None  # why: the question, what is in front, …
+    base_mode: str | None = None  # `base:` — after (None), main, or a ref
 
 
 @dataclass(frozen=True)

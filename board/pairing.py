@@ -1,16 +1,20 @@
-"""Joining a room by pairing, default deny (board/postgres/schema.py holds the rules the
-database enforces).
+"""Joining a room by pairing, default deny (board/postgres/pairing_sql.py holds the rules
+the database enforces, and who may do what).
 
-A new machine asks to join (`request_to_join`): it gets its own database role, which
-can insert its join request and nothing else, and an 8-character code from a
-32-character alphabet without 0/O/1/I, drawn with `secrets`. The operator on any
-approved machine approves the code once (`approve`); codes expire after an hour, are
-single use, and wrong ones are counted and, past a few an hour, lock approvals.
+The owner prepares the room (`invite`): a guest login that may file join requests and
+nothing else. A new machine files one (`request_to_join`) with the hash of an 8-character
+code from a 32-character alphabet without 0/O/1/I, drawn with `secrets`, and the SCRAM
+verifier of a password it drew: the password never leaves the machine. The operator on an
+approved machine approves the name and code once (`approve`): only then does the
+machine's role exist. Codes expire after an hour and are single use; wrong ones spend
+only the request of the name they were typed for.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import os
 import secrets
 from collections.abc import Mapping
@@ -22,16 +26,20 @@ from board.connection import Connection
 from board.db import is_postgres
 from board.errors import BadInput, NotFound, Refused
 from board.models import iso
-from board.postgres.schema import MAX_WRONG_CODES, PAIRING_TTL
+from board.postgres.pairing_sql import MAX_WAITING, MAX_WRONG_CODES, PAIRING_TTL
 from board.vocabulary import JoinState
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, no 1/I: read aloud safely
 CODE_LENGTH = 8
 
 
+SCRAM_ITERATIONS = 4096  # PostgreSQL's own default
+
+
 @dataclass(frozen=True)
 class JoinTicket:
     machine: str
+    machine_id: str  # the machine's stable identity in the room (its role is made of it)
     role: str
     password: str  # goes to the pgpass file only
     code: str
@@ -66,35 +74,63 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(normalise(code).encode()).hexdigest()
 
 
+def scram_verifier(password: str, salt: bytes | None = None) -> str:
+    """PostgreSQL's SCRAM-SHA-256 verifier of `password` (what `CREATE ROLE … PASSWORD`
+    stores when given it): the server can check a login, nobody can read the password."""
+    salt = secrets.token_bytes(16) if salt is None else salt
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, SCRAM_ITERATIONS)
+    client_key = hmac.new(salted, b"Client Key", hashlib.sha256).digest()
+    server_key = hmac.new(salted, b"Server Key", hashlib.sha256).digest()
+
+    def b64(data: bytes) -> str:
+        return base64.b64encode(data).decode()
+
+    return (f"SCRAM-SHA-256${SCRAM_ITERATIONS}:{b64(salt)}"
+            f"${b64(hashlib.sha256(client_key).digest())}:{b64(server_key)}")
+
+
 def request_to_join(url: str, machine: str) -> JoinTicket:
-    """Make this machine's role and its pending join request; returns the code to show."""
+    """File this machine's join request through the guest login at `url`; returns the
+    code to show and the password of the role approval will make."""
     import psycopg
 
     from board import postgres
-    from board.postgres.connection import PgConnection, open_raw
 
     password = secrets.token_urlsafe(24)
+    code = new_code()
     guest = postgres.connect(url, migrate=False)
     try:
-        role = guest.execute("SELECT bullpen_request_role(?, ?)",
-                             (machine, password)).fetchone()[0]
+        row = guest.execute("SELECT * FROM bullpen_request_join(?, ?, ?)",
+                            (machine, code_hash(code), scram_verifier(password))).fetchone()
     except psycopg.errors.UndefinedFunction:
-        raise BadInput("that database is not a bullpen room with pairing (start the room"
-                       " there first; its owner needs the CREATEROLE right)") from None
+        raise BadInput("that database is not a bullpen room ready for partners (on the"
+                       " room's machine, run bullpen room invite)") from None
     except psycopg.errors.DuplicateObject:
-        raise Refused(f"machine {machine!r} is already in the room; pick another name"
-                      " with --machine") from None
+        raise Refused(f"a machine named {machine!r} is already in the room; pick another"
+                      " name with --machine NAME") from None
+    except psycopg.errors.ConfigurationLimitExceeded:
+        raise Refused(f"{MAX_WAITING} machines are already waiting for approval; ask the"
+                      " room's operator (bullpen machines)") from None
     finally:
         guest.close()
-    code = new_code()
-    own_url = url_as(url, role)
-    own = PgConnection(open_raw(own_url, password=password), own_url)
-    try:  # as the new role itself: this insert is all it may do
-        own.execute("INSERT INTO join_requests (machine, code_hash) VALUES (?, ?)",
-                    (machine, code_hash(code)))
-    finally:
-        own.close()
-    return JoinTicket(machine, role, password, code, own_url)
+    return JoinTicket(machine, row["machine_id"], row["role"], password, code,
+                      url_as(url, row["role"]))
+
+
+def invite(conn: Connection) -> tuple[str, str]:
+    """Make (or re-key) the room's guest login; returns its role and new password. Only
+    the room's owner may: the role needs CREATEROLE."""
+    import psycopg
+
+    _require_shared(conn)
+    password = secrets.token_urlsafe(18)
+    try:
+        role = conn.execute("SELECT bullpen_invite(?)",
+                            (scram_verifier(password),)).fetchone()[0]
+    except (psycopg.errors.InsufficientPrivilege, Refused):
+        raise Refused("only the role that owns the room's database can invite partners (it"
+                      " needs CREATEROLE); run this on the room's first machine") from None
+    return role, password
 
 
 def url_as(url: str, user: str) -> str:
@@ -105,6 +141,22 @@ def url_as(url: str, user: str) -> str:
               if key not in ("password", "dbname", "user")}
     database = conninfo_to_dict(url).get("dbname", "")
     return f"postgresql:///{database}?" + urlencode({**params, "user": user})
+
+
+def guest_url(url: str, role: str, password: str, host: str | None = None) -> str:
+    """The URL a partner joins through: the guest login at the room's database, reached
+    at `host` (default: the host in `url`, over TCP)."""
+    from urllib.parse import quote
+
+    from psycopg.conninfo import conninfo_to_dict
+
+    info = conninfo_to_dict(url)
+    where = host or str(info.get("host") or "localhost")
+    if where.startswith("/"):  # a unix socket: partners on other machines need an address
+        where = "localhost"
+    port = info.get("port") or "5432"
+    return (f"postgresql://{quote(role)}:{quote(password, safe='')}@{where}:{port}"
+            f"/{quote(str(info.get('dbname', '')))}")
 
 
 def remember_password(url: str, password: str,
@@ -136,22 +188,26 @@ def _require_shared(conn: Connection) -> None:
                        " (bullpen room migrate --to URL)")
 
 
-def approve(conn: Connection, approver: str, code: str) -> str:
-    """Let the machine that showed `code` into the room; returns its name."""
+def approve(conn: Connection, approver: str, machine: str, code: str) -> str:
+    """Let `machine`, which showed `code`, into the room; returns its name."""
     _require_shared(conn)
-    digest = code_hash(code)
-    outcome = conn.execute("SELECT bullpen_approve(?, ?)", (digest, approver)).fetchone()[0]
+    shown = normalise(code)
+    outcome = conn.execute("SELECT bullpen_approve(?, ?, ?)",
+                           (machine, code_hash(code), approver)).fetchone()[0]
     if outcome.startswith("approved:"):
         return outcome.removeprefix("approved:")
-    shown = normalise(code)
+    again = "; run bullpen room join again on that machine"
     raise {
-        "wrong": BadInput(f"no machine is waiting with code {shown}; check it (wrong codes"
-                          f" are counted: {MAX_WRONG_CODES} an hour lock approvals)"),
+        "none": NotFound(f"no machine named {machine!r} is waiting for approval; see"
+                         " bullpen machines"),
+        "wrong": BadInput(f"{shown} is not the code machine {machine} showed; check it"
+                          f" ({MAX_WRONG_CODES} wrong codes spend its request)"),
+        "spent": Refused(f"machine {machine}'s request was spent by wrong codes{again}"),
         "used": Refused(f"code {shown} was already used; codes are single use"),
-        "expired": Refused(f"code {shown} expired (codes last {PAIRING_TTL // 60} minutes);"
-                           " run bullpen room join again on that machine"),
-        "locked": Refused(f"too many wrong codes in the last {PAIRING_TTL // 60} minutes;"
-                          " approvals are refused until they age out"),
+        "expired": Refused(f"code {shown} expired (codes last {PAIRING_TTL // 60} minutes)"
+                           f"{again}"),
+        "taken": Refused(f"a machine named {machine!r} is already in the room{again}"
+                         " with another --machine NAME"),
     }[outcome]
 
 

@@ -195,7 +195,44 @@ MIGRATIONS: list[str] = [
                      ELSE 'read' END
         WHERE state = 'delivered';
     """,
-    # 7: deliveries.state defaults to a word the vocabulary knows (queued, not the old
+    # 7: code flow: predicted merge conflicts between sessions (and with the base branch),
+    # landings on the base branch, and where a dependent's worktree starts (`base:`)
+    """
+    CREATE TABLE conflicts (
+        id INTEGER PRIMARY KEY,
+        a TEXT NOT NULL,
+        b TEXT NOT NULL,
+        with_base INTEGER NOT NULL DEFAULT 0,
+        files TEXT NOT NULL,
+        commits TEXT NOT NULL,
+        since REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        cleared_at REAL
+    );
+    CREATE INDEX conflicts_open ON conflicts(cleared_at, a, b);
+    CREATE TABLE landings (
+        id INTEGER PRIMARY KEY,
+        session TEXT NOT NULL,
+        base_branch TEXT NOT NULL,
+        old_base TEXT NOT NULL,
+        new_base TEXT NOT NULL,
+        head TEXT NOT NULL,
+        strategy TEXT NOT NULL,
+        landed_by TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX landings_by_session ON landings(session, id);
+    ALTER TABLE sessions ADD COLUMN base_mode TEXT;
+    """,
+    # 8: pairing that holds (issue 22): a machine's stable id, a join request carrying
+    # the password verifier of the role approval makes, wrong codes counted per request
+    """
+    ALTER TABLE machines ADD COLUMN id TEXT;
+    ALTER TABLE join_requests ADD COLUMN id TEXT;
+    ALTER TABLE join_requests ADD COLUMN verifier TEXT;
+    ALTER TABLE join_requests ADD COLUMN wrong_codes INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 9: deliveries.state defaults to a word the vocabulary knows (queued, not the old
     # pending). SQLite cannot change a column's default: the table is rebuilt as it was.
     """
     CREATE TABLE deliveries_rebuilt (

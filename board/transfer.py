@@ -19,6 +19,8 @@ ORDER = ("sessions", "tasks", "task_links", "task_comments", "plan_tasks", "note
          "meta", "audit", "machines", "join_requests", "pairing_attempts")
 BATCH = 500
 SKIPPED = ("bullpen_schema",)  # each store keeps its own schema version
+# Rows a store keeps for itself (PostgreSQL's secret events channel): never copied.
+OWN_ROWS = {"meta": "key NOT LIKE 'pg.%'"}
 
 
 def tables(conn: Connection) -> dict[str, list[str]]:
@@ -43,6 +45,11 @@ def _ordered(names: set[str]) -> list[str]:
     return [t for t in ORDER if t in names] + sorted(names - set(ORDER))
 
 
+def room_rows(table: str) -> str:
+    """A WHERE clause leaving out the rows a store keeps for itself (empty if none)."""
+    return f" WHERE {OWN_ROWS[table]}" if table in OWN_ROWS else ""
+
+
 def copy_room(source: Connection, target: Connection) -> dict[str, int]:
     """Copy every row of `source` into the empty room `target`; returns rows per table."""
     source_tables, target_tables = tables(source), tables(target)
@@ -50,7 +57,7 @@ def copy_room(source: Connection, target: Connection) -> dict[str, int]:
     copied: dict[str, int] = {}
     with write(target):
         for table in _ordered(common):
-            if target.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+            if target.execute(f"SELECT count(*) FROM {table}{room_rows(table)}").fetchone()[0]:
                 raise Refused(f"the target store already holds a room ({table} has rows);"
                               " give it an empty database")
         for table in _ordered(common):
@@ -59,7 +66,7 @@ def copy_room(source: Connection, target: Connection) -> dict[str, int]:
             insert = (f"INSERT INTO {table} ({listed})"
                       f" VALUES ({', '.join('?' * len(columns))})")
             order = " ORDER BY id" if "id" in columns else ""
-            cursor = source.execute(f"SELECT {listed} FROM {table}{order}")
+            cursor = source.execute(f"SELECT {listed} FROM {table}{room_rows(table)}{order}")
             rows = [tuple(row) for row in cursor.fetchall()]
             for start in range(0, len(rows), BATCH):
                 target.executemany(insert, rows[start:start + BATCH])

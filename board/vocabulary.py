@@ -36,6 +36,9 @@ class EventKind(StrEnum):
     TASK_ASSIGNED = "task_assigned"
     CHANGE_RECORDED = "change_recorded"
     ALERT_RAISED = "alert_raised"
+    CONFLICT_FOUND = "conflict_found"  # the radar predicts two branches will not merge
+    CONFLICT_CLEARED = "conflict_cleared"
+    SESSION_LANDED = "session_landed"  # its branch landed on the base branch
 
 
 class TaskStatus(StrEnum):
@@ -87,6 +90,14 @@ class NoteKind(StrEnum):
     ALERT = "alert"  # a file this session read was changed
     PING = "ping"  # a commit to review
     SYSTEM = "system"  # bullpen's own announcements
+    CONFLICT = "conflict"  # the radar: your work and another's will not merge (or now will)
+
+
+class BaseMode(StrEnum):
+    """Where a session's worktree starts (`base:` in bullpen.yaml); any other value is a ref."""
+
+    AFTER = "after"  # its parents' final commits, carried in when it is handed its task
+    MAIN = "main"  # the main checkout's HEAD, nothing carried in
 
 
 class DeliveryState(StrEnum):

@@ -103,5 +103,15 @@ class PgCluster:
         self.admin("SELECT bullpen_setup_pairing()", database=name)
         return name
 
+    def new_owned_database(self) -> tuple[str, str]:
+        """An empty database owned, as in production, by a role of its own that may create
+        roles (pairing) and end other sessions (revoking) but is no superuser."""
+        name = f"room_{next(self._counter)}"
+        owner = f"owner_{name}"
+        self.admin(f"CREATE ROLE {owner} LOGIN CREATEROLE")
+        self.admin(f"GRANT pg_signal_backend TO {owner}")
+        self.admin(f"CREATE DATABASE {name} OWNER {owner}")
+        return name, owner
+
     def drop_database(self, name: str) -> None:
         self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

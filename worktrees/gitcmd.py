@@ -26,9 +26,9 @@ class GitResult:
 
 
 def run_git(cwd: Path | str, *args: str, ok: tuple[int, ...] = (0,),
-            stdin: str | None = None) -> GitResult:
-    """Run `git ARGS` in `cwd` (feeding it `stdin`); raise WorktreeError unless its exit
-    status is in `ok`."""
+            stdin: str | None = None, env: dict[str, str] | None = None) -> GitResult:
+    """Run `git ARGS` in `cwd` (feeding it `stdin`, with `env` added to the environment);
+    raise WorktreeError unless its exit status is in `ok`."""
     with contextlib.ExitStack() as stack:
         source = None
         if stdin is not None:
@@ -42,6 +42,7 @@ def run_git(cwd: Path | str, *args: str, ok: tuple[int, ...] = (0,),
             with_extended_output=True,
             with_exceptions=False,
             strip_newline_in_stdout=False,
+            env=env,
         )
     if status not in ok:
         raise WorktreeError(f"git {args[0]} failed in {cwd}: {first_line(stderr or stdout)}")

@@ -160,5 +160,21 @@ def open_raw(url: str, **options: Any) -> Any:
         return psycopg.connect(url, autocommit=True, row_factory=_rows,
                                connect_timeout=CONNECT_TIMEOUT, **options)
     except psycopg.Error as error:
+        reason = _first_line(error)
+        if _not_a_member(reason, url):
+            raise Refused(f"this machine is not in the room at {redact(url)}: it waits for"
+                          " approval (bullpen machines approve NAME CODE on the room's"
+                          f" machine), or was revoked ({reason})") from None
         raise StoreFault(f"cannot open the room's PostgreSQL store {redact(url)}"
-                         f" ({_first_line(error)})") from None
+                         f" ({reason})") from None
+
+
+def _not_a_member(reason: str, url: str) -> bool:
+    """Whether a failed login is a machine role that approval has not made (or revoking
+    disabled), rather than a server that is down."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    user = str(conninfo_to_dict(url).get("user", ""))
+    return "_m_" in user and any(sign in reason for sign in (
+        "password authentication failed", "is not permitted to log in",
+        f'role "{user}" does not exist'))

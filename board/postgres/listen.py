@@ -7,7 +7,15 @@ from typing import Any
 
 from board.errors import StoreFault
 from board.postgres.connection import open_raw
+from board.postgres.pairing_sql import CHANNEL_KEY
 from board.postgres.schema import EVENTS_CHANNEL
+
+
+def channel(raw: Any) -> str:
+    """The room's own events channel: a name only the room's members can read (a guest
+    could LISTEN on a name it can guess, and PostgreSQL cannot forbid it per channel)."""
+    row = raw.execute("SELECT value FROM meta WHERE key = %s", (CHANNEL_KEY,)).fetchone()
+    return row[0] if row else EVENTS_CHANNEL
 
 
 class Listener:
@@ -25,7 +33,7 @@ class Listener:
 
     def _listen(self) -> None:
         conn = open_raw(self.url)
-        conn.execute(f"LISTEN {EVENTS_CHANNEL}")
+        conn.execute(f'LISTEN "{channel(conn)}"')
         self._conn = conn
 
     def wait(self, timeout: float) -> bool:

@@ -7,9 +7,13 @@ identity column that still accepts explicit ids (`room migrate` keeps them), REA
 DOUBLE PRECISION. The notebook's FTS5 index becomes a GIN index over the same words.
 """
 
+from board.postgres import pairing_sql
+from board.postgres.code_flow import CODE_FLOW
+
 VERSION_TABLE = "bullpen_schema"  # one row: the applied migration number
 
-# Every write to `events` wakes the readers LISTENing on this channel (one per commit).
+# Every write to `events` wakes the readers LISTENing on this channel (one per commit);
+# from migration 8 on, on the room's own channel named in `meta` (pairing_sql).
 EVENTS_CHANNEL = "bullpen_events"
 
 # The words a notebook entry is found by; notebook.search uses this very expression so
@@ -325,7 +329,18 @@ MIGRATIONS: list[str] = [
                      ELSE 'read' END
         WHERE state = 'delivered';
     """,
-    # 7: deliveries.state defaults to a word the vocabulary knows (queued, not the old
+    # 7: code flow (board/postgres/code_flow.py)
+    CODE_FLOW,
+    # 8: pairing that holds (issue 22; the rules are in pairing_sql): a machine's stable
+    # id, join requests carrying the verifier of the role approval makes, wrong codes per
+    # request, the room's own events channel
+    """
+    ALTER TABLE machines ADD COLUMN id TEXT;
+    ALTER TABLE join_requests ADD COLUMN id TEXT;
+    ALTER TABLE join_requests ADD COLUMN verifier TEXT;
+    ALTER TABLE join_requests ADD COLUMN wrong_codes BIGINT NOT NULL DEFAULT 0;
+    """ + pairing_sql.PAIRING,
+    # 9: deliveries.state defaults to a word the vocabulary knows (queued, not the old
     # pending).
     """
     ALTER TABLE deliveries ALTER COLUMN state SET DEFAULT 'queued';

@@ -95,3 +95,16 @@ def test_a_live_room_then_a_dead_coordinator(git_repo: Path, tmp_path: Path) -> 
         status, findings, _ = doctor(git_repo)
         assert status == 1
         assert failing(findings)["coordinator"]["fix"] == "bullpen up"
+
+
+def test_doctor_reports_each_log_and_its_size(room, git_repo: Path) -> None:
+    logs_dir = room.home / "logs"
+    logs_dir.mkdir(exist_ok=True)
+    (logs_dir / "hooks.log").write_text("x" * 3000)
+    (logs_dir / "coordinator.log").write_text("y" * 10)
+    room.close()
+    _, findings, text = doctor(git_repo)
+    [found] = [f for f in findings if f["area"] == "logs"]
+    assert found["ok"] and "hooks.log 2 KiB" in found["what"]
+    assert "coordinator.log 10 B" in found["what"] and "rotates at 1 MiB" in found["what"]
+    assert "logs: coordinator.log 10 B" in text

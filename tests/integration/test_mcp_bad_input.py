@@ -86,3 +86,41 @@ def test_bad_values_get_clear_tool_errors_and_the_server_answers_on(room: Room,
         assert "too large" in error_text(answers[number]), answers[number]
     assert not answers[6]["result"]["isError"]
     assert [n.body for n in notes.pending(room.conn, "bob")] == ["still answering \U0001F600"]
+
+
+def test_every_line_it_can_parse_is_answered_and_nothing_it_cannot_ends_it(
+        room: Room, git_repo: Path) -> None:
+    """Each of these was dropped unanswered by the SDK (the client waits for ever), and
+    3,000 levels of nesting ended the server: now each gets the spec's JSON-RPC error."""
+    alice = identity(room.home, "alice", sessions.register(room.conn, "alice"))
+    deep = {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "inbox", "arguments": {"x": json.loads("[" * 300 + "]" * 300)}}}
+    lines = [b"[" * 3000 + b'"\\u0041"' + b"]" * 3000,  # RecursionError in json.loads
+             b"this is not json",
+             b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"},'
+             b' {"jsonrpc": "2.0", "method": "notifications/x"}]',
+             b"[]",
+             b'{"jsonrpc": "2.0", "id": 2}',
+             b'{"jsonrpc": "2.0", "id": 3, "method": 7}',
+             json.dumps(deep).encode(),
+             b'{"jsonrpc": "2.0", "id": 5, "method": "ping"}']
+    server = subprocess.Popen([BULLPEN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, cwd=git_repo, env={**os.environ, **alice})
+    try:
+        for line in [*(json.dumps(r).encode() for r in HANDSHAKE), *lines]:
+            server.stdin.write(line + b"\n")
+        server.stdin.flush()
+        answers = [json.loads(server.stdout.readline()) for _ in range(1 + len(lines))][1:]
+    finally:
+        server.stdin.close()
+        stderr = server.stderr.read().decode(errors="replace")
+        returncode = server.wait(10)
+    assert (returncode, stderr) == (0, "")
+    errors = [(a["id"], a["error"]["code"]) if isinstance(a, dict) and "error" in a else a
+              for a in answers]
+    assert errors[:2] == [(None, -32700), (None, -32700)]
+    assert "nests deeper than 128 levels" in answers[0]["error"]["message"]
+    assert [(a["id"], a["error"]["code"]) for a in answers[2]] == [(1, -32600)]  # one array
+    assert "batches" in answers[2][0]["error"]["message"]
+    assert errors[3:7] == [(None, -32600), (2, -32600), (3, -32600), (4, -32600)]
+    assert answers[7] == {"jsonrpc": "2.0", "id": 5, "result": {}}  # and it answers on

@@ -1,6 +1,7 @@
-"""Joining by pairing, default deny enforced by PostgreSQL itself: a machine's own role
-can insert its join request and nothing else until its code is approved; approval
-works once, within the hour; wrong codes are counted; revoking takes everything back."""
+"""Joining by pairing, default deny enforced by PostgreSQL itself: the guest login `room
+invite` made can file a join request and nothing else, and a machine has no login of its
+own until its code is approved; approval works once, within the hour; wrong codes are
+counted; revoking takes everything back. (test_pairing_attacks.py: the attacks.)"""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tests.conftest import git
 from tests.pg_cluster import PgCluster
 
 CODE = re.compile(rf"pairing code: ([{pairing.ALPHABET}]{{{pairing.CODE_LENGTH}}})$", re.M)
+GUEST_URL = re.compile(r"bullpen room join '(postgresql://[^']+)'")
 
 
 @pytest.fixture
@@ -26,13 +28,13 @@ def shared_room(pg_cluster: PgCluster, git_repo: Path, tmp_path: Path,
     database = pg_cluster.new_database()
     prepare_home(git_repo / ".bullpen")
     store.write_local(git_repo / ".bullpen", store=pg_cluster.url(database), machine="alpha")
-    guest = f"guest_{database}"
-    pg_cluster.admin(f"CREATE ROLE {guest} LOGIN PASSWORD 'guest-pw'")
+    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "pgpass"))
+    invited = run_cli("room", "invite", "--host", "127.0.0.1", cwd=git_repo)
+    assert invited.returncode == 0, invited.stderr
     clone = tmp_path / "b"
     git(tmp_path, "clone", "-q", str(git_repo), str(clone))
-    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "pgpass"))
     yield {"a": git_repo, "b": clone, "database": database,
-           "join_url": pg_cluster.tcp_url(database, guest, "guest-pw")}
+           "join_url": GUEST_URL.search(invited.stdout).group(1)}
     pg_cluster.drop_database(database)
 
 
@@ -61,30 +63,34 @@ def denied(conn: psycopg.Connection, sql: str) -> bool:
     return False
 
 
-def test_before_approval_the_machine_can_read_and_write_nothing(
+def test_before_approval_the_machine_has_no_login_and_the_guest_may_do_nothing_else(
         shared_room, pg_cluster: PgCluster) -> None:
     join(shared_room, shared_room["b"], "beta")
     local = (shared_room["b"] / ".bullpen" / store.LOCAL_CONFIG).read_text()
-    assert "guest-pw" not in local and "password" not in local  # the secret is in pgpass
+    assert "password" not in local and "machine_id" in local  # the secret is in pgpass
     assert oct(Path(shared_room["b"].parent / "pgpass").stat().st_mode & 0o777) == "0o600"
-    conn = own_connection(shared_room["b"])
+    with pytest.raises(psycopg.OperationalError):  # its role is made at approval
+        own_connection(shared_room["b"]).close()
+    guest = psycopg.connect(shared_room["join_url"], autocommit=True)
     everything = tables(pg_cluster, shared_room["database"])
     assert {"notes", "tasks", "notebook", "sessions", "join_requests"} <= set(everything)
-    assert [t for t in everything if not denied(conn, f"SELECT * FROM {t} LIMIT 1")] == []
+    assert [t for t in everything if not denied(guest, f"SELECT * FROM {t} LIMIT 1")] == []
     for sql in ("INSERT INTO notes (sender, recipient, body, created_at) VALUES"
                 " ('x', 'y', 'z', 0)",
                 "UPDATE join_requests SET state = 'approved'",
                 "DELETE FROM join_requests",
-                "INSERT INTO join_requests (machine, code_hash, state) VALUES"
-                " ('beta', 'x', 'approved')",
-                "SELECT bullpen_approve('x', 'me')",
+                "INSERT INTO join_requests (machine, role, code_hash, state, created_at)"
+                " VALUES ('beta', 'x', 'x', 'approved', 0)",
+                "SELECT bullpen_approve('beta', 'x', 'me')",
+                "SELECT bullpen_revoke('alpha')",
+                "SELECT bullpen_invite('x')",
+                "SELECT bullpen_setup_pairing()",
                 "CREATE TABLE mine (x int)"):
-        assert denied(conn, sql), sql
-    conn.execute("INSERT INTO join_requests (machine, code_hash) VALUES ('beta', 'again')")
-    conn.close()
+        assert denied(guest, sql), sql
+    guest.close()
     refused = run_cli("task", "ls", cwd=shared_room["b"])
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
-    assert "permission denied" in refused.stderr
+    assert "not in the room" in refused.stderr and "waits for approval" in refused.stderr
 
 
 def test_approval_lets_it_in_once_and_revoke_takes_it_back(
@@ -92,7 +98,7 @@ def test_approval_lets_it_in_once_and_revoke_takes_it_back(
     a, b = shared_room["a"], shared_room["b"]
     code = join(shared_room, b, "beta")
     assert "beta" in run_cli("machines", cwd=a).stdout  # pending, shown to the operator
-    approved = run_cli("machines", "approve", code.lower(), cwd=a)
+    approved = run_cli("machines", "approve", "beta", code.lower(), cwd=a)
     assert approved.returncode == 0, approved.stderr
     assert "machine beta joined" in approved.stdout
     added = run_cli("task", "add", "work from beta", cwd=b)
@@ -100,7 +106,7 @@ def test_approval_lets_it_in_once_and_revoke_takes_it_back(
     assert "work from beta" in run_cli("task", "ls", cwd=a).stdout
     conn = own_connection(b)
     assert conn.execute("SELECT count(*) FROM tasks").fetchone()[0] == 1
-    again = run_cli("machines", "approve", code, cwd=a)
+    again = run_cli("machines", "approve", "beta", code, cwd=a)
     assert again.returncode == 2 and "already used" in again.stderr
     assert again.stderr.count("\n") == 1
     assert run_cli("machines", "revoke", "beta", cwd=a).returncode == 0
@@ -108,35 +114,38 @@ def test_approval_lets_it_in_once_and_revoke_takes_it_back(
         conn.execute("SELECT count(*) FROM tasks")
     conn.close()
     after = run_cli("task", "ls", cwd=b)
-    assert after.returncode == 2 and "permission denied" in after.stderr
+    assert after.returncode == 2 and "not in the room" in after.stderr
 
 
 def test_an_expired_code_is_refused(shared_room, pg_cluster: PgCluster) -> None:
     code = join(shared_room, shared_room["b"], "beta")
     pg_cluster.admin("UPDATE join_requests SET created_at = created_at - 3601",
                      shared_room["database"])
-    result = run_cli("machines", "approve", code, cwd=shared_room["a"])
+    result = run_cli("machines", "approve", "beta", code, cwd=shared_room["a"])
     assert result.returncode == 2 and "expired" in result.stderr
     assert result.stderr.count("\n") == 1
     assert run_cli("task", "ls", cwd=shared_room["b"]).returncode == 2  # still outside
 
 
-def test_wrong_codes_are_counted_and_lock_approvals(shared_room, pg_cluster: PgCluster) -> None:
+def test_wrong_codes_are_counted_and_spend_that_request(shared_room,
+                                                       pg_cluster: PgCluster) -> None:
     a = shared_room["a"]
     code = join(shared_room, shared_room["b"], "beta")
-    malformed = run_cli("machines", "approve", "O0I1-XYZ", cwd=a)
+    malformed = run_cli("machines", "approve", "beta", "O0I1-XYZ", cwd=a)
     assert malformed.returncode == 2 and "not a pairing code" in malformed.stderr
+    nobody = run_cli("machines", "approve", "gamma", code, cwd=a)
+    assert nobody.returncode == 2 and "no machine named 'gamma' is waiting" in nobody.stderr
     wrong = "".join(reversed(code)) if "".join(reversed(code)) != code else "AAAAAAAA"
-    for _ in range(5):
-        result = run_cli("machines", "approve", wrong, cwd=a)
-        assert result.returncode == 2 and "no machine is waiting" in result.stderr
-    counted = pg_cluster.admin("SELECT count(*) FROM pairing_attempts WHERE outcome = 'wrong'",
+    for _ in range(pairing.MAX_WRONG_CODES):
+        result = run_cli("machines", "approve", "beta", wrong, cwd=a)
+        assert result.returncode == 2 and "is not the code machine beta showed" in result.stderr
+    counted = pg_cluster.admin("SELECT wrong_codes, state FROM join_requests",
                                shared_room["database"])
-    assert counted == [(5,)]
-    locked = run_cli("machines", "approve", code, cwd=a)  # even the right one, for now
-    assert locked.returncode == 2 and "too many wrong codes" in locked.stderr
+    assert counted == [(pairing.MAX_WRONG_CODES, "refused")]
+    spent = run_cli("machines", "approve", "beta", code, cwd=a)  # even the right one now
+    assert spent.returncode == 2 and "spent by wrong codes" in spent.stderr
 
 
 def test_pairing_needs_a_room_on_postgresql(git_repo: Path) -> None:
-    result = run_cli("machines", "approve", "ABCDEFGH", cwd=git_repo)
+    result = run_cli("machines", "approve", "beta", "ABCDEFGH", cwd=git_repo)
     assert result.returncode == 2 and "on SQLite" in result.stderr

@@ -35,7 +35,8 @@ def fill(conn) -> dict[str, str]:
 def dump(conn) -> dict[str, list[dict]]:
     shape = transfer.tables(conn)
     return {table: [dict(zip(columns, row, strict=True)) for row in conn.execute(
-                f"SELECT {', '.join(columns)} FROM {table} ORDER BY {columns[0]}"
+                f"SELECT {', '.join(columns)} FROM {table}{transfer.room_rows(table)}"
+                f" ORDER BY {columns[0]}"
                 + (", " + columns[1] if len(columns) > 1 else ""))]
             for table, columns in shape.items()}
 

@@ -29,11 +29,13 @@ COMMANDS = {
     "note": "note_commands", "notebook": "notebook_commands", "task": "task_commands",
     "read": "read_commands", "alerts": "read_commands",
     "diff": "change_commands", "sync": "change_commands",
+    "land": "land_commands", "conflicts": "land_commands",
     "register": "init_commands", "mcp": "agent_commands", "hook": "agent_commands",
     "hooks": "agent_commands", "hermes": "agent_commands",
     "audit": "audit_commands", "doctor": "doctor_commands",
     "coordinator": "session_commands",
     "room": "machine_commands", "machines": "machine_commands",
+    "help": "help_commands",
 }
 
 

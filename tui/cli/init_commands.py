@@ -13,9 +13,13 @@ from tui.cli.output import print_json
 
 CONFIG_NAME = "bullpen.yaml"
 
+# Lines "#key: …" are examples: uncomment a block (drop each line's leading "#") and it is
+# valid as it stands (a test does that for every block). "# text" lines explain.
 CONFIG_TEMPLATE = """\
 # bullpen.yaml — the sessions `bullpen up` starts in this repository.
 # Every key is optional; `bullpen up` with no sessions just opens the room.
+# Each "#key:" block below is an example: drop the leading "#"s and it is valid.
+# All keys: docs/reference.md in bullpen's repository.
 
 # agent: the default command each session runs in its pane (its cwd is the
 # session's own worktree, .bullpen/worktrees/<name>, on branch bullpen/<name>).
@@ -24,18 +28,33 @@ agent: hermes
 # layout: side-by-side (dashboard beside the session panes) or windows (one per session).
 layout: side-by-side
 
-sessions: {}
-# An example plan: research -> code -> review, started at once.
+# push: a room across machines pushes each session's branch to this remote on commit.
+#push: origin
+
+# sessions: what `up` starts. An example plan, research -> code -> review:
+#sessions:
 #  research:
 #    task: Gather the usage data into data/usage.md, then mark your task done.
 #  coder:
 #    profile: coder            # hermes profile; one running session per profile
 #    after: [research]         # waits; pinged with research's summary when it is done
-#    task: Implement the endpoint described in data/usage.md.
+#    from: main                # branch off this ref (default: the main checkout's HEAD)
 #    setup: pip install -e .   # runs in the new worktree before the agent starts
+#    task: Implement the endpoint described in data/usage.md.
 #  reviewer:
+#    agent: claude             # a session may run another agent than the default
 #    on_commit: coder          # pinged with each commit on coder's branch
+#    may: [spawn, stop]        # powers over other sessions (default: only over itself)
 #    task: Review each commit from coder.
+
+# Any other command-line agent: bullpen cannot know its prompt, so it types notes
+# into its pane only with `deliver: type`; fs_reads records the files it opens.
+#sessions:
+#  helper:
+#    agent: aider --no-auto-commits
+#    deliver: type
+#    fs_reads: true
+#    task: Keep the changelog up to date.
 """
 
 

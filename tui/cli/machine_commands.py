@@ -22,6 +22,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     join.add_argument("--machine", help="this machine's name in the room (default: the"
                                         " host name)")
     join.set_defaults(handler=join_room)
+    invite = verbs.add_parser("invite", help="prepare this room for partners (its guest"
+                                             " login) and print what a partner runs")
+    invite.add_argument("--host", help="the address partners reach the database at"
+                                       " (default: the one this machine uses)")
+    invite.set_defaults(handler=invite_partner)
     migrate = verbs.add_parser("migrate", help="copy this room to another store, keeping ids"
                                                " (SQLite to PostgreSQL, or back)")
     migrate.add_argument("--to", required=True, metavar="TARGET",
@@ -34,7 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=list_machines)
     actions = listing.add_subparsers(dest="action", metavar="ACTION")
-    approve = actions.add_parser("approve", help="let the machine showing CODE into the room")
+    approve = actions.add_parser("approve", help="let machine NAME, showing CODE, into the"
+                                                 " room")
+    approve.add_argument("name", help="the machine's name, as `room join` printed it")
     approve.add_argument("code", help="the 8-character code `room join` printed")
     approve.set_defaults(handler=approve_machine)
     revoke = actions.add_parser("revoke", help="take the room away from a machine at once")
@@ -46,17 +53,49 @@ def join_room(args: argparse.Namespace) -> int:
     if not store.is_url(args.url):
         raise BadInput(f"{store.redact(args.url)!r} is not a postgresql:// URL")
     home = room_home()
+    if machines.local_id(home) is not None:
+        raise Refused("this clone already asked to join or is in a room (see"
+                      f" {home / store.LOCAL_CONFIG}); bullpen machines shows its state")
     name = machines.validate_name(args.machine) if args.machine else machines.local_name(home)
     from board.room import prepare_home
 
     prepare_home(home)
     ticket = pairing.request_to_join(args.url, name)
     pgpass = pairing.remember_password(ticket.url, ticket.password)
-    store.write_local(home, store=ticket.url, machine=name)
-    print(f"asked to join as machine {name} (password kept in {pgpass})")
+    store.write_local(home, store=ticket.url, machine=name, machine_id=ticket.machine_id)
+    print(f"asked to join as machine {name} (id {ticket.machine_id}; password kept in"
+          f" {pgpass})")
     print(f"pairing code: {ticket.code}")
-    print(f"on an approved machine, within the hour: bullpen machines approve {ticket.code}")
+    print("on the room's machine, within the hour:"
+          f" bullpen machines approve {name} {ticket.code}")
     return 0
+
+
+def invite_partner(args: argparse.Namespace) -> int:
+    with room() as current:
+        if not current.caller.is_operator:
+            raise Refused("only the operator can invite partners")
+        name = machines.register_here(current.conn, current.home, owner=True)
+        role, password = pairing.invite(current.conn)
+        url = pairing.guest_url(current.conn.url, role, password, args.host)  # type: ignore[attr-defined]
+        origin = current_origin(current.home.parent)
+    print(f"this room is ready for partners: guest login {role} (it may only ask to"
+          " join; this rotates its password)")
+    print("a partner runs, in a clone of this repository"
+          + (f" ({origin}):" if origin else ":"))
+    print(f"  bullpen room join '{url}' --machine NAME")
+    print(f"then tells you the code it prints, and you (machine {name}) run:")
+    print("  bullpen machines approve NAME CODE")
+    return 0
+
+
+def current_origin(root) -> str | None:
+    """The clone URL partners use, when this repository has an `origin` remote."""
+    import subprocess
+
+    found = subprocess.run(["git", "-C", str(root), "remote", "get-url", "origin"],
+                           capture_output=True, text=True)
+    return found.stdout.strip() or None if found.returncode == 0 else None
 
 
 def list_machines(args: argparse.Namespace) -> int:
@@ -81,7 +120,8 @@ def approve_machine(args: argparse.Namespace) -> int:
     with room() as current:
         if not current.caller.is_operator:
             raise Refused("only the operator can approve machines")
-        name = pairing.approve(current.conn, current.caller.name, code)
+        name = pairing.approve(current.conn, current.caller.name,
+                               machines.validate_name(args.name), code)
     print(f"machine {name} joined the room")
     return 0
 

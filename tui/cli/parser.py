@@ -1,15 +1,59 @@
 """The `bullpen` argument parser: one-line errors, exit status 2, commands loaded from the
-`*_commands` modules (only the one a command line names, when it names one)."""
+`*_commands` modules (only the one a command line names, when it names one).
+
+`bullpen --help` lists the commands in groups, each with a one-line example; a command
+no group names (a new one) is listed under "Other" rather than hidden.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 from typing import NoReturn
 
 from tui import cli
 from tui.cli.output import fail
+
+# (title, example, commands) in the order `bullpen --help` shows them.
+GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("Start and stop the room", "bullpen init && bullpen up",
+     ("init", "up", "down", "demo", "attach", "dashboard")),
+    ("Sessions", "bullpen spawn fixer --agent claude --task 'fix the flaky test'",
+     ("spawn", "ls", "stop", "restart", "register")),
+    ("Notes and notebooks", "bullpen note send coder 'the API moved to v2'",
+     ("note", "notebook", "read", "alerts")),
+    ("The board", "bullpen task add 'Write the parser' --assign coder",
+     ("task",)),
+    ("Code", "bullpen land coder", ("diff", "sync", "conflicts", "land")),
+    ("Agents", "bullpen hermes setup coder", ("mcp", "hook", "hooks", "hermes")),
+    ("Checks", "bullpen doctor", ("doctor", "audit")),
+    ("Machines", "bullpen machines approve K7QXM2PA", ("room", "machines")),
+    ("Help", "bullpen help task add", ("help",)),
+)
+
+
+class _Version(argparse.Action):
+    """--version: the installed distribution's version (read only when asked)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"{cli.PROG} {version()}")
+        parser.exit()
+
+
+def version() -> str:
+    """bullpen's version as installed (pip, uv tool, pipx or an editable checkout)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("bullpen")
+    except metadata.PackageNotFoundError:  # run from a checkout nobody installed
+        return "unknown (not installed)"
 
 
 class _Subcommands(argparse._SubParsersAction):
@@ -23,7 +67,8 @@ class _Subcommands(argparse._SubParsersAction):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors, exit status 2 and documented subcommands."""
+    """argparse with one-line errors, exit status 2, documented subcommands, sorted
+    choices and a "did you mean" for a near miss."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -32,14 +77,61 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         fail(f"{self.prog}: {message} (see {self.prog} --help)", 2)
 
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        if action.choices is None or value in action.choices:
+            return
+        if isinstance(action, argparse._SubParsersAction):  # hidden ones left out, sorted
+            shown = sorted(choice.dest for choice in action._choices_actions)
+            what, listed = "unknown command", ", ".join(shown)
+        else:  # a vocabulary's own order (triage, todo, ready, …) says more than a sort
+            shown = [str(choice) for choice in action.choices]
+            what, listed = "invalid choice:", ", ".join(map(repr, shown))
+        near = difflib.get_close_matches(str(value), shown, n=1)
+        hint = f"; did you mean '{near[0]}'?" if near else ""
+        raise argparse.ArgumentError(action, f"{what} '{value}'{hint} (choose from {listed})")
+
+
+class _TopParser(_Parser):
+    """The `bullpen` parser itself, whose help lists the commands by group."""
+
+    def format_help(self) -> str:
+        formatter = self._get_formatter()
+        formatter.add_usage(self.usage, self._actions, self._mutually_exclusive_groups)
+        formatter.add_text(self.description)
+        listed = {choice.dest: choice for choice in _subcommands(self)._choices_actions}
+        grouped = {name for _, _, names in GROUPS for name in names}
+        other = tuple(name for name in listed if name not in grouped)
+        for title, example, names in (*GROUPS, ("Other", "", other)):
+            present = [listed[name] for name in names if name in listed]
+            if not present:
+                continue
+            formatter.start_section(f"{title}" + (f" (e.g. {example})" if example else ""))
+            for choice in present:
+                formatter.add_argument(choice)
+            formatter.end_section()
+        formatter.start_section("options")
+        for action in self._actions:
+            if action.option_strings:
+                formatter.add_argument(action)
+        formatter.end_section()
+        formatter.add_text(self.epilog)
+        return formatter.format_help()
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(action for action in parser._actions
+                if isinstance(action, argparse._SubParsersAction))
+
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or (with `only`) one holding just that command's module."""
-    parser = _Parser(
+    parser = _TopParser(
         prog=cli.PROG,
         description="Several coding-agent sessions working as one team.",
-        epilog="Run 'bullpen COMMAND --help' for a command's options.",
+        epilog="Run 'bullpen help COMMAND' (or 'bullpen COMMAND --help') for a command's"
+               " options; docs/reference.md lists them all.",
     )
+    parser.add_argument("--version", action=_Version, help="print bullpen's version")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND",
                                        parser_class=_Parser)
     modules = ([f"{cli.__name__}.{cli.COMMANDS[only]}"] if only in cli.COMMANDS

@@ -12,6 +12,7 @@ from textual.screen import Screen
 
 from tui.dashboard.actions import RuntimeActions, SessionActions
 from tui.dashboard.commands import COMMANDS
+from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.main import MainScreen
 
 
@@ -22,7 +23,7 @@ class DashboardApp(App[None]):
     TITLE = "bullpen"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (130, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
-    BINDINGS = [Binding("q", "quit", "Quit", id="app.quit")]
+    BINDINGS = [Binding("q", "close_dashboard", "Close", id="app.quit")]
 
     def __init__(self, home: Path, actions: SessionActions, bell: bool = True) -> None:
         super().__init__()
@@ -32,6 +33,17 @@ class DashboardApp(App[None]):
 
     def get_default_screen(self) -> Screen:
         return MainScreen(self.home, self.actions, bell=self.ring_bell)
+
+    def action_close_dashboard(self) -> None:
+        """Ask first: a stray `q` should not take the dashboard away."""
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+        self.push_screen(ConfirmScreen(
+            "Close the dashboard?",
+            "The room keeps running: sessions, notes and the coordinator.\n"
+            "bullpen up (or bullpen attach) brings the dashboard back here.",
+            yes="close"), answered)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every dashboard action in the command palette, plus Textual's own."""

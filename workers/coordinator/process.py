@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+from workers import logs as room_logs
 from workers.coordinator import guard
 from workers.coordinator.lock import RoomLock
 from workers.coordinator.loop import Coordinator
@@ -43,11 +44,10 @@ def serve(home: Path,
 
     `alongside(home)` is a service that runs while this process holds the lock (the
     surfaces' hook server: the coordinator itself does not import the surfaces)."""
-    logs = home / "logs"
+    logs = home / room_logs.DIR_NAME
     try:
         logs.mkdir(exist_ok=True)
-        logging.basicConfig(filename=logs / "coordinator.log", level=logging.INFO,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        room_logs.configure(logs / "coordinator.log")
         logging.raiseExceptions = False  # a full disk must not print logging tracebacks
         lock = RoomLock.take(home)
     except Exception as error:

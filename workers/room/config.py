@@ -21,9 +21,11 @@ CONFIG_NAME = "bullpen.yaml"
 LAYOUTS = tuple(RoomLayout)
 DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads",
-                "deliver", "may"}
+                "deliver", "may", "base"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
-TOP_KEYS = {"agent", "layout", "sessions", "push"}
+TOP_KEYS = {"agent", "layout", "sessions", "push", "land"}
+LAND_KEYS = {"strategy", "check"}
+STRATEGIES = ("merge", "squash", "rebase")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _KEY_LINE = re.compile(r"(?P<indent>\s*)(?P<key>[\w.-]+)\s*:(\s|$)")
 
@@ -41,9 +43,19 @@ class SessionPlan:
     fs_reads: bool = False
     deliver: str | None = None
     may: tuple[Power, ...] = ()  # powers over other sessions the plan grants (authority)
+    # `base:` — after (default: its parents' final commits at handoff), main, or a ref
+    base_mode: str | None = None
     # "bullpen.yaml:7: sessions.reviewer.on_commit", for refusing a name `up` finds in
     # neither the plan nor the room (it may run on another machine of the room)
     on_commit_at: str | None = None
+
+
+@dataclass(frozen=True)
+class LandSettings:
+    """`land:` — how `bullpen land` merges a branch into the base, and what it checks."""
+
+    strategy: str = "merge"
+    check: str | None = None  # a shell command run in the built result; non-zero refuses
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,7 @@ class Config:
     layout: str = RoomLayout.SIDE_BY_SIDE
     sessions: tuple[SessionPlan, ...] = field(default=())
     push: str | None = None  # the git remote each session's branch is pushed to on commit
+    land: LandSettings = field(default_factory=LandSettings)
 
     def session(self, name: str) -> SessionPlan | None:
         return next((plan for plan in self.sessions if plan.name == name), None)
@@ -167,7 +180,11 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                f" unknown key; use {', '.join(sorted(SESSION_KEYS))}")
         text = {key: _scalar(path, value, f"{where}.{key}") for key, (_, value)
                 in fields.items() if key in ("agent", "profile", "task", "on_commit", "setup",
-                                             "from", "deliver")}
+                                             "from", "deliver", "base")}
+        if "base" in text and "from" in text:
+            line = fields["base"][0].start_mark.line + 1
+            raise BadInput(f"{path.name}:{line}: {where}.base: give base or from, not both"
+                           " (base: REF starts the worktree at REF)")
         if text.get("deliver") not in (None, *DELIVER_VALUES):
             line = fields["deliver"][0].start_mark.line + 1
             raise BadInput(f"{path.name}:{line}: {where}.deliver: {text['deliver']!r};"
@@ -185,11 +202,35 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
         plans.append(SessionPlan(name=name, agent=text.get("agent", agent),
                                  profile=text.get("profile"), task=text.get("task"),
                                  after=after, on_commit=text.get("on_commit"),
-                                 setup=text.get("setup"), base=text.get("from"),
+                                 setup=text.get("setup"),
+                                 base=text.get("from") or _base_ref(text.get("base")),
+                                 base_mode=text.get("base"),
                                  fs_reads=fs_reads, deliver=text.get("deliver"),
                                  may=may, on_commit_at=on_commit_at))
     _check_plan(path, plans, lines)
-    return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push)
+    land = _land(path, top["land"][1]) if "land" in top else LandSettings()
+    return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push,
+                  land=land)
+
+
+def _base_ref(mode: str | None) -> str | None:
+    """The ref a `base:` value starts the worktree at (None: the main checkout's HEAD)."""
+    return None if mode in (None, "after", "main") else mode
+
+
+def _land(path: Path, node: yaml.Node) -> LandSettings:
+    fields = _mapping(path, node, "land")
+    for key, (key_node, _) in fields.items():
+        if key not in LAND_KEYS:
+            raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: land.{key}:"
+                           f" unknown key; use {', '.join(sorted(LAND_KEYS))}")
+    strategy = _scalar(path, fields["strategy"][1], "land.strategy") \
+        if "strategy" in fields else "merge"
+    if strategy not in STRATEGIES:
+        raise BadInput(f"{path.name}:{fields['strategy'][1].start_mark.line + 1}:"
+                       f" land.strategy: use {', '.join(STRATEGIES)}, not {strategy!r}")
+    check = _scalar(path, fields["check"][1], "land.check") if "check" in fields else None
+    return LandSettings(strategy, check)
 
 
 def _check_plan(path: Path, plans: list[SessionPlan],

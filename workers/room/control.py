@@ -29,7 +29,7 @@ from board.errors import BadInput
 from board.identity import Caller
 from board.models import Session
 from board.room import open_room
-from board.vocabulary import IdentityVariable
+from board.vocabulary import IdentityVariable, RoomLayout
 from workers.room import config, lifecycle, spawn
 from workers.room.lifecycle import Report, SessionRow
 from workers.tmux import layout
@@ -109,6 +109,12 @@ class RoomControl:
         """The argv that puts the user's terminal on the room, with `name`'s pane focused."""
         if not self.server.has_session(layout.ROOM_SESSION):
             raise BadInput("the room is not running; start it with bullpen up")
+        try:  # a dashboard closed with q (or killed) comes back in its place
+            where = config.load(self.home.parent).layout
+        except BadInput:  # a plan broken since up: the room still gets its dashboard
+            where = RoomLayout.SIDE_BY_SIDE
+        layout.ensure_room_window(self.server, self.home.parent, self.home,
+                                  layout_name=where)
         if name:
             self.focus(name)
         return self.server.attach_command(layout.ROOM_SESSION)

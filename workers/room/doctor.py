@@ -20,6 +20,7 @@ from board.models import Session
 from board.room import check_store_present
 from board.schema import MIGRATIONS
 from board.vocabulary import DesiredState
+from workers import logs as room_logs
 from workers.agents import agent_files
 from workers.agents.adapter import AgentKind
 from workers.agents.launch import agent_kind
@@ -48,6 +49,7 @@ def diagnose(home: Path) -> list[Finding]:
     found = _home(home)
     if not found[-1].ok:
         return found
+    found += _logs(home)
     conn, store = _store(home)
     found += store
     if conn is None:
@@ -65,6 +67,24 @@ def diagnose(home: Path) -> list[Finding]:
     finally:
         conn.close()
     return found
+
+
+def _logs(home: Path) -> list[Finding]:
+    """Each log's size; every log rotates at its cap, so this is information, not a fault."""
+    sizes = room_logs.sizes(home)
+    if not sizes:
+        return []
+    listed = ", ".join(f"{name} {_size(size)}" for name, size in sizes.items())
+    return [Finding("logs", True, f"logs: {listed} (each rotates at"
+                    f" {_size(room_logs.CAP_BYTES)}, {room_logs.GENERATIONS} kept)")]
+
+
+def _size(size: int) -> str:
+    for unit in ("B", "KiB"):
+        if size < 1024:
+            return f"{size} {unit}"
+        size //= 1024
+    return f"{size} MiB"
 
 
 def _home(home: Path) -> list[Finding]:

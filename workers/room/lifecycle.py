@@ -79,7 +79,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
-        layout.ensure_room_window(server, root, home, with_dashboard)
+        layout.ensure_room_window(server, root, home, with_dashboard, plan.layout)
         # The coordinator boots while the sessions are made; it waits for their
         # registrations to settle before it watches their worktrees.
         started = start_coordinator(server, home)
@@ -117,7 +117,8 @@ def _check_on_commit(room: Room, item: config_file.SessionPlan,
 def _request(item: config_file.SessionPlan) -> SpawnRequest:
     return SpawnRequest(name=item.name, agent=item.agent, profile=item.profile,
                         base=item.base, setup=item.setup, on_commit=item.on_commit,
-                        fs_reads=item.fs_reads, deliver=item.deliver)
+                        fs_reads=item.fs_reads, deliver=item.deliver,
+                        base_mode=item.base_mode)
 
 
 def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:

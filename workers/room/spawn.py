@@ -42,6 +42,7 @@ class SpawnRequest:
     on_commit: str | None = None
     fs_reads: bool = False
     deliver: str | None = None  # `type`: notes may be typed into a generic agent
+    base_mode: str | None = None  # `base:` — after (None), main or a ref (the baton)
 
 
 def open_operator_room(home: Path) -> Room:
@@ -195,9 +196,10 @@ def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServe
                       worktree=str(info.path), base=info.base_commit, task=request.task,
                       machine=machines.local_name(room.home))
     made.registered = True
-    if request.on_commit or request.fs_reads or request.deliver:
+    if request.on_commit or request.fs_reads or request.deliver or request.base_mode:
         sessions.update(room.conn, request.name, on_commit=request.on_commit,
-                        fs_reads=int(request.fs_reads), deliver=request.deliver)
+                        fs_reads=int(request.fs_reads), deliver=request.deliver,
+                        base_mode=request.base_mode)
     session = launch(room, request.name, server=server, with_dashboard=with_dashboard,
                      setup=request.setup, layout_name=layout_name)
     if request.task:
@@ -231,7 +233,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     if session.hook_status is not None:
         sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
     plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh)
-    dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard)
+    dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard, layout_name)
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
     pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
                             plan.command, worktree, plan.env, title=name,

@@ -132,6 +132,6 @@ def forward(kind: str, text: str, env: os._Environ | dict[str, str]) -> str | No
         conn.close()
     status, _, answer = b"".join(chunks).partition(b"\r\n\r\n")
     code = status.split(b" ", 2)[1:2]
-    if code == [b"404"]:
-        return NOT_SERVED  # a coordinator that does not know this kind: handle it here
+    if code in ([b"404"], [b"503"]):
+        return NOT_SERVED  # a coordinator that does not know this kind, or is full: here
     return answer.decode("utf-8", errors="replace") if code == [b"200"] else ""

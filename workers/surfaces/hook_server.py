@@ -11,6 +11,13 @@ the command hook's (`hooks.answer`), run inside one write transaction that commi
 after the answer was sent: a caller that left before its answer (its timeout passed, it
 was killed) has been handed nothing.
 
+One thread watches every connection (selectors): a request must arrive whole within
+`READ_DEADLINE` seconds of its connection, at most `MAX_CONNECTIONS` are open at once
+(past that a connection is refused with 503 at once), and an idle connection costs a
+descriptor and a few bytes, never a thread. Complete requests are answered one at a
+time by a second thread, the only one that touches the store. Refusals are counted and
+sampled into the log (workers.logs), never logged one by one.
+
 The port is the one recorded in the room's home (`agent_files.HOOK_PORT`), so agents
 launched earlier reach a restarted coordinator; a new one is recorded when it is taken.
 """
@@ -19,142 +26,210 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import queue
+import selectors
 import socket
 import threading
+import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from board.connection import Connection
-from board.db import connect, write
-from board.errors import BullpenError, NotFound, Refused
+from board.db import connect
 from board.home import DB_NAME
-from board.identity import Caller, resolve_caller, resolve_hook_caller
-from board.room import Room
 from board.vocabulary import IdentityVariable
+from workers import logs
 from workers.agents import agent_files
-from workers.surfaces import hooks
+from workers.surfaces import hook_answer, hook_http, hooks
 
 log = logging.getLogger(__name__)
 
-PATH_PREFIX = "/hook/"
-SESSION_HEADER = "X-Bullpen-Session"
-TOKEN_HEADER = "X-Bullpen-Token"
-HOOK_KEY_HEADER = "X-Bullpen-Hook-Key"
-MAX_BODY = 8 * 1024 * 1024  # a hook payload holds a tool's input and response
+MAX_BODY = hook_http.MAX_BODY
+READ_DEADLINE = 5.0  # seconds from connect to a whole request: hooks send theirs at once
+WRITE_TIMEOUT = 5.0  # seconds for the answer to go out
+MAX_CONNECTIONS = 128  # open at once, far under any descriptor limit; refused past it
+TICK = 0.1  # seconds: how soon a stop or an expired deadline is noticed
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True  # the recorded port again, right after a restart
+@dataclass
+class _Connection:
+    sock: socket.socket
+    deadline: float
+    buffer: bytearray = field(default_factory=bytearray)
+
+
+class _Server:
+    """The listening socket, the connections being read, and the answering thread."""
 
     def __init__(self, home: Path, port: int) -> None:
-        super().__init__(("127.0.0.1", port), _Handler)
         self.home = home
+        # for log lines about no session
+        self.here: dict[str, str] = {IdentityVariable.HOME: str(home)}
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            # the recorded port again, right after a restart
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", port))
+            listener.listen(128)
+            listener.setblocking(False)
+        except OSError:
+            listener.close()
+            raise
+        self.listener = listener
+        self.server_address = listener.getsockname()
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(listener, selectors.EVENT_READ, None)
+        self.reading: dict[socket.socket, _Connection] = {}
+        self.answering = 0  # handed to the answering thread, not yet closed
+        self.count_lock = threading.Lock()
+        self.requests: queue.Queue[tuple[socket.socket, hook_http.Request]] = queue.Queue()
+        self.stopping = threading.Event()
+        self.accept_paused_until = 0.0
+        self.refusals = logs.Sampler()
         self.lock = threading.Lock()  # one store connection, one call at a time
         self.conn: Connection | None = None
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        """A request the stdlib could not handle: a log line, no traceback on stderr."""
-        log.warning("a hook request from %s failed", client_address, exc_info=True)
 
     def store(self) -> Connection:
         if self.conn is None:
             self.conn = connect(self.home / DB_NAME)
         return self.conn
 
+    def open_connections(self) -> int:
+        with self.count_lock:
+            return len(self.reading) + self.answering
 
-def _caller(conn: Connection, kind: str, payload: dict, identity: dict[str, str]) -> Caller:
-    """The session the request proves: by its token, or (the per-tool hook only) by its
-    hook key."""
-    if identity[IdentityVariable.TOKEN] or not identity[IdentityVariable.HOOK_KEY]:
-        return resolve_caller(conn, identity)
-    if not hooks.is_per_tool_call(kind, payload):
-        raise Refused(f"a hook key answers only the hook after a tool call, not {kind}"
-                      f" {payload.get('hook_event_name')!r}")
-    return resolve_hook_caller(conn, identity[IdentityVariable.SESSION],
-                               identity[IdentityVariable.HOOK_KEY])
+    # The I/O thread: accept, read, expire.
 
+    def serve_forever(self) -> None:
+        while not self.stopping.is_set():
+            for key, _ in self.selector.select(TICK):
+                if key.data is None:
+                    self._accept()
+                else:
+                    self._read(key.data)
+            self._expire()
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+    def _accept(self) -> None:
+        for _ in range(64):  # a burst at a time, so reading is never starved
+            try:
+                sock, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:  # out of descriptors: stop accepting for a tick
+                self.refused(self.here, "-", f"cannot accept a connection: {error}")
+                self.selector.unregister(self.listener)
+                self.accept_paused_until = time.monotonic() + TICK
+                return
+            if self.open_connections() >= MAX_CONNECTIONS:
+                self.refused(self.here, "-", f"over {MAX_CONNECTIONS} open connections")
+                _send_and_close(sock, 503)
+                continue
+            sock.setblocking(False)
+            connection = _Connection(sock, time.monotonic() + READ_DEADLINE)
+            with self.count_lock:
+                self.reading[sock] = connection
+            self.selector.register(sock, selectors.EVENT_READ, connection)
 
-    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
-        kind = self.path.removeprefix(PATH_PREFIX)
-        if not self.path.startswith(PATH_PREFIX) or kind not in hooks.HANDLERS:
-            self._reply(404, "")
-            return
-        header = self.headers.get("Content-Length") or ""
-        length = int(header) if header.isdigit() else 0
-        if not 0 < length <= MAX_BODY:
-            self._reply(413 if length else 400, "")
-            return
-        body = self.rfile.read(length).decode("utf-8", errors="replace")
-        identity: dict[str, str] = {
-            IdentityVariable.HOME: str(self.server.home),
-            IdentityVariable.SESSION: self.headers.get(SESSION_HEADER) or "",
-            IdentityVariable.TOKEN: self.headers.get(TOKEN_HEADER) or "",
-            IdentityVariable.HOOK_KEY: self.headers.get(HOOK_KEY_HEADER) or ""}
-        with self.server.lock:
-            self._answer(kind, body, identity)
-
-    def _answer(self, kind: str, body: str, identity: dict[str, str]) -> None:
-        sent = False
+    def _read(self, connection: _Connection) -> None:
         try:
-            payload = hooks.decode(body)
-            if not identity[IdentityVariable.SESSION]:
-                raise Refused(f"no {SESSION_HEADER} header")
-            conn = self.server.store()
-            with write(conn):  # commits only once the answer is out
-                room = Room(self.server.home, conn, _caller(conn, kind, payload, identity))
-                output = hooks.answer(kind, payload, room)
-                if self._caller_left():
-                    raise BrokenPipeError  # e.g. its timeout passed: take nothing back
-                self._reply(200, output)
-                sent = True
-        except (BrokenPipeError, ConnectionResetError):
-            hooks.log_line(identity, kind, "the agent left before the answer; nothing taken")
-        except (Refused, NotFound) as error:  # not this session, or not its token
-            hooks.log_line(identity, kind, str(error))
-            if not sent:
-                self._reply(403, "")
-        except BullpenError as error:
-            hooks.log_line(identity, kind, str(error))
-            if not sent:
-                self._reply(200, "")  # as the command hook: never disturb the agent
-        except Exception as error:
-            self._drop_store()
-            hooks.log_line(identity, kind, f"unexpected {type(error).__name__}: {error}")
-            if not sent:
-                self._reply(200, "")
-
-    def _caller_left(self) -> bool:
-        """Whether the caller closed its end (it sends nothing after its request)."""
-        try:
-            return self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except BlockingIOError:
-            return False  # still there, waiting for the answer
+            data = connection.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
         except OSError:
-            return True
+            data = b""
+        if not data:
+            self._forget(connection)
+            connection.sock.close()
+            return
+        connection.buffer += data
+        try:
+            request = hook_http.parse(connection.buffer)
+        except hook_http.HttpError as error:
+            self.refused(self.here, "-", f"a bad request ({error})")
+            self._forget(connection)
+            _send_and_close(connection.sock, error.status)
+            return
+        if request is not None:
+            self._forget(connection, answering=True)
+            self.requests.put((connection.sock, request))
 
-    def _reply(self, status: int, text: str) -> None:
-        """The answer in one write: its status line, headers and body go out together."""
-        data = text.encode()
-        phrase = self.responses.get(status, ("",))[0]
-        head = (f"{self.protocol_version} {status} {phrase}\r\n"
-                f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n")
-        self.wfile.write(head.encode() + data)
-        self.wfile.flush()
+    def _expire(self) -> None:
+        now = time.monotonic()
+        if self.accept_paused_until and now >= self.accept_paused_until:
+            self.accept_paused_until = 0.0
+            self.selector.register(self.listener, selectors.EVENT_READ, None)
+        late = [c for c in self.reading.values() if c.deadline <= now]
+        for connection in late:
+            self.refused(self.here, "-", f"no whole request within {READ_DEADLINE:g} s")
+            self._forget(connection)
+            _send_and_close(connection.sock, 408)
 
-    def _drop_store(self) -> None:
+    def _forget(self, connection: _Connection, answering: bool = False) -> None:
+        self.selector.unregister(connection.sock)
+        with self.count_lock:
+            del self.reading[connection.sock]
+            self.answering += answering
+
+    # The answering thread: one request at a time, against the store.
+
+    def answer_forever(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                sock, request = self.requests.get(timeout=TICK)
+            except queue.Empty:
+                continue
+            try:
+                sock.settimeout(WRITE_TIMEOUT)
+                with self.lock:
+                    hook_answer.answer(self, sock, request)
+            finally:
+                sock.close()
+                with self.count_lock:
+                    self.answering -= 1
+
+    def refused(self, identity: dict[str, str], kind: str, message: str) -> None:
+        """A refusal into hooks.log, sampled: the first few in each window, then a count."""
+        admitted, dropped = self.refusals.admit()
+        if admitted:
+            more = f" ({dropped} more refused requests were not logged)" if dropped else ""
+            hooks.log_line(identity, kind, message + more)
+
+    def drop_store(self) -> None:
         """After an unexpected failure the connection may be broken: open a new one."""
-        conn, self.server.conn = self.server.conn, None
+        conn, self.conn = self.conn, None
         if conn is not None:
             with contextlib.suppress(Exception):
                 conn.close()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass  # one line per tool call would flood the coordinator's log
+    def close(self) -> None:
+        self.stopping.set()
+        dropped = self.refusals.dropped()
+        if dropped:
+            hooks.log_line(self.here, "-", f"{dropped} more refused requests were not logged")
+        for connection in list(self.reading.values()):
+            connection.sock.close()
+        self.selector.close()
+        self.listener.close()
+        while True:
+            try:
+                sock, _ = self.requests.get_nowait()
+            except queue.Empty:
+                break
+            sock.close()
+
+
+def _send_and_close(sock: socket.socket, status: int) -> None:
+    """Answer `status` without waiting for anything. What the caller already sent is read
+    first: closing on unread bytes resets the connection, and the caller would lose
+    the answer that tells it to handle the call itself."""
+    with contextlib.suppress(OSError):
+        sock.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            sock.recv(hook_http.MAX_HEAD)
+        sock.send(hook_http.response(status))
+        sock.shutdown(socket.SHUT_WR)
+    sock.close()
 
 
 def _bind(home: Path) -> _Server:
@@ -180,16 +255,21 @@ def serving(home: Path) -> Iterator[int | None]:
         log.error("hooks not served over HTTP: %s", error)
         yield None
         return
-    thread = threading.Thread(target=server.serve_forever, name="bullpen-hooks",
-                              kwargs={"poll_interval": 0.1}, daemon=True)  # stops within 0.1 s
-    thread.start()
+    threads = [threading.Thread(target=server.serve_forever, name="bullpen-hooks",
+                                daemon=True),
+               threading.Thread(target=server.answer_forever, name="bullpen-hook-answers",
+                                daemon=True)]
+    for thread in threads:
+        thread.start()
     log.info("serving agents' hooks on 127.0.0.1:%d", server.server_address[1])
     try:
         yield server.server_address[1]
     finally:
-        server.shutdown()
-        server.server_close()
-        with server.lock:  # a call still being answered finishes first
+        server.stopping.set()
+        for thread in threads:
+            thread.join()  # both notice within a tick; a call being answered finishes
+        server.close()
+        with server.lock:
             if server.conn is not None:
                 with contextlib.suppress(Exception):
                     server.conn.close()

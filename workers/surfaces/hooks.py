@@ -29,6 +29,7 @@ from board.home import room_home
 from board.models import Note
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
+from workers import logs
 from workers.agents import agent_files
 from workers.agents.claude.tool_reads import claude_read_paths
 from workers.agents.hermes.tool_reads import hermes_read_paths
@@ -214,18 +215,18 @@ HANDLERS: dict[str, Callable[[Mapping[str, object], Room], dict | None]] = {
 
 
 def log_line(env: Mapping[str, str], kind: str, message: str) -> None:
-    """Append one line to `<room>/logs/hooks.log`; silent when there is no room to log in."""
+    """Append one line to `<room>/logs/hooks.log` (rotated at its cap, each value cut to
+    a prefix: workers.logs); silent when there is no room to log in."""
     try:
         home = room_home(env)
         if not home.is_dir():
             return
-        logs = home / "logs"
-        logs.mkdir(exist_ok=True)
+        folder = home / logs.DIR_NAME
+        folder.mkdir(exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        who = env.get(IdentityVariable.SESSION) or "-"
-        flat = " ".join(message.split())
-        with (logs / LOG_NAME).open("a") as handle:
-            handle.write(f"{stamp} {kind} {who} {flat}\n")
+        who = logs.clip(env.get(IdentityVariable.SESSION) or "-", 40)
+        line = f"{stamp} {logs.clip(kind, 20)} {who} {logs.clip(message, 500)}"
+        logs.append_line(str(folder / LOG_NAME), line)
     except (OSError, BullpenError):
         pass
 

@@ -18,6 +18,7 @@ from workers.tmux.server import DEFAULT_SESSION, SESSION_OPTION, RoomServer, soc
 ROOM_SESSION = DEFAULT_SESSION
 COORDINATOR_SESSION = "bullpen-coordinator"
 DASHBOARD = "dashboard"
+ROOM_WINDOW = "room"  # the window holding the dashboard (and, side by side, the sessions)
 COORDINATOR = "coordinator"
 
 
@@ -62,27 +63,55 @@ def owns_pane(server: RoomServer, pane_id: str | None, role: str) -> bool:
 
 
 def ensure_room_window(server: RoomServer, repo_root: Path, home: Path,
-                       with_dashboard: bool = True) -> str:
+                       with_dashboard: bool = True,
+                       layout_name: str = RoomLayout.SIDE_BY_SIDE) -> str:
     """Start the visible tmux session if needed; return the pane new panes split from.
 
     Its first pane runs the dashboard (or an idle placeholder when `with_dashboard` is
-    false, as in tests and headless runs).
+    false, as in tests and headless runs). A dashboard closed (`q`) or killed while the
+    room ran is put back where it was: first in the room's window, its main pane.
     """
     existing = pane_of(server, DASHBOARD)
     if existing:
         return existing
-    fresh = not server.has_session(ROOM_SESSION)
-    server.ensure_session(ROOM_SESSION, cwd=repo_root, width=220, height=60)
-    first = server.check("list-panes", "-t", f"={ROOM_SESSION}:", "-F", "#{pane_id}").split()[0]
     command = bullpen_command("dashboard") if with_dashboard else "exec cat"
     env = {IdentityVariable.HOME: str(home), "PATH": tool_path()}
-    if fresh:
-        server.check("set-option", "-p", "-t", first, SESSION_OPTION, DASHBOARD, ";",
-                     "select-pane", "-t", first, "-T", DASHBOARD, ";",
-                     "rename-window", "-t", first, "room", ";",
-                     "set-option", "-t", first, "mouse", "on")
-        server.respawn_pane(first, command, repo_root, env)
+    if server.has_session(ROOM_SESSION):
+        return _restore_dashboard(server, repo_root, command, env, layout_name)
+    server.ensure_session(ROOM_SESSION, cwd=repo_root, width=220, height=60)
+    first = server.check("list-panes", "-t", f"={ROOM_SESSION}:", "-F", "#{pane_id}").split()[0]
+    server.check("rename-window", "-t", first, ROOM_WINDOW, ";",
+                 "set-option", "-t", first, "mouse", "on")
+    _become_dashboard(server, first, command, repo_root, env)
     return first
+
+
+def _restore_dashboard(server: RoomServer, repo_root: Path, command: str,
+                       env: dict[str, str], layout_name: str) -> str:
+    """A new dashboard pane, left of the sessions in the room's window (or that window
+    again, first, when the dashboard was its last pane)."""
+    window = f"={ROOM_SESSION}:{ROOM_WINDOW}"
+    listed = server.run("list-panes", "-t", window, "-F", "#{pane_id}")
+    panes = listed.stdout.decode().split() if listed.returncode == 0 else []
+    if panes:  # full height, before the window's first pane: the main pane's place
+        args = ["split-window", "-hbf", "-t", panes[0]]
+    else:
+        args = ["new-window", "-b", "-t", f"={ROOM_SESSION}:^", "-n", ROOM_WINDOW]
+    pane = server.check(*args, "-d", "-P", "-F", "#{pane_id}", "-c", str(repo_root),
+                        "exec cat").strip()
+    _become_dashboard(server, pane, command, repo_root, env)
+    arrange = arrange_args(layout_name, pane)
+    if arrange:
+        server.check(*arrange)
+    server.run("select-window", "-t", pane, ";", "select-pane", "-t", pane)
+    return pane
+
+
+def _become_dashboard(server: RoomServer, pane: str, command: str, repo_root: Path,
+                      env: dict[str, str]) -> None:
+    server.check("set-option", "-p", "-t", pane, SESSION_OPTION, DASHBOARD, ";",
+                 "select-pane", "-t", pane, "-T", DASHBOARD)
+    server.respawn_pane(pane, command, repo_root, env)
 
 
 def arrange_args(layout: str, dashboard: str) -> list[str]:

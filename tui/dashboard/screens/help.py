@@ -18,7 +18,7 @@ NAVIGATION = (
     ("← → h l", "Board: previous / next column"),
     ("↑ ↓ j k", "Move between cards or rows"),
     ("ctrl+p", "Command palette (every action)"),
-    ("q", "Quit the dashboard (the room keeps running)"),
+    ("q", "Close the dashboard (asks; the room keeps running, bullpen up brings it back)"),
 )
 GROUP_TITLES = {"board": "Board", "sessions": "Sessions", "global": "Anywhere"}
 GROUP_WHEN = {"board": "a card is focused", "sessions": "a session row is focused",

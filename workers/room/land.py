@@ -1,0 +1,123 @@
+"""`bullpen land`: a session's branch onto the base branch, one at a time or as a queue.
+
+The git work (temporary worktree, check, compare-and-swap of the base) is
+`worktrees.land`; here are the room's rules around it: landing is a privileged power
+(`may: [land]`), each attempt is audited with its outcome, each landing recorded in the
+board (so `ls` can say "landed abc1234"), and `--all` lands the sessions whose work is
+done in plan order, parents first, stopping at the first refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from board import authority, landings, plan, sessions, tasks
+from board.authority import Power
+from board.errors import BadInput
+from board.identity import Caller
+from board.vocabulary import FINISHED_TASK_STATUSES
+from workers.room import config as config_file
+from workers.room.spawn import open_operator_room
+from worktrees.land import LandRefused, Strategy, land
+from worktrees.naming import branch_for
+from worktrees.repo import resolve_commit
+
+Output = Callable[[str], None]
+
+
+def land_session(home: Path, caller: Caller, name: str,
+                 on_output: Output = lambda line: None) -> str:
+    """Land `name`'s branch; returns the line saying what landed. Raises Refused (not
+    allowed) or LandRefused (conflict, failing check…), both audited, nothing changed."""
+    settings = config_file.load(home.parent).land
+    with open_operator_room(home) as room:
+        session = sessions.require(room.conn, name)
+        branch = session.branch or branch_for(name)
+        with authority.privileged(room.conn, caller, Power.LAND, name):
+            landing = land(home.parent, branch, strategy=Strategy(settings.strategy),
+                           check=settings.check, label=name, on_output=on_output)
+        landings.record(room.conn, name, base_branch=landing.base_branch,
+                        old_base=landing.old, new_base=landing.new, head=landing.head,
+                        strategy=landing.strategy, landed_by=caller.name)
+    checked = " after the check passed" if settings.check else ""
+    return (f"landed {name} on {landing.base_branch}: {landing.old[:7]} -> {landing.new[:7]}"
+            f" ({landing.commits} commit{'s' if landing.commits != 1 else ''},"
+            f" {landing.strategy}{checked})")
+
+
+def land_all(home: Path, caller: Caller, on_output: Output = lambda line: None,
+             say: Output = print) -> int:
+    """Land every done session with work to land, in plan order; stop at the first
+    refusal (re-raised, naming the session). Returns how many landed."""
+    order = landing_queue(home)
+    if not order:
+        raise BadInput("nothing to land: no session's work is done with commits the base"
+                       " lacks (see bullpen ls)")
+    landed = 0
+    for name in order:
+        try:
+            say(land_session(home, caller, name, on_output))
+        except LandRefused as refused:
+            raise LandRefused(f"stopped at {name} ({landed} landed before it): {refused}") \
+                from None
+        landed += 1
+    return landed
+
+
+def landing_queue(home: Path) -> list[str]:
+    """Sessions to land, parents first: every task of theirs finished, and their branch
+    holds commits the base lacks (a landed session that committed since counts again)."""
+    root = home.parent
+    planned = config_file.load(root).sessions
+    with open_operator_room(home) as room:
+        known = {s.name: s for s in sessions.all_sessions(room.conn)}
+        plan_ids = plan.plan_tasks(room.conn)
+        last = landings.latest(room.conn)
+        every = tasks.list_tasks(room.conn)
+        done = set()
+        for name in known:
+            task_id = plan_ids.get(name)
+            mine = [t for t in every if (t.id == task_id if task_id else t.assignee == name)]
+            if mine and all(t.status in FINISHED_TASK_STATUSES for t in mine):
+                done.add(name)
+    ordered = [item.name for item in _plan_order(planned)]
+    ordered += sorted(set(known) - set(ordered))
+    queue = []
+    for name in ordered:
+        if name not in done:
+            continue
+        session = known[name]
+        head = _head(root, session.branch or branch_for(name))
+        if head is None or (name in last and last[name].head == head):
+            continue
+        if _holds(root, head):
+            continue
+        queue.append(name)
+    return queue
+
+
+def _plan_order(planned: tuple[config_file.SessionPlan, ...]) -> list[config_file.SessionPlan]:
+    """Parents before children, the file's order otherwise (the plan has no cycles)."""
+    ordered: list[config_file.SessionPlan] = []
+    placed: set[str] = set()
+    while len(ordered) < len(planned):
+        for item in planned:
+            if item.name not in placed and all(p in placed for p in item.after):
+                ordered.append(item)
+                placed.add(item.name)
+    return ordered
+
+
+def _head(root: Path, branch: str) -> str | None:
+    try:
+        return resolve_commit(root, f"refs/heads/{branch}")
+    except BadInput:
+        return None
+
+
+def _holds(root: Path, head: str) -> bool:
+    """The base already holds `head` (nothing new to land)."""
+    from worktrees.gitcmd import run_git
+
+    return run_git(root, "merge-base", "--is-ancestor", head, "HEAD", ok=(0, 1)).status == 0

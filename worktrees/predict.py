@@ -1,0 +1,148 @@
+"""Predicting merges without touching any worktree or index (the conflict radar's git side).
+
+A checkout becomes one commit: its HEAD, or — when it has uncommitted edits — a
+throw-away commit of HEAD plus those edits, built through a *temporary* index file
+(`GIT_INDEX_FILE`, a copy of the checkout's index so unchanged files are not re-read);
+the checkout's own index and files are never written. Two such commits are merged by
+`git merge-tree --write-tree`, which writes only objects. Conflicting line ranges come
+from each side's zero-context diff against the merge base: the hunks that overlap or
+touch are the ones git could not merge.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from worktrees.errors import WorktreeError
+from worktrees.gitcmd import first_line, git_out, run_git, split_z
+
+# Who the throw-away snapshot commits are by: never the user's identity, and no config needed.
+_IDENTITY = {"GIT_AUTHOR_NAME": "bullpen radar", "GIT_AUTHOR_EMAIL": "radar@bullpen.invalid",
+             "GIT_COMMITTER_NAME": "bullpen radar",
+             "GIT_COMMITTER_EMAIL": "radar@bullpen.invalid"}
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+_DIFF_FLAGS = ("--no-color", "--no-ext-diff", "--no-renames", "-U0")
+
+LineRange = tuple[int, int]  # first and last line, 1-based, in that side's version
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A checkout as one commit: `commit` is `head` itself when nothing is uncommitted."""
+
+    commit: str
+    head: str
+    dirty: bool
+
+
+@dataclass(frozen=True)
+class FileConflict:
+    """One file two sides cannot merge, with the lines each side changed there."""
+
+    path: str
+    ours: tuple[LineRange, ...]
+    theirs: tuple[LineRange, ...]
+
+
+@dataclass(frozen=True)
+class MergePrediction:
+    clean: bool
+    base: str | None  # the merge base (None: no common history)
+    files: tuple[FileConflict, ...] = ()
+
+
+def snapshot(worktree: Path | str) -> Snapshot:
+    """The checkout at `worktree` as a commit, uncommitted and untracked edits included
+    (ignored files are not). Writes objects only; the index and files stay as they are."""
+    cwd = Path(worktree)
+    head = git_out(cwd, "rev-parse", "--verify", "HEAD")
+    index = Path(git_out(cwd, "rev-parse", "--path-format=absolute", "--git-path", "index"))
+    scratch = tempfile.mkdtemp(prefix="bullpen-radar-")
+    try:
+        temporary = os.path.join(scratch, "index")
+        if index.exists():
+            shutil.copyfile(index, temporary)  # git renames a new index in: a copy is whole
+        env = {"GIT_INDEX_FILE": temporary}
+        if not index.exists():
+            run_git(cwd, "read-tree", head, env=env)
+        run_git(cwd, "add", "--all", "--ignore-errors", ".", env=env, ok=(0, 1))
+        tree = run_git(cwd, "write-tree", env=env).stdout.strip()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if tree == git_out(cwd, "rev-parse", f"{head}^{{tree}}"):
+        return Snapshot(head, head, False)
+    commit = run_git(cwd, "commit-tree", tree, "-p", head, "-m", "bullpen radar snapshot",
+                     env=_IDENTITY).stdout.strip()
+    return Snapshot(commit, head, True)
+
+
+def merge_base(repo: Path | str, ours: str, theirs: str) -> str | None:
+    """The best common ancestor of two commits, or None without common history."""
+    result = run_git(repo, "merge-base", ours, theirs, ok=(0, 1))
+    return result.stdout.strip() or None
+
+
+def changed_paths(repo: Path | str, since: str | None, commit: str) -> frozenset[str]:
+    """Paths that differ between `since` and `commit` (every path when `since` is None)."""
+    if since is None:
+        return frozenset(split_z(run_git(repo, "ls-tree", "-r", "-z", "--name-only",
+                                         commit).stdout))
+    return frozenset(split_z(run_git(repo, "diff", "--name-only", "--no-renames", "-z",
+                                     since, commit).stdout))
+
+
+def predict_merge(repo: Path | str, ours: str, theirs: str) -> MergePrediction:
+    """Would merging `theirs` into `ours` conflict, and where? Nothing but objects is written."""
+    result = run_git(repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z",
+                     "--allow-unrelated-histories", ours, theirs, ok=(0, 1, 128))
+    if result.status not in (0, 1):
+        raise WorktreeError(f"git merge-tree failed: {first_line(result.stderr)}")
+    base = merge_base(repo, ours, theirs)
+    if result.status == 0:
+        return MergePrediction(True, base)
+    paths = sorted(set(split_z(result.stdout)[1:]))  # the first field is the tree
+    return MergePrediction(False, base, tuple(
+        _file_conflict(repo, base, ours, theirs, path) for path in paths))
+
+
+def commits_touching(repo: Path | str, since: str | None, head: str,
+                     paths: tuple[str, ...]) -> tuple[str, ...]:
+    """Short ids of the commits after `since` up to `head` that touched `paths`, oldest first."""
+    span = f"{since}..{head}" if since else head
+    output = run_git(repo, "log", "--reverse", "--format=%h", span, "--", *paths).stdout
+    return tuple(output.split())
+
+
+def _file_conflict(repo: Path | str, base: str | None, ours: str, theirs: str,
+                   path: str) -> FileConflict:
+    mine, other = _hunks(repo, base, ours, path), _hunks(repo, base, theirs, path)
+    clashing_mine = [side for span, side in mine if any(_touch(span, o) for o, _ in other)]
+    clashing_other = [side for span, side in other if any(_touch(span, m) for m, _ in mine)]
+    if not clashing_mine and not clashing_other:  # add/add, modify/delete, binary...
+        clashing_mine, clashing_other = [s for _, s in mine], [s for _, s in other]
+    return FileConflict(path, tuple(clashing_mine), tuple(clashing_other))
+
+
+def _hunks(repo: Path | str, base: str | None, side: str,
+           path: str) -> list[tuple[tuple[float, float], LineRange]]:
+    """Each hunk of `side` against `base` in `path`: (its span in the base, its lines here)."""
+    against = base or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # the empty tree
+    output = run_git(repo, "diff", *_DIFF_FLAGS, against, side, "--", path).stdout
+    hunks = []
+    for match in _HUNK.finditer(output):
+        old, old_n = int(match[1]), int(match[2] if match[2] is not None else 1)
+        new, new_n = int(match[3]), int(match[4] if match[4] is not None else 1)
+        span = (old, old + old_n - 1) if old_n else (old + 0.5, old + 0.5)
+        lines = (new, new + new_n - 1) if new_n else (max(new, 1), max(new, 1))
+        hunks.append((span, lines))
+    return hunks
+
+
+def _touch(one: tuple[float, float], other: tuple[float, float]) -> bool:
+    """Overlapping or adjacent base spans: git's merge cannot take both."""
+    return one[0] <= other[1] + 1 and other[0] <= one[1] + 1
