@@ -27,3 +27,8 @@ def send_once(conn: Connection, key: str, to: str, body: str, *, kind: NoteKind,
         note = notes.send(conn, sender, to, body, kind=kind, task=task)
         conn.execute("UPDATE dispatched SET note = ? WHERE key = ?", (note.id, key))
     return note
+
+
+def was_sent(conn: Connection, key: str) -> bool:
+    """Whether the note with this key was sent already."""
+    return conn.execute("SELECT 1 FROM dispatched WHERE key = ?", (key,)).fetchone() is not None

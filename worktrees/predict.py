@@ -24,7 +24,9 @@ from worktrees.gitcmd import first_line, git_out, run_git, split_z
 # Who the throw-away snapshot commits are by: never the user's identity, and no config needed.
 _IDENTITY = {"GIT_AUTHOR_NAME": "bullpen radar", "GIT_AUTHOR_EMAIL": "radar@bullpen.invalid",
              "GIT_COMMITTER_NAME": "bullpen radar",
-             "GIT_COMMITTER_EMAIL": "radar@bullpen.invalid"}
+             "GIT_COMMITTER_EMAIL": "radar@bullpen.invalid",
+             # A fixed date: the same edits on the same HEAD make the same commit (cacheable).
+             "GIT_AUTHOR_DATE": "@0 +0000", "GIT_COMMITTER_DATE": "@0 +0000"}
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 _DIFF_FLAGS = ("--no-color", "--no-ext-diff", "--no-renames", "-U0")
 
@@ -52,7 +54,7 @@ class FileConflict:
 @dataclass(frozen=True)
 class MergePrediction:
     clean: bool
-    base: str | None  # the merge base (None: no common history)
+    base: str | None  # the merge base of a conflict (None: clean, or no common history)
     files: tuple[FileConflict, ...] = ()
 
 
@@ -60,21 +62,21 @@ def snapshot(worktree: Path | str) -> Snapshot:
     """The checkout at `worktree` as a commit, uncommitted and untracked edits included
     (ignored files are not). Writes objects only; the index and files stay as they are."""
     cwd = Path(worktree)
-    head = git_out(cwd, "rev-parse", "--verify", "HEAD")
-    index = Path(git_out(cwd, "rev-parse", "--path-format=absolute", "--git-path", "index"))
+    index, head, head_tree = git_out(cwd, "rev-parse", "--path-format=absolute", "--git-path",
+                                     "index", "HEAD", "HEAD^{tree}").splitlines()
     scratch = tempfile.mkdtemp(prefix="bullpen-radar-")
     try:
         temporary = os.path.join(scratch, "index")
-        if index.exists():
-            shutil.copyfile(index, temporary)  # git renames a new index in: a copy is whole
         env = {"GIT_INDEX_FILE": temporary}
-        if not index.exists():
+        if os.path.exists(index):
+            shutil.copyfile(index, temporary)  # git renames a new index in: a copy is whole
+        else:
             run_git(cwd, "read-tree", head, env=env)
         run_git(cwd, "add", "--all", "--ignore-errors", ".", env=env, ok=(0, 1))
         tree = run_git(cwd, "write-tree", env=env).stdout.strip()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    if tree == git_out(cwd, "rev-parse", f"{head}^{{tree}}"):
+    if tree == head_tree:
         return Snapshot(head, head, False)
     commit = run_git(cwd, "commit-tree", tree, "-p", head, "-m", "bullpen radar snapshot",
                      env=_IDENTITY).stdout.strip()
@@ -102,9 +104,9 @@ def predict_merge(repo: Path | str, ours: str, theirs: str) -> MergePrediction:
                      "--allow-unrelated-histories", ours, theirs, ok=(0, 1, 128))
     if result.status not in (0, 1):
         raise WorktreeError(f"git merge-tree failed: {first_line(result.stderr)}")
-    base = merge_base(repo, ours, theirs)
     if result.status == 0:
-        return MergePrediction(True, base)
+        return MergePrediction(True, None)  # the base is only needed to say where it clashes
+    base = merge_base(repo, ours, theirs)
     paths = sorted(set(split_z(result.stdout)[1:]))  # the first field is the tree
     return MergePrediction(False, base, tuple(
         _file_conflict(repo, base, ours, theirs, path) for path in paths))

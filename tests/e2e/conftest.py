@@ -21,8 +21,8 @@ from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 
 Action = dict[str, Any]
-TYPED = re.compile(r"\[(?P<kind>note|handoff|ping|alert|system) #(?P<id>\d+) from (?P<sender>\S+?)"
-                   r"(?: re #(?P<reply>\d+))?\]")
+TYPED = re.compile(r"\[(?P<kind>note|handoff|ping|alert|system|conflict) #(?P<id>\d+)"
+                   r" from (?P<sender>\S+?)(?: re #(?P<reply>\d+))?\]")
 
 
 @dataclass

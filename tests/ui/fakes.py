@@ -54,8 +54,9 @@ class FakeActions:
     def capture(self, name: str) -> str:
         return self.preview
 
-    def spawn(self, name: str, agent: str | None = None, task: str | None = None) -> None:
-        self._record("spawn", name, agent=agent, task=task)
+    def spawn(self, name: str, agent: str | None = None, task: str | None = None,
+              deliver: str | None = None) -> None:
+        self._record("spawn", name, agent=agent, task=task, deliver=deliver)
 
     def stop(self, name: str) -> None:
         self._record("stop", name)

@@ -95,7 +95,7 @@ async def test_new_card_and_details(fake_room: Room, fake_actions: FakeActions) 
     app = make_app(fake_room.home, fake_actions)
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
-        await pilot.press("n", *"Write changelog", "enter", "enter", *"1", "enter",
+        await pilot.press("n", *"Write changelog", "tab", *"research", "tab", *"1", "tab",
                           *"for 0.1", "enter")
         await settled(pilot)
         conn = connect(fake_room.home / DB_NAME)

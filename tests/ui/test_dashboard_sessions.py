@@ -31,14 +31,16 @@ async def test_session_keys_call_the_runtime(fake_room: Room, fake_actions: Fake
         assert screen.sessions_table.selected == "coder"
         await pilot.press("f", "z", "t", "r")
         await workers_done(app)
-        await pilot.press("s", *"tester", "enter", *"aider", "enter", *"write tests", "enter")
+        # Tab moves between the form's fields; enter submits it from any field.
+        await pilot.press("s", *"tester", "tab", *"aider", "tab", *"write tests", "tab",
+                          *"type", "enter")
         await workers_done(app)
         # The periodic coordinator check may fire on a slow machine; it is not a key's call.
         calls = [call for call in fake_actions.calls if call[0] != "keep_coordinator"]
         assert calls == [
             ("focus", "coder", {}), ("zoom", "coder", {}), ("stop", "coder", {}),
             ("restart", "coder", {}),
-            ("spawn", "tester", {"agent": "aider", "task": "write tests"}),
+            ("spawn", "tester", {"agent": "aider", "task": "write tests", "deliver": "type"}),
         ]
 
 
@@ -102,7 +104,7 @@ async def test_the_board_with_no_tasks(room: Room, fake_actions: FakeActions) ->
         assert screen.board.tasks == {}
         await pilot.press("shift+right", "d", "x", "enter")  # no card: nothing happens
         assert app.screen is screen
-        await pilot.press("n", *"first task", "enter", "enter", "enter", "enter")
+        await pilot.press("n", *"first task", "enter")
         await settled(pilot)
         assert screen.board.columns["ready"] == [1]
         assert screen.board.current_task is not None

@@ -131,13 +131,21 @@ def list_sessions(args: argparse.Namespace) -> int:
     else:
         # A room across machines says where each session runs.
         machines = len({r.machine for r in rows} - {None}) > 1
-        print_table(["name", "status", "branch", "pane", "changed", "agent"]
+        print_table(["name", "status", "branch", "pane", "changed", "ahead", "code", "agent"]
                     + (["machine"] if machines else []),
                     [(r.name, r.status + (f" ({r.exit_code})" if r.exit_code is not None
                                           else ""),
-                      r.branch, r.pane, len(r.changed_files), r.agent)
+                      r.branch, r.pane, len(r.changed_files), _ahead(r.code),
+                      (r.code.summary if r.code else "") or None, r.agent)
                      + ((r.machine,) if machines else ()) for r in rows])
     return 0
+
+
+def _ahead(code) -> str | None:  # noqa: ANN001 - workers.room.code_view.CodeFlow
+    """`+2 -1`: commits ahead of and behind the base branch."""
+    if code is None or code.ahead is None:
+        return None
+    return f"+{code.ahead} -{code.behind}"
 
 
 def stop_session(args: argparse.Namespace) -> int:

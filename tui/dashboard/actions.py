@@ -37,7 +37,8 @@ class SessionActions(Protocol):
     def capture(self, name: str) -> str:
         """The visible text of the session's pane."""
 
-    def spawn(self, name: str, agent: str | None = None, task: str | None = None) -> None:
+    def spawn(self, name: str, agent: str | None = None, task: str | None = None,
+              deliver: str | None = None) -> None:
         """Start a new session with its own worktree and pane."""
 
     def stop(self, name: str) -> None:
@@ -90,8 +91,9 @@ class RuntimeActions:
     def capture(self, name: str) -> str:
         return self._room().capture(name)
 
-    def spawn(self, name: str, agent: str | None = None, task: str | None = None) -> None:
-        self._room().spawn(name, agent=agent, task=task)
+    def spawn(self, name: str, agent: str | None = None, task: str | None = None,
+              deliver: str | None = None) -> None:
+        self._room().spawn(name, agent=agent, task=task, deliver=deliver)
 
     def stop(self, name: str) -> None:
         self._room().stop(name)

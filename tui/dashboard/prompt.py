@@ -1,4 +1,5 @@
-"""A small modal form: a title and a few text fields; enter submits, escape cancels."""
+"""A small modal form: a title and a few text fields; enter submits (from any field), tab
+moves to the next field, escape cancels."""
 
 from __future__ import annotations
 
@@ -45,10 +46,7 @@ class PromptScreen(ModalScreen[dict[str, str] | None]):
             self.query_one(f"#field-{self.first}", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        inputs = list(self.query(Input))
-        if event.input is not inputs[-1]:
-            inputs[inputs.index(event.input) + 1].focus()
-            return
+        event.stop()
         self.dismiss({field.name: self.query_one(f"#field-{field.name}", Input).value
                       for field in self.fields})
 

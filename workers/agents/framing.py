@@ -16,14 +16,16 @@ import re
 from collections.abc import Callable
 
 from board.models import Note
+from board.vocabulary import NoteKind
 from workers.tmux import sanitize
 
-TYPED_CHARS = 600  # each note's share of a typed line; the inbox has the full text
+TYPED_CHARS = 600  # each note's share of a typed line; `note show ID` has the full text
 BODY_INDENT = "    "
 # A `[` followed by words that make it look like one of bullpen's headers.
+_KINDS = "|".join(kind.value for kind in NoteKind)  # every kind a header can name
 _HEADER_LIKE = re.compile(
-    r"\[(?=\s*(?:bullpen\b|(?:note|handoff|alert|ping|system)\s*#?\s*\d|(?:note|handoff|"
-    r"alert|ping|system)\b[^\]]*\bfrom\b))", re.IGNORECASE)
+    rf"\[(?=\s*(?:bullpen\b|(?:{_KINDS})\s*#?\s*\d|(?:{_KINDS})\b[^\]]*\bfrom\b))",
+    re.IGNORECASE)
 REPEAT_MARK = "possibly a repeat"
 
 
@@ -40,15 +42,22 @@ def typed_header(note: Note, possible_repeat: bool = False) -> str:
     return f"[{label} #{note.id} from {note.sender}{reply}{repeat}]"
 
 
+def cut_mark(note_id: int) -> str:
+    """What ends a typed note that was cut: where its whole text is. (A typed note counts
+    as read, so the inbox no longer lists it; `note show` and the MCP tool do.)"""
+    return f"… (full text: bullpen note show {note_id})"
+
+
 def typed_form(note: Note, possible_repeat: bool = False) -> str:
-    """One line for the agent's input: header, then the defused, cleaned body."""
-    body = sanitize.clean(neutral_body(note.body), limit=TYPED_CHARS)
+    """One line for the agent's input: header, then the defused, cleaned body, cut at
+    TYPED_CHARS with a pointer to the whole text."""
+    body = sanitize.clean(neutral_body(note.body), limit=TYPED_CHARS, cut=cut_mark(note.id))
     return f"{typed_header(note, possible_repeat)} {body}"
 
 
 def typed_marker(note_id: int) -> re.Pattern[str]:
     """Finds note `note_id`'s typed header in a pane's text (to tell typed from not)."""
-    return re.compile(rf"\[(?:note|handoff|alert|ping|system) #{note_id} from ")
+    return re.compile(rf"\[(?:{_KINDS}) #{note_id} from ")
 
 
 def hook_form(note: Note, possible_repeat: bool = False, answer: str = "") -> str:

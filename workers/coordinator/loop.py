@@ -34,6 +34,7 @@ from workers.tmux.server import RoomServer
 
 if TYPE_CHECKING:  # imported when first used: watchfiles is slow to import
     from workers.coordinator.fs_reads import FsReads
+    from workers.coordinator.radar import Radar
     from workers.coordinator.watcher import Watcher
 
 __all__ = ["LOCK_NAME", "Coordinator", "RoomGone", "is_running", "lock_path"]
@@ -75,6 +76,7 @@ class Coordinator:
         self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer, home)
         self.dispatcher = Dispatcher(self.conn)
         self.watcher: Watcher | None = None
+        self.radar: Radar | None = None  # the radar runs while the watcher does
         self.watch = watch
         self._fs_reads: dict[str, FsReads] = {}  # session -> its reader, when opted in
         self._thread_conns = threading.local()  # watcher threads write on their own
@@ -125,6 +127,8 @@ class Coordinator:
                 if self.watcher.is_ready():
                     self.watch_mark.stopping()  # watched until this moment
                 self.watcher.stop()
+            if self.radar is not None:
+                self.radar.stop()
             for reader in self._fs_reads.values():
                 reader.stop()
             mark_clean_stop(self.conn)
@@ -206,6 +210,8 @@ class Coordinator:
 
     def _apply(self, event) -> None:
         self.dispatcher.handle(event)
+        if self.radar is not None:
+            self.radar.heard(event)
         if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
         if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")
@@ -253,11 +259,14 @@ class Coordinator:
     # -- the watcher ---------------------------------------------------------------------
 
     def _start_watcher(self) -> None:
+        from workers.coordinator.radar import Radar
         from workers.coordinator.watcher import Watcher
 
         self.watcher = Watcher(self.root, on_change=self._on_change,
                                known_head=self._known_head)
         self.watcher.start()
+        self.radar = Radar(self.root, lambda: connect(self.db_path), self.presence.mine)
+        self.radar.start()
 
     def _retarget(self) -> None:
         """Watch the main checkout and every session's worktree; read-watch opted-in ones."""

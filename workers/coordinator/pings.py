@@ -20,13 +20,15 @@ from board.errors import BullpenError
 from board.models import OPERATOR, Event
 from board.vocabulary import EventKind, NoteKind, TaskStatus
 from workers.agents.bullpen_command import bullpen_executable
+from workers.coordinator import baton
 
 log = logging.getLogger(__name__)
 
 CURSOR = "dispatcher_cursor"
 
 
-def ready_ping(conn: Connection, task_id: int) -> str:
+def ready_ping(conn: Connection, task_id: int, code: str | None = None) -> str:
+    """The handoff: the task, each parent's summary, what the baton carried (`code`)."""
     task = tasks.get(conn, task_id)
     lines = [f"Your turn: task #{task.id} is ready — {task.title}."]
     if task.body and task.body != task.title:
@@ -36,6 +38,8 @@ def ready_ping(conn: Connection, task_id: int) -> str:
         who = parent.assignee or parent.created_by
         summary = parent.summary or "(no summary given)"
         lines.append(f"Handoff from {who} (task #{parent.id} {parent.title}): {summary}")
+    if code:
+        lines.append(code)
     cli = _bullpen()
     lines.append(f"Claim it with the tool mcp__bullpen__task_claim (id {task.id}) or: {cli}"
                  f" task claim {task.id}; when finished, mcp__bullpen__task_done (id"
@@ -88,8 +92,12 @@ class Dispatcher:
     def _on_ready(self, assignee: str, task_id: int) -> None:
         if tasks.get(self.conn, task_id).status != TaskStatus.READY:
             return  # claimed or moved on before we got here
-        pings.send_once(self.conn, f"ready:{task_id}:{assignee}", assignee,
-                           ready_ping(self.conn, task_id), kind=NoteKind.HANDOFF, task=task_id)
+        key = f"ready:{task_id}:{assignee}"
+        if pings.was_sent(self.conn, key):
+            return  # replayed after a crash: the handoff (and the baton) happened
+        code = baton.carry(self.conn, assignee, task_id)  # before the ping: it is in the worktree
+        pings.send_once(self.conn, key, assignee, ready_ping(self.conn, task_id, code),
+                        kind=NoteKind.HANDOFF, task=task_id)
 
     def _on_commit(self, author: str, event: Event) -> None:
         commit = event.data["commit"]

@@ -23,7 +23,7 @@ from board.vocabulary import NoteKind
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 # One typed line may carry several notes: "[note #3 from coder re #2] text [alert #4 ...] ..."
-HEADER = re.compile(r"\[(?P<kind>note|handoff|ping|alert|system) #(?P<id>\d+) from"
+HEADER = re.compile(r"\[(?P<kind>note|handoff|ping|alert|system|conflict) #(?P<id>\d+) from"
                     r" (?P<sender>[\w.-]+)(?: re #(?P<reply>\d+))?\] ")
 READY = re.compile(r"task #(?P<task>\d+) is ready")
 COMMIT = re.compile(r"(?P<author>[\w.-]+) committed (?P<sha>[0-9a-f]{7,40})")

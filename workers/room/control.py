@@ -158,6 +158,8 @@ class RoomControl:
               deliver: str | None = None, with_dashboard: bool = True) -> Session:
         """Start a new session in its own worktree and pane (every refusal comes before
         anything is made); `agent` defaults to bullpen.yaml's."""
+        if deliver not in (None, *config.DELIVER_VALUES):  # the dashboard's form is free text
+            raise BadInput(f"deliver {deliver!r}: use {' or '.join(config.DELIVER_VALUES)}")
         plan = config.load(self.root)
         request = spawn.SpawnRequest(
             name=name, agent=agent if agent is not None else plan.agent, profile=profile,

@@ -56,6 +56,8 @@ def land_all(home: Path, caller: Caller, on_output: Output = lambda line: None,
                        " lacks (see bullpen ls)")
     landed = 0
     for name in order:
+        if not has_news(home, name):
+            continue  # a parent's landing brought it in already (its branch built on it)
         try:
             say(land_session(home, caller, name, on_output))
         except LandRefused as refused:
@@ -95,6 +97,14 @@ def landing_queue(home: Path) -> list[str]:
             continue
         queue.append(name)
     return queue
+
+
+def has_news(home: Path, name: str) -> bool:
+    """Whether `name`'s branch holds commits the base lacks."""
+    with open_operator_room(home) as room:
+        session = sessions.require(room.conn, name)
+    head = _head(home.parent, session.branch or branch_for(name))
+    return head is not None and not _holds(home.parent, head)
 
 
 def _plan_order(planned: tuple[config_file.SessionPlan, ...]) -> list[config_file.SessionPlan]:

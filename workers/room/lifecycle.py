@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from board import machines, marks, sessions
@@ -25,6 +25,7 @@ from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
 from workers.room import config as config_file
+from workers.room.code_view import CodeFlow, code_flows
 from workers.room.spawn import (
     SpawnRequest,
     check_request,
@@ -247,13 +248,14 @@ class SessionRow:
     changed_files: tuple[str, ...]
     machine: str | None = None  # where it runs; None in a room on one machine
     reason: str | None = None  # why that status: the question asked, what is in front…
+    code: CodeFlow | None = None  # ahead/behind the base, conflicts, landed (code_view)
 
     def to_json(self) -> dict:
         return {"name": self.name, "status": self.status, "reason": self.reason,
                 "exit_code": self.exit_code,
                 "branch": self.branch, "worktree": self.worktree, "pane": self.pane,
                 "agent": self.agent, "changed_files": list(self.changed_files),
-                "machine": self.machine}
+                "machine": self.machine, **(self.code or CodeFlow()).to_json()}
 
 
 def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionRow]:
@@ -289,7 +291,8 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
             rows.append(SessionRow(session.name, status, code, session.branch,
                                    session.worktree, snap.pane_id if snap else None,
                                    session.agent, changed, session.machine, reason))
-    return rows
+        flows = code_flows(room.conn, root, known)
+    return [replace(row, code=flows.get(row.name)) for row in rows]
 
 
 def _remote_row(session: Session, here: str, last_beats: dict) -> SessionRow:

@@ -27,7 +27,7 @@ except ImportError:  # mcp 1.x: hermes-agent[mcp] 0.19 pins 1.26, and bullpen in
 
 from board import alerts, notebook, notes, reads, sessions, tasks
 from board.db import describe_fault
-from board.errors import BadInput, BullpenError
+from board.errors import BadInput, BullpenError, NotFound
 from board.repo_paths import repo_relative
 from board.room import Room
 from board.vocabulary import ReadSource
@@ -96,6 +96,17 @@ class BullpenTools:
         """Your unread notes, oldest first (reading marks them read)."""
         return self._call(lambda: [framing.for_agent(note)
                                    for note in notes.inbox(self.room.conn, self.room.caller)])
+
+    def show_note(self, id: int) -> str:
+        """One note you sent or received, whole, by its id (a typed note that was cut
+        says `full text: bullpen note show ID`; this is that text)."""
+        def show() -> dict:
+            viewer = self.room.caller.name
+            note = notes.visible(self.room.conn, viewer, id)
+            if note is None:
+                raise NotFound(f"note {id} does not exist or was not sent to {viewer}")
+            return framing.for_agent(note)
+        return self._call(show)
 
     def notebook_write(self, text: str, private: bool = False, tag: str | None = None) -> str:
         """Add an entry to your notebook. A private entry is returned to you alone."""
@@ -176,8 +187,8 @@ class BullpenTools:
         return Path.cwd()
 
 
-TOOL_NAMES = ("send_note", "inbox", "notebook_write", "notebook_read", "notebook_search",
-              "task_add", "task_list", "task_claim", "task_done", "task_block",
+TOOL_NAMES = ("send_note", "inbox", "show_note", "notebook_write", "notebook_read",
+              "notebook_search", "task_add", "task_list", "task_claim", "task_done", "task_block",
               "task_comment", "record_read", "alerts")
 
 

@@ -47,11 +47,12 @@ def strip_invisible(text: str) -> str:
     return _INVISIBLE.sub("", text)
 
 
-def clean(text: str, limit: int = LIMIT) -> str:
+def clean(text: str, limit: int = LIMIT, cut: str = TRUNCATED) -> str:
     """One printable line: no escapes or control characters, line breaks shown as ⏎.
 
     Runs of whitespace collapse to one space; text longer than `limit` characters is cut
-    and ends with `… (full text: bullpen note inbox)`. Unicode text is kept.
+    and ends with `cut` (by default `… (full text: bullpen note inbox)`). Unicode text is
+    kept.
     """
     text = strip_invisible(strip_escapes(text))
     text = _LINE_BREAKS.sub(f" {NEWLINE_MARK} ", text).replace("\t", " ")
@@ -59,7 +60,7 @@ def clean(text: str, limit: int = LIMIT) -> str:
     text = _SPACES.sub(" ", text)
     text = _BREAK_RUNS.sub(f" {NEWLINE_MARK} ", text).strip(f" {NEWLINE_MARK}")
     if len(text) > limit:
-        text = text[: max(0, limit - len(TRUNCATED))].rstrip() + TRUNCATED
+        text = text[: max(0, limit - len(cut))].rstrip() + cut
     return text
 
 

@@ -274,7 +274,7 @@ class MainScreen(Screen[None]):
 
     def on_sessions_table_spawn_requested(self, message: SessionsTable.SpawnRequested) -> None:
         self.jobs.run_runtime(f"spawn {message.name}", self.actions.spawn, message.name,
-                         agent=message.agent, task=message.task,
+                         agent=message.agent, task=message.task, deliver=message.deliver,
                          done=f"spawned {message.name}")
 
     def on_needs_you_chosen(self, message: NeedsYou.Chosen) -> None:

@@ -235,7 +235,8 @@ class Board(Horizontal):
 
     def action_new_task(self) -> None:
         fields = [Field("title", "Title"),
-                  Field("assign", "Assign to (optional)", self.selected_session or ""),
+                  Field("assign", "Assign to (optional)",  # never pre-filled: no accidents
+                        placeholder=f"a session, e.g. {self.selected_session or 'coder'}"),
                   Field("after", "After task ids (optional)", placeholder="e.g. 3 4"),
                   Field("body", "Details (optional)")]
 

@@ -49,6 +49,7 @@ class SessionsTable(DataTable):
         name: str
         agent: str | None
         task: str | None
+        deliver: str | None = None  # "type" or "inbox", as `spawn --deliver`
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
@@ -149,11 +150,14 @@ class SessionsTable(DataTable):
         fields = [Field("name", "Name", placeholder="lower-case, e.g. tester"),
                   Field("agent", "Agent command (optional)",
                         placeholder="default from bullpen.yaml"),
-                  Field("task", "Task (optional)")]
+                  Field("task", "Task (optional)"),
+                  Field("deliver", "Deliver notes: type or inbox (optional)",
+                        placeholder="type: into the pane (needed for a generic agent)")]
 
         def spawn(answer: dict[str, str] | None) -> None:
             if answer is not None and answer["name"].strip():
                 self.post_message(self.SpawnRequested(answer["name"].strip(),
                                                       answer["agent"].strip() or None,
-                                                      answer["task"].strip() or None))
+                                                      answer["task"].strip() or None,
+                                                      answer["deliver"].strip() or None))
         self.app.push_screen(PromptScreen("Spawn a session", fields), spawn)
