@@ -13,15 +13,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.installs import install_npm_cli
+from tests.installs import Lane, install_npm_cli, lane_version, newest_npm_version
 
-CLAUDE_VERSION = "2.1.197"
+PACKAGE = "@anthropic-ai/claude-code"
+CLAUDE_VERSION = "2.1.197"  # the pinned lane; the newest lane asks npm at test time
 API_KEY = "sk-ant-bullpen-test-0123456789abcdef"
 
 
-def install_claude() -> Path:
+def claude_version(lane: Lane) -> str:
+    """The Claude Code version `lane` runs."""
+    return lane_version(lane, CLAUDE_VERSION, newest_npm_version(PACKAGE), "Claude Code")
+
+
+def install_claude(version: str = CLAUDE_VERSION) -> Path:
     """The directory holding the `claude` executable; skips if it cannot be had."""
-    return install_npm_cli("@anthropic-ai/claude-code", CLAUDE_VERSION, "claude", "Claude Code")
+    return install_npm_cli(PACKAGE, version, "claude", "Claude Code")
 
 
 def claude_env(base_url: str) -> dict[str, str]:
@@ -31,12 +37,12 @@ def claude_env(base_url: str) -> dict[str, str]:
             "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
 
 
-def claude_home(home: Path, trusted: list[Path]) -> None:
+def claude_home(home: Path, trusted: list[Path], version: str = CLAUDE_VERSION) -> None:
     """`~/.claude.json` as after onboarding, with the test key approved and `trusted`
     directories (and so every worktree under them) accepted."""
     state = {
         "hasCompletedOnboarding": True,
-        "lastOnboardingVersion": CLAUDE_VERSION,
+        "lastOnboardingVersion": version,
         "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
         "projects": {str(path): {"hasTrustDialogAccepted": True} for path in trusted},
     }

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.installs import install_npm_cli
+from tests.installs import Lane, install_npm_cli, lane_version, newest_npm_version
 
-CODEX_VERSION = "0.169.0"
+PACKAGE = "@openai/codex"
+CODEX_VERSION = "0.169.0"  # the pinned lane; the newest lane asks npm at test time
 API_KEY = "sk-bullpen-codex-test-0123456789"
 KEY_VARIABLE = "BULLPEN_TEST_CODEX_KEY"
 MODEL = "stub-model"
@@ -29,9 +30,14 @@ OFFLINE_FEATURES = ("plugins", "remote_plugin", "plugin_sharing", "apps", "in_ap
                     "computer_use", "in_app_browser", "api_key_model_discovery")
 
 
-def install_codex() -> Path:
+def codex_version(lane: Lane) -> str:
+    """The Codex CLI version `lane` runs."""
+    return lane_version(lane, CODEX_VERSION, newest_npm_version(PACKAGE), "the Codex CLI")
+
+
+def install_codex(version: str = CODEX_VERSION) -> Path:
     """The directory holding the `codex` executable; skips if it cannot be had."""
-    return install_npm_cli("@openai/codex", CODEX_VERSION, "codex", "the Codex CLI")
+    return install_npm_cli(PACKAGE, version, "codex", "the Codex CLI")
 
 
 def codex_env(trap_port: int) -> dict[str, str]:

@@ -21,29 +21,36 @@ from pathlib import Path
 
 import pytest
 
-from tests.installs import cache_dir
+from tests.installs import Lane, cache_dir, lane_version, newest_pypi_version
 
-HERMES_VERSION = "0.19.0"
+HERMES_VERSION = "0.19.0"  # the pinned lane; the newest lane asks PyPI at test time
 ROOT = Path(__file__).resolve().parents[1]
 # What each installer prints when the two cannot share a venv.
 RESOLUTION_FAILED = ("ResolutionImpossible", "No solution found when resolving")
 
 
-def install_beside_hermes() -> Path:
+def hermes_version(lane: Lane) -> str:
+    """The hermes-agent version `lane` runs."""
+    return lane_version(lane, HERMES_VERSION, newest_pypi_version("hermes-agent"),
+                        "hermes-agent")
+
+
+def install_beside_hermes(version: str = HERMES_VERSION) -> Path:
     """The `bin` directory of one venv holding hermes-agent[mcp] *and* this checkout's
     bullpen, resolved together (hermes pins mcp 1.26; bullpen accepts it)."""
     stamp = hashlib.sha256(str(ROOT).encode() + (ROOT / "pyproject.toml").read_bytes())
-    venv = cache_dir() / f"hermes-bullpen-{HERMES_VERSION}-{stamp.hexdigest()[:12]}"
+    venv = cache_dir() / f"hermes-bullpen-{version}-{stamp.hexdigest()[:12]}"
     marker = venv / ".bullpen-installed"
     venv.parent.mkdir(parents=True, exist_ok=True)
     with open(venv.parent / f".{venv.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs never install at once
         if not marker.exists():
-            wanted = [f"hermes-agent[mcp]=={HERMES_VERSION}", "-e", str(ROOT)]
+            wanted = [f"hermes-agent[mcp]=={version}", "-e", str(ROOT)]
             if not _with_uv(venv, wanted):
-                _run([sys.executable, "-m", "venv", "--clear", str(venv)])
-                _run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", *wanted])
-            marker.write_text(HERMES_VERSION)
+                _run([sys.executable, "-m", "venv", "--clear", str(venv)], version)
+                _run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", *wanted],
+                     version)
+            marker.write_text(version)
     return venv / "bin"
 
 
@@ -61,14 +68,14 @@ def _with_uv(venv: Path, wanted: list[str]) -> bool:
     return True
 
 
-def _run(step: list[str], env: dict[str, str] | None = None,
+def _run(step: list[str], version: str = HERMES_VERSION, env: dict[str, str] | None = None,
          may_fail: bool = False) -> bool:
     try:
         done = subprocess.run(step, capture_output=True, text=True, timeout=900, env=env)
     except (OSError, subprocess.TimeoutExpired) as error:
         if may_fail:
             return False
-        pytest.skip(f"cannot install bullpen beside hermes-agent {HERMES_VERSION}: {error}")
+        pytest.skip(f"cannot install bullpen beside hermes-agent {version}: {error}")
     if done.returncode != 0 and any(text in done.stderr for text in RESOLUTION_FAILED):
         pytest.fail("bullpen and hermes-agent[mcp] cannot share a venv:\n"
                     + done.stderr[-2000:])  # our bug, never a skip
@@ -76,5 +83,5 @@ def _run(step: list[str], env: dict[str, str] | None = None,
         if may_fail:
             return False
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        pytest.skip(f"cannot install bullpen beside hermes-agent {HERMES_VERSION}: {last}")
+        pytest.skip(f"cannot install bullpen beside hermes-agent {version}: {last}")
     return True

@@ -16,7 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.claude_install import claude_version
 from tests.cli_runner import identity
+from tests.codex_install import codex_version
+from tests.hermes_install import hermes_version
+from tests.installs import LANES
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 
@@ -99,3 +103,21 @@ def plan(git_repo: Path, tmp_path: Path) -> Iterator[Plan]:
     with live_room(git_repo, tmp_path / "logs") as live:
         yield Plan(live)
 
+
+
+@pytest.fixture(params=LANES, ids=lambda lane: f"claude-{lane}")
+def claude_release(request: pytest.FixtureRequest) -> str:
+    """The Claude Code version a real-Claude test runs: pinned, then npm's newest."""
+    return claude_version(request.param)
+
+
+@pytest.fixture(params=LANES, ids=lambda lane: f"codex-{lane}")
+def codex_release(request: pytest.FixtureRequest) -> str:
+    """The Codex CLI version a real-Codex test runs: pinned, then npm's newest."""
+    return codex_version(request.param)
+
+
+@pytest.fixture(params=LANES, ids=lambda lane: f"hermes-{lane}")
+def hermes_release(request: pytest.FixtureRequest) -> str:
+    """The hermes-agent version a real-Hermes test runs: pinned, then PyPI's newest."""
+    return hermes_version(request.param)

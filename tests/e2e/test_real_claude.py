@@ -48,6 +48,7 @@ pytestmark = pytest.mark.slow
 TURN = 120.0  # seconds; a turn takes a few seconds here, CI machines are slower
 PROMPT = "❯"
 INTERRUPTED = "sent a new message while you were working"
+AUTO_MODE_NOTICE = "Auto mode can't check actions in this session"
 READ_WHILE_DOWN = "READ-WHILE-DOWN"  # typed to coder: it reads src/app.py
 
 
@@ -105,7 +106,9 @@ def respond(request: dict) -> Reply:
     if who == "coder" and READ_WHILE_DOWN in text and step == 0:
         return ToolCall("Read", {"file_path": _worktree_file(request, "src/app.py")})
     if who == "reviewer" and "committed" in text and step == 0:
-        return ToolCall("Bash", {"command": "touch build.flag", "description": "flag"})
+        # A network call: every release asks before it (auto mode checks it first).
+        return ToolCall("Bash", {"command": "curl -s http://127.0.0.1:9/reviewed",
+                                 "description": "tell the tracker"})
     return Text(f"{who} noted")
 
 
@@ -130,15 +133,15 @@ def type_text(live: LiveRoom, name: str, text: str) -> None:
 
 
 @pytest.fixture
-def claude_room(git_repo: Path, tmp_path: Path,
-                monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
+def claude_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                claude_release: str) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
     """A repository whose sessions run the real `claude` against the scripted server."""
-    bin_dir = install_claude()
+    bin_dir = install_claude(claude_release)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     with FakeAnthropic(respond) as model:
         for key, value in claude_env(model.base_url).items():
             monkeypatch.setenv(key, value)
-        claude_home(Path(os.environ["HOME"]), trusted=[git_repo])
+        claude_home(Path(os.environ["HOME"]), trusted=[git_repo], version=claude_release)
         with live_room(git_repo, tmp_path / "logs") as live:
             yield live, model
 
@@ -198,14 +201,27 @@ def test_real_claude_room_keeps_every_promise(
                             message=lambda: f"coder's handoff: {transcript(model)}")
     assert "Handoff from research" in all_text(coder_turn[0])
 
-    # The commit needs Claude's permission: needs_input, answered by the human (Enter).
+    # The commit needs the human's permission: needs_input with the question as the
+    # reason `ls` (and the needs-you strip) show. In auto mode (the default since
+    # 2.1.332) through a gateway that passes no server-side check, as this server is,
+    # auto mode's notice comes first (no hook fires for it: the screen's words); Enter
+    # stays in auto mode and brings the permission prompt, whose default is "No".
     wait_until(lambda: live.sessions()["coder"]["status"] == "needs_input", TURN,
                message=lambda: f"coder's permission prompt: {live.pane_text('coder')}")
+    auto_mode = AUTO_MODE_NOTICE in live.pane_text("coder")
+    if auto_mode:
+        wait_until(lambda: AUTO_MODE_NOTICE in str(live.sessions()["coder"].get("reason")),
+                   TURN, message=lambda: f"coder's reason: {live.sessions()['coder']}")
+        press(live, "coder", "Enter")
+        wait_for_text(lambda: live.pane_text("coder"), "Do you want to proceed", timeout=TURN)
     assert "Do you want to proceed" in live.pane_text("coder")
-    # The reason `ls` (and the needs-you strip) show is the question Claude's hook asked.
-    asked = "Claude asks to use Bash (echo v2 > src/v2.py"
+    # The hook's words ("Claude asks to use Bash (echo v2 …"), or in auto mode, where no
+    # hook reports this prompt, the screen's ("Bash command: echo v2 … — Do you …").
+    asked = "echo v2 > src/v2.py"
     wait_until(lambda: asked in str(live.sessions()["coder"].get("reason")), TURN,
                message=lambda: f"coder's reason: {live.sessions()['coder']}")
+    if auto_mode:
+        press(live, "coder", "Down")  # "Yes"
     press(live, "coder", "Enter")
     wait_until(lambda: any("coder done" in str(e.reply) for e in model.exchanges()), TURN,
                message=lambda: f"coder's turn to end: {live.pane_text('coder')}")
@@ -279,13 +295,15 @@ def test_real_claude_room_keeps_every_promise(
 
 
 def test_real_claude_trust_dialog_is_never_answered(
-        git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    bin_dir = install_claude()
+        git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        claude_release: str) -> None:
+    bin_dir = install_claude(claude_release)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     with FakeAnthropic(lambda request: Text("never asked")) as model:
         for key, value in claude_env(model.base_url).items():
             monkeypatch.setenv(key, value)
-        claude_home(Path(os.environ["HOME"]), trusted=[])  # this repository is not trusted
+        claude_home(Path(os.environ["HOME"]), trusted=[],  # this repository is not trusted
+                    version=claude_release)
         with live_room(git_repo, tmp_path / "logs") as live:
             write_plan(live.repo, {"newcomer": {}, "shell": {"agent": live.agent("shell"),
                                                             "deliver": "type"}})

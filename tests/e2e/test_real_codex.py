@@ -57,10 +57,10 @@ def respond(request: dict) -> Reply:
 
 
 @pytest.fixture
-def codex_room(git_repo: Path, tmp_path: Path,
-               monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LiveRoom, FakeResponses]]:
+def codex_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+               codex_release: str) -> Iterator[tuple[LiveRoom, FakeResponses]]:
     """A repository whose `coder` session runs the real `codex` against the server."""
-    bin_dir = install_codex()
+    bin_dir = install_codex(codex_release)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     with FakeResponses(respond) as model:
         for key, value in codex_env(model.port).items():

@@ -30,7 +30,7 @@ from tests.agents.fake_model import (
     last_user_text,
     tool_results_since_user,
 )
-from tests.hermes_install import HERMES_VERSION, install_beside_hermes
+from tests.hermes_install import install_beside_hermes
 from tests.waiting import wait_for_text, wait_until
 
 READY = "Type your message"
@@ -54,14 +54,16 @@ def respond(request: dict) -> Reply:
 
 
 @pytest.fixture
-def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                hermes_release: str) -> Iterator[Path]:
     """A throwaway Hermes root whose default profile talks to nothing but 127.0.0.1."""
-    monkeypatch.setenv("PATH", f"{install_beside_hermes()}{os.pathsep}{os.environ['PATH']}")
+    bin_dir = install_beside_hermes(hermes_release)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     root = tmp_path / "hermes-home"
     root.mkdir()
     monkeypatch.setenv("HERMES_HOME", str(root))
     # A far-future update check stops the network call; no tirith stops a download.
-    (root / ".update_check").write_text(json.dumps({"ts": 4102444800, "latest": HERMES_VERSION}))
+    (root / ".update_check").write_text(json.dumps({"ts": 4102444800, "latest": hermes_release}))
     yield root
 
 

@@ -39,7 +39,7 @@ from tests.agents.fake_model import (
     session_of,
 )
 from tests.conftest import git
-from tests.hermes_install import HERMES_VERSION, install_beside_hermes
+from tests.hermes_install import install_beside_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 
@@ -87,15 +87,15 @@ def model_config(base_url: str) -> dict:
 
 
 @pytest.fixture
-def hermes_room(git_repo: Path, tmp_path: Path,
-                monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LiveRoom, FakeModel, Path]]:
-    bin_dir = install_beside_hermes()
+def hermes_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                hermes_release: str) -> Iterator[tuple[LiveRoom, FakeModel, Path]]:
+    bin_dir = install_beside_hermes(hermes_release)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     root = tmp_path / "hermes-home"
     root.mkdir(mode=0o700)
     monkeypatch.setenv("HERMES_HOME", str(root))
     (root / ".update_check").write_text(json.dumps({"ts": 4102444800,
-                                                    "latest": HERMES_VERSION}))
+                                                    "latest": hermes_release}))
     with FakeModel(respond) as model:
         config = root / "config.yaml"
         config.write_text(yaml.safe_dump(model_config(model.base_url)))

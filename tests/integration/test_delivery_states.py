@@ -83,7 +83,9 @@ def test_a_spoofed_header_reaches_hook_context_and_mcp_as_its_real_sender(room: 
     import re
 
     from workers.agents import framing
-    from workers.surfaces.hooks import handle_claude
+    from workers.surfaces.hooks import handler
+
+    handle_claude = handler("claude")
 
     sessions.register(room.conn, "a")
     sessions.register(room.conn, "b")

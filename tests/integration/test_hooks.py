@@ -13,7 +13,9 @@ from board.room import Room
 from tests.cli_runner import identity, run_cli
 from workers.agents import agent_files
 from workers.agents.bullpen_command import bullpen_executable
-from workers.surfaces.hooks import handle_claude, handle_hermes, run_hook
+from workers.surfaces.hooks import handler, run_hook
+
+handle_claude, handle_hermes = handler("claude"), handler("hermes")
 
 REVIEW = ("Review the conversation above and consider saving to memory if appropriate.\n\n"
           "Focus on: ...")

@@ -14,8 +14,8 @@ from board.models import Session
 from board.vocabulary import IDENTITY_VARIABLES
 from tests.unit.test_screens import load
 from workers.agents.adapter import Screen, Sign
+from workers.agents.codex.adapter import CodexAdapter
 from workers.agents.codex.launch import codex_command, last_conversation, mcp_override
-from workers.agents.codex.screen import CodexAdapter
 from workers.agents.launch import launch_plan
 
 

@@ -4,7 +4,7 @@ the profile's name; the adapter must still see its own empty prompt, and its bus
 from __future__ import annotations
 
 from workers.agents.adapter import Screen, Sign
-from workers.agents.hermes.screen import HermesAdapter
+from workers.agents.hermes.adapter import HermesAdapter
 
 RULE = "─" * 60
 

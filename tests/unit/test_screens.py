@@ -30,7 +30,25 @@ EXPECTED: dict[str, tuple[str, Sign, str | None]] = {
     "claude_trust_dialog": ("claude", Sign.QUESTION, "Is this a project you created"),
     "claude_api_key_dialog": ("claude", Sign.QUESTION, "Do you want to use this API key?"),
     "claude_bypass_dialog": ("claude", Sign.QUESTION, "Bypass Permissions mode"),
-    "claude_permission_prompt": ("claude", Sign.QUESTION, "Do you want to proceed?"),
+    "claude_permission_prompt": ("claude", Sign.QUESTION,
+                                 "Bash command: touch /tmp/cap/pwned — Do you want to proceed?"),
+    # Claude Code 2.1.332: the same box, drawn on the alternate screen, auto mode's footer
+    "claude_2_1_332_idle": ("claude", Sign.PROMPT_EMPTY, None),
+    "claude_2_1_332_idle_after_esc_cleared": ("claude", Sign.PROMPT_EMPTY, None),
+    "claude_2_1_332_half_typed": ("claude", Sign.PROMPT_TEXT, "half typed"),
+    "claude_2_1_332_after_esc": ("claude", Sign.PROMPT_TEXT, "say hello"),
+    "claude_2_1_332_busy": ("claude", Sign.BUSY, "Considering"),
+    "claude_2_1_332_busy_later": ("claude", Sign.BUSY, "Considering"),
+    "claude_2_1_332_trust_dialog": ("claude", Sign.QUESTION, "Is this a project you created"),
+    "claude_2_1_332_bypass_dialog": ("claude", Sign.QUESTION, "Bypass Permissions mode"),
+    "claude_2_1_332_permission_prompt": ("claude", Sign.QUESTION,
+                                         "Bash command: touch /tmp/cc/flag — Do you want to"
+                                         " proceed?"),
+    "claude_2_1_332_auto_mode_approval": ("claude", Sign.QUESTION,
+                                          "Bash command: touch /tmp/cc/flag — Do you want"
+                                          " to proceed?"),
+    "claude_2_1_332_auto_mode_notice": ("claude", Sign.QUESTION,
+                                        "Auto mode can't check actions in this session"),
     "codex_idle": ("codex", Sign.PROMPT_EMPTY, None),
     "codex_idle_after_turn": ("codex", Sign.PROMPT_EMPTY, None),
     "codex_after_esc": ("codex", Sign.PROMPT_EMPTY, None),
@@ -99,6 +117,18 @@ def test_reader_sees_what_the_program_showed(name: str) -> None:
 @pytest.mark.parametrize("name", GENERIC_QUESTIONS)
 def test_a_generic_program_asking_is_a_question(name: str) -> None:
     assert adapter_for("python3 tool.py", deliver="type").read(load(name)).sign is Sign.QUESTION
+
+
+@pytest.mark.parametrize("name", ["claude_idle", "claude_2_1_332_idle"])
+def test_claude_at_its_empty_prompt_is_idle_on_either_screen(name: str) -> None:
+    """2.1.197 draws on the normal screen, 2.1.332 on the alternate one: both are
+    Claude's own, and its empty prompt held still is idle."""
+    clock = [0.0]
+    tracker = StatusTracker(idle_after=1.5, clock=lambda: clock[0], wall=lambda: clock[0])
+    tracker.update({"%1": snapshot(name)}, {"%1": adapter_for("claude")})
+    clock[0] += 5
+    state = tracker.update({"%1": snapshot(name)}, {"%1": adapter_for("claude")})["%1"]
+    assert state.status is AgentState.IDLE, state
 
 
 @pytest.mark.parametrize("name", FULL_SCREEN)

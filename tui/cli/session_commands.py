@@ -28,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="also remove clean, merged worktrees")
     down.add_argument("--force", action="store_true",
                       help="with --remove-worktrees: remove them even with unsaved work")
+    down.add_argument("--timeout", type=float, metavar="SECONDS",
+                      help="how long agents get to exit before what is left of their"
+                      " panes is ended (default 10)")
     down.set_defaults(handler=room_down)
 
     spawn = subparsers.add_parser("spawn", help="start a new session in its own worktree")
@@ -102,8 +105,9 @@ def room_up(args: argparse.Namespace) -> int:
 
 
 def room_down(args: argparse.Namespace) -> int:
+    waits = {} if args.timeout is None else {"timeout": args.timeout}
     for line in _control().down(remove_worktrees=args.remove_worktrees,
-                                force=args.force).lines:
+                                force=args.force, **waits).lines:
         print(line)
     return 0
 

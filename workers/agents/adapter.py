@@ -1,18 +1,26 @@
 """The adapter protocol: what bullpen knows about one kind of agent.
 
 An adapter reads the agent's screen (is its own empty input prompt in front? a question?
-a spinner?), says which hooks the agent has, and how a note reaches it. Each kind has
-one folder in `workers.agents` (`claude/`, `hermes/` …); `workers.agents.kinds.adapter_for`
-picks one from the agent command. Adapters are stateless: the coordinator's state tracker keeps
-time, stillness and hook reports, and asks the adapter only "what is on this screen?".
+a spinner?), says how a note reaches it, and does for its kind what the rest of bullpen
+asks of every kind: the launch command (`launch_command`), what a spawn makes first
+(`plan_spawn`), doctor's checks (`health`), reads its hooks missed (`missed_reads`) and
+what a hook call means (`read_hook`). Each method has a default that fits an agent
+bullpen knows nothing about, so `room`, `coordinator` and `surfaces` never ask which
+kind they hold. Each kind has one folder in `workers.agents` (`claude/`, `hermes/` …);
+`workers.agents.kinds.adapter_for` picks one from the agent command. Adapters are
+stateless: the coordinator's state tracker keeps time, stillness and hook reports.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 
+from board.models import Session
 from board.vocabulary import SessionStatus
+from workers.agents.hook_call import HookCall, HookInputError
 
 
 class AgentKind(StrEnum):
@@ -89,15 +97,51 @@ class Reading:
     detail: str | None = None
 
 
+@dataclass(frozen=True)
+class Launch:
+    """One launch of a session's agent, as a kind's `launch_command` sees it. `env` is
+    the pane's environment, which the kind may add to."""
+
+    session: Session
+    token: str
+    home: Path
+    fresh: bool = False  # start a new conversation instead of resuming the last
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SpawnPlan:
+    """What a spawn makes for its agent before the first launch (Hermes: its profile).
+
+    `profile` is the one the session is registered with; `creates`, a directory `apply`
+    will make, which a spawn failing later takes back."""
+
+    profile: str | None = None
+    creates: Path | None = None
+    apply: Callable[[], object] = lambda: None
+
+
+@dataclass(frozen=True)
+class Health:
+    """One of doctor's findings about a session's agent, with the command that fixes it."""
+
+    ok: bool
+    what: str
+    fix: str | None = None
+
+
 class Adapter:
-    """One kind of agent. Subclasses set the class attributes and override `read`."""
+    """One kind of agent. Subclasses set the class attributes, override `read`, and
+    override what their kind does beyond the defaults."""
 
     kind: AgentKind = AgentKind.GENERIC
     programs: frozenset[str] = frozenset()  # foreground process names that are the agent
     route: Route = Route.TYPE
-    has_hooks: bool = False  # a turn-boundary hook pulls pending notes into its next turn
+    has_hooks: bool = False  # it runs `bullpen hook KIND`, which pulls notes into its turn
     uses_alternate_screen: bool = False  # full-screen TUI: the alternate screen is its own
     opted_in: bool = True  # generic agents: typed text only with `deliver: type`
+    line_oriented: bool = False  # its input is the cursor's line (the tty echoes typing)
+    prompt_known: bool = True  # False: still and asking nothing is all "idle" can mean
 
     def read(self, screen: Screen) -> Reading:
         """What is on `screen`: the agent's own prompt (empty or not), a question, a
@@ -117,3 +161,39 @@ class Adapter:
         if reading.sign == Sign.PROMPT_TEXT:
             return reading.detail or ""
         return None
+
+    def launch_command(self, agent: str, launch: Launch) -> str:
+        """The command a pane runs: `agent` with what bullpen adds for this kind (its
+        settings, MCP server, the conversation to resume), maybe adding to `launch.env`.
+        The default runs `agent` as it is."""
+        return agent
+
+    def plan_spawn(self, name: str, profile: str | None) -> SpawnPlan:
+        """What spawning session `name` makes first; refusals raised here come before
+        anything is made. The default makes nothing."""
+        return SpawnPlan(profile)
+
+    def health(self, home: Path, session: Session) -> list[Health]:
+        """doctor's findings about a running session's integration (hooks, profile);
+        the default has nothing to check."""
+        return []
+
+    def missed_reads(self, home: Path, session: Session,
+                     after: Callable[[], float]) -> dict[str, float]:
+        """Files the agent read after `after()` (epoch seconds) that no hook recorded,
+        path -> when, from the agent's own records. The default knows none."""
+        return {}
+
+    def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
+        """What one `bullpen hook KIND` call means (the kind keeps its own turn
+        bookkeeping in `agent_files`). Only kinds with `has_hooks` have any."""
+        raise HookInputError(f"{self.kind} agents have no bullpen hooks")
+
+    def per_tool_hook(self, payload: Mapping[str, object]) -> bool:
+        """Whether the call is the hook after a tool call, which only records reads and
+        which the session's hook key (not its token) may prove."""
+        return False
+
+    def notes_reply(self, context: str) -> dict:
+        """What the hook prints to hand `context` (pending notes) into the agent's turn."""
+        raise HookInputError(f"{self.kind} agents take no notes from a hook")

@@ -1,35 +1,49 @@
-"""Which adapter drives a session: chosen from the agent command's real program.
+"""The one registry of agent kinds: which adapter drives a session, from its command.
 
-Wrappers are looked through: `env X=1 claude`, `IS_SANDBOX=1 claude`, `/opt/bin/claude`,
+The kind is named by the command's real program, wrappers looked through
+(`command_line.split_command`): `env X=1 claude`, `IS_SANDBOX=1 claude`, `/opt/bin/claude`,
 `npx @anthropic-ai/claude-code`, `exec hermes`, `nice -n 5 aider`, `uvx aider-chat`.
+Both the screen reader and the launch take it from here, so what is read on screen as
+Claude is launched as Claude.
+
+Adding a kind is its folder (with an `adapter` module whose `ADAPTER` is its `Adapter`
+subclass) and one line in `KINDS`. A kind's adapter is imported when first asked for,
+so a hook call for one kind never loads the others.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
+from dataclasses import dataclass
+from functools import cache
+from importlib import import_module
 from pathlib import PurePath
 
 from workers.agents.adapter import Adapter, AgentKind
-from workers.agents.aider.screen import AiderAdapter
-from workers.agents.claude.screen import ClaudeAdapter
-from workers.agents.codex.screen import CodexAdapter
-from workers.agents.hermes.screen import HermesAdapter
+from workers.agents.command_line import split_command
 from workers.agents.readers.generic import GenericAdapter
 from workers.agents.readers.shell import SHELL_PROGRAMS, ShellAdapter
 
-# Programs that run the next word as the real command (their own options skipped).
-_WRAPPERS = frozenset({"env", "exec", "nice", "nohup", "command", "stdbuf", "time",
-                       "npx", "bunx", "pnpx", "uvx", "pipx", "setsid", "ionice"})
-# Options of those wrappers that take a value as the next word.
-_VALUED = frozenset({"-n", "-u", "-C", "--chdir", "-S", "-o", "-e", "-i", "-c",
-                     "--package", "-p", "--from", "--spec"})
-_PACKAGES = {  # npm / PyPI package names that are an agent
-    "@anthropic-ai/claude-code": AgentKind.CLAUDE, "@openai/codex": AgentKind.CODEX,
-    "aider-chat": AgentKind.AIDER, "hermes-agent": AgentKind.HERMES,
-}
-_PROGRAMS = {"claude": AgentKind.CLAUDE, "hermes": AgentKind.HERMES,
-             "codex": AgentKind.CODEX, "aider": AgentKind.AIDER}
+
+@dataclass(frozen=True)
+class Kind:
+    """One registry line: the names that run an agent kind and the home of its adapter."""
+
+    kind: AgentKind
+    programs: tuple[str, ...]  # executables' names
+    packages: tuple[str, ...]  # npm / PyPI packages that run it (npx, uvx, pipx …)
+    adapter: str  # module holding `ADAPTER`, its Adapter subclass
+
+
+KINDS = (
+    Kind(AgentKind.HERMES, ("hermes",), ("hermes-agent",), "workers.agents.hermes.adapter"),
+    Kind(AgentKind.CLAUDE, ("claude",), ("@anthropic-ai/claude-code",),
+         "workers.agents.claude.adapter"),
+    Kind(AgentKind.CODEX, ("codex",), ("@openai/codex",), "workers.agents.codex.adapter"),
+    Kind(AgentKind.AIDER, ("aider",), ("aider-chat",), "workers.agents.aider.adapter"),
+)
+_BY_NAME = {name: entry for entry in KINDS for name in (*entry.programs, *entry.packages)}
+_BY_KIND = {entry.kind: entry for entry in KINDS}
 
 
 def program_of(command: str | None) -> str:
@@ -38,25 +52,8 @@ def program_of(command: str | None) -> str:
     Returns "" for an empty or unparsable command. npm/PyPI package names are kept
     whole (`@anthropic-ai/claude-code`); other programs lose their directory.
     """
-    try:
-        words = shlex.split(command or "")
-    except ValueError:
-        return ""
-    index = 0
-    while index < len(words):
-        word = words[index]
-        name = PurePath(word).name
-        if "=" in word and not word.startswith("-") and word.split("=", 1)[0].isidentifier():
-            index += 1  # VAR=value before the program (or after `env`)
-        elif name in _WRAPPERS or (name == "run" and index > 0):
-            index += 1
-        elif word.startswith("-") and index > 0:
-            index += 2 if word in _VALUED else 1
-        elif word.isdigit() and index > 0:
-            index += 1  # `nice 5 …`
-        else:
-            return _package_or_name(word)
-    return ""
+    line = split_command(command)
+    return _package_or_name(line.program) if line is not None else ""
 
 
 def _package_or_name(word: str) -> str:
@@ -66,26 +63,30 @@ def _package_or_name(word: str) -> str:
         bare = "@" + word[1:].split("@", 1)[0]
     else:
         bare = re.split(r"@|==", word, maxsplit=1)[0]
-    return bare if bare in _PACKAGES else PurePath(word).name
+    return bare if bare in _BY_NAME else PurePath(word).name
 
 
 def kind_of(command: str | None) -> AgentKind:
     """The agent kind of a command: hermes, claude, codex, aider, shell or generic."""
     program = program_of(command)
-    if program in _PACKAGES:
-        return _PACKAGES[program]
-    if program in _PROGRAMS:
-        return _PROGRAMS[program]
+    if program in _BY_NAME:
+        return _BY_NAME[program].kind
     if program.lstrip("-") in SHELL_PROGRAMS or not program:
         return AgentKind.SHELL  # no command at all runs the default shell
     return AgentKind.GENERIC
 
 
-_ADAPTERS: dict[AgentKind, type[Adapter]] = {
-    AgentKind.HERMES: HermesAdapter, AgentKind.CLAUDE: ClaudeAdapter,
-    AgentKind.CODEX: CodexAdapter, AgentKind.AIDER: AiderAdapter,
-    AgentKind.SHELL: ShellAdapter, AgentKind.GENERIC: GenericAdapter,
-}
+@cache
+def adapter_class(kind: AgentKind) -> type[Adapter]:
+    """The adapter class of a registered kind (imported on first use)."""
+    if kind == AgentKind.SHELL:
+        return ShellAdapter
+    if kind not in _BY_KIND:
+        return GenericAdapter
+    found = import_module(_BY_KIND[kind].adapter).ADAPTER
+    if not (isinstance(found, type) and issubclass(found, Adapter) and found.kind == kind):
+        raise TypeError(f"{_BY_KIND[kind].adapter}.ADAPTER is not the {kind} adapter")
+    return found
 
 
 def adapter_for(command: str | None, deliver: str | None = None) -> Adapter:
@@ -94,4 +95,19 @@ def adapter_for(command: str | None, deliver: str | None = None) -> Adapter:
     kind = kind_of(command)
     if kind == AgentKind.GENERIC:
         return GenericAdapter(opted_in=deliver == "type", program=program_of(command))
-    return _ADAPTERS[kind]()
+    return adapter_class(kind)()
+
+
+def hook_adapter(name: str) -> Adapter | None:
+    """The adapter answering `bullpen hook NAME` (a kind whose agent has hooks), or None."""
+    try:
+        kind = AgentKind(name)
+    except ValueError:
+        return None
+    adapter = adapter_class(kind)()
+    return adapter if adapter.has_hooks else None
+
+
+def hook_kinds() -> list[str]:
+    """The kinds `bullpen hook KIND` takes (each kind's adapter is loaded to ask it)."""
+    return [entry.kind.value for entry in KINDS if adapter_class(entry.kind).has_hooks]

@@ -26,7 +26,7 @@ from board.connection import Connection
 from board.models import Note, Session
 from board.vocabulary import HoldReason
 from workers.agents import framing
-from workers.agents.adapter import Adapter, AgentKind, AgentState, Route, Screen, Sign
+from workers.agents.adapter import Adapter, AgentState, Route, Screen, Sign
 from workers.agents.readers.generic import GenericAdapter
 from workers.coordinator.status import PaneStatus
 from workers.tmux import keyboard, sanitize
@@ -45,8 +45,6 @@ CHECK_EVERY = 0.01
 KEY_QUIET = 3.0  # seconds without a key from a human before typing into the pane
 ECHO_TIMEOUT = 0.2  # a line-oriented program that echoes shows a paste at once
 STEPS = ("claimed", "pasted", "entered", "submitted")  # where `on_step` is called
-# Kinds whose input is simply the line the cursor is on (the tty echoes what is typed).
-LINE_ORIENTED = (AgentKind.GENERIC, AgentKind.AIDER, AgentKind.SHELL)
 
 
 def typed_line(batch: list[Note], capped: int = 0, repeats: set[int] | None = None) -> str:
@@ -89,7 +87,7 @@ def in_input(adapter: Adapter, server: RoomServer, pane: str, note_id: int) -> b
     A TUI's input line is read by its adapter. A line-oriented program has none that
     bullpen knows: its input is the last line of its output, wrapped rows joined."""
     marker = framing.typed_marker(note_id)
-    if adapter.kind in LINE_ORIENTED:
+    if adapter.line_oriented:
         text, _, _ = keyboard.screen_now(server, pane, joined=True)
         last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
         return bool(marker.search(last))
@@ -178,9 +176,9 @@ class Deliverer:
             keyboard.paste(self.server, pane, line)
             self.on_step("pasted")
             shown = self._wait_for(adapter, pane, ours[0].id, present=True,
-                                   timeout=ECHO_TIMEOUT if adapter.kind in LINE_ORIENTED
+                                   timeout=ECHO_TIMEOUT if adapter.line_oriented
                                    else CHECK_TIMEOUT)
-            if not shown and adapter.kind not in LINE_ORIENTED:
+            if not shown and not adapter.line_oriented:
                 # Not in its input line: no Enter into whatever took it. Offer it again,
                 # flagged, since where the text went cannot be known.
                 log.warning("paste into %s did not show in its input line", pane)

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from workers.agents.adapter import Adapter, AgentKind, AgentState, Reading, Screen, Sign
+from workers.agents.adapter import Adapter, AgentState, Reading, Screen, Sign
 from workers.agents.readers.generic import GenericAdapter
 from workers.tmux.panes import PaneSnapshot
 
@@ -190,7 +190,7 @@ class StatusTracker:
             self.wall() - hook.at < HOOK_FRESH)
         if hook_working:
             return AgentState.WORKING, "its hook reported a turn in progress"
-        if adapter.kind == AgentKind.GENERIC:
+        if not adapter.prompt_known:
             # No prompt is known for a generic program: in front, still and not asking
             # is the most that can be seen, and it is what `deliver: type` relies on.
             return AgentState.IDLE, "screen still (no prompt known for this program)"

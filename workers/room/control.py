@@ -93,13 +93,17 @@ class RoomControl:
                 if authority.grant(room.conn, self.caller, item.name, item.may):
                     report.say(f"{item.name} may: {', '.join(item.may) or 'nothing more'}")
 
-    def down(self, *, remove_worktrees: bool = False, force: bool = False) -> Report:
-        """Stop every session, the coordinator and tmux; worktrees stay unless asked."""
+    def down(self, *, remove_worktrees: bool = False, force: bool = False,
+             timeout: float = lifecycle.AGENT_EXIT_TIMEOUT) -> Report:
+        """Stop every session, the coordinator and tmux; worktrees stay unless asked.
+        Agents get `timeout` seconds to exit before what is left of their panes is ended."""
         if force and not remove_worktrees:
             raise BadInput("--force only applies with --remove-worktrees")
+        if not 0 <= timeout <= 3600:
+            raise BadInput(f"--timeout {timeout:g} is out of range; give 0 to 3600 seconds")
         with self._privileged(Power.DOWN, force=force):
             return lifecycle.down(self.home, remove_worktrees=remove_worktrees, force=force,
-                                  server=self.server)
+                                  server=self.server, timeout=timeout)
 
     def ls(self) -> list[SessionRow]:
         """Every session with its live status and uncommitted files."""

@@ -21,9 +21,7 @@ from board.room import check_store_present
 from board.schema import MIGRATIONS
 from board.vocabulary import DesiredState
 from workers import logs as room_logs
-from workers.agents import agent_files
-from workers.agents.adapter import AgentKind
-from workers.agents.launch import agent_kind
+from workers.agents.kinds import adapter_for
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.tmux import layout
@@ -183,23 +181,8 @@ def _worktrees(home: Path, known: list[Session]) -> list[Finding]:
 
 
 def _agent(home: Path, session: Session) -> list[Finding]:
-    kind = agent_kind(session.agent)
-    if session.desired != DesiredState.RUNNING \
-            or kind not in (AgentKind.HERMES, AgentKind.CLAUDE):
+    """The session's agent integration, as its kind's adapter checks it."""
+    if session.desired != DesiredState.RUNNING:
         return []
-    if kind == AgentKind.CLAUDE:
-        settings = home / agent_files.AGENTS_DIR / session.name / "claude-settings.json"
-        if not settings.is_file() or "hooks" not in settings.read_text(errors="replace"):
-            return [Finding("agents", False, f"{session.name}: Claude hook settings missing"
-                            f" ({settings})", f"bullpen restart {session.name}")]
-        return [Finding("agents", True, f"{session.name}: Claude hooks in place")]
-    from workers.agents.hermes import config as hermes
-
-    profile = hermes.profile_dir(session.profile or "default", hermes.hermes_root())
-    config = profile / "config.yaml"
-    text = config.read_text(errors="replace") if config.is_file() else ""
-    if "bullpen" not in text:
-        return [Finding("agents", False, f"{session.name}: hermes profile"
-                        f" {session.profile or 'default'} lacks bullpen's MCP server and hooks",
-                        f"bullpen hermes setup {session.profile or 'default'}")]
-    return [Finding("agents", True, f"{session.name}: hermes profile set up")]
+    return [Finding("agents", health.ok, health.what, health.fix)
+            for health in adapter_for(session.agent).health(home, session)]

@@ -34,8 +34,8 @@ from workers.room.spawn import (
     open_operator_room,
     spawn,
 )
-from workers.tmux import layout
-from workers.tmux.panes import owned, snapshot_all
+from workers.tmux import layout, processes
+from workers.tmux.panes import owned, pane_groups, snapshot_all
 from workers.tmux.server import RoomServer, require_tmux
 from worktrees.errors import WorktreeError
 from worktrees.remove import remove_worktree
@@ -48,6 +48,9 @@ COORDINATOR_START_TIMEOUT = 15.0
 COORDINATOR_STOP_TIMEOUT = 10.0
 ORPHAN_EXIT_TIMEOUT = 3.0  # `up` after the tmux server died: its coordinator is on its way out
 REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
+# How long `down` waits for the panes' processes to exit after their terminals hung up
+# (Hermes finishes its turn on SIGHUP) before it ends what is left of each pane's group.
+AGENT_EXIT_TIMEOUT = 10.0
 
 
 @dataclass
@@ -200,8 +203,11 @@ def _wait_for_coordinator_exit(home: Path, timeout: float = COORDINATOR_STOP_TIM
 
 
 def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
-         server: RoomServer | None = None) -> Report:
-    """Stop sessions, coordinator and the room's tmux server; keep worktrees unless asked."""
+         server: RoomServer | None = None, timeout: float = AGENT_EXIT_TIMEOUT) -> Report:
+    """Stop sessions, coordinator and the room's tmux server; keep worktrees unless asked.
+
+    Returns once every pane's processes have exited: those still running `timeout`
+    seconds after tmux hung up their terminals are ended (and named in the report)."""
     root = home.parent
     server = server or layout.server_for(root)
     report = Report()
@@ -214,8 +220,11 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
             sessions.set_status(room.conn, session.name, SessionStatus.STOPPED)
             sessions.update(room.conn, session.name, pane_id=None)
         if server.is_alive():
+            groups = pane_groups(server)
             server.kill_server()
             report.say("stopped the coordinator and the room's tmux server")
+            for line in processes.wait_gone(groups, timeout):
+                report.say(line)
         else:
             report.say("the room's tmux server was not running")
         if not _wait_for_coordinator_exit(home):

@@ -16,8 +16,9 @@ from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
 from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
-from workers.agents.adapter import AgentKind
-from workers.agents.launch import agent_kind, is_simple, launch_plan
+from workers.agents.command_line import is_simple
+from workers.agents.kinds import adapter_for
+from workers.agents.launch import launch_plan
 from workers.room import config
 from workers.tmux import layout
 from workers.tmux.server import RoomServer, require_tmux
@@ -89,26 +90,8 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
     if is_simple(request.agent) and shutil.which(words[0], path=layout.tool_path()) is None:
         raise BadInput(f"{words[0]!r} is not installed or not on PATH; install it, or choose"
                        " the agent with --agent CMD (or agent: in bullpen.yaml)")
-    if agent_kind(request.agent) == AgentKind.HERMES:
-        hermes_profile_plan(request)  # a missing or unreadable profile refuses here
-
-
-def hermes_profile_plan(request: SpawnRequest):
-    """The profile changes a hermes session needs (MCP server and hooks).
-
-    Without a profile, or with `auto`, the session gets its own `bullpen-<name>` profile
-    cloned from the default one. A named profile must already be set up: its changes are
-    shown by `bullpen hermes setup` before anything is written.
-    """
-    from workers.agents.hermes import profile as hermes_profile
-
-    plan = hermes_profile.prepare_profile(request.profile or hermes_profile.AUTO, request.name,
-                                  hermes_profile.hermes_root())
-    if request.profile not in (None, hermes_profile.AUTO) and plan.changed:
-        raise Refused(f"hermes profile {request.profile!r} is not set up for bullpen yet;"
-                      f" review and apply the changes with: bullpen hermes setup"
-                      f" {request.profile}")
-    return plan
+    # The agent's own preparation refuses here too (a hermes profile missing or not set up).
+    adapter_for(request.agent).plan_spawn(request.name, request.profile)
 
 
 def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
@@ -140,15 +123,15 @@ class _Made:
         self.branch_existed = branch_head(root, branch_for(name)) is not None
         self.worktree_existed = worktree_path(root, name).exists()
         self.registered = False
-        self.profile: Path | None = None  # a hermes profile directory made for it
-        self.profile_top: Path | None = None  # the highest directory made with it
+        self.agent_dir: Path | None = None  # made for its agent (e.g. a hermes profile)
+        self.agent_top: Path | None = None  # the highest directory made with it
 
-    def making_profile(self, directory: Path) -> None:
+    def making_dir(self, directory: Path) -> None:
         """Note that `directory` (not there yet) is about to be made, parents and all."""
         top = directory
         while not top.parent.exists():
             top = top.parent
-        self.profile, self.profile_top = directory, top
+        self.agent_dir, self.agent_top = directory, top
 
     def undo(self, room: Room, server: RoomServer | None) -> None:
         if self.registered:
@@ -163,12 +146,12 @@ class _Made:
                                 delete_branch=not self.branch_existed)
             except WorktreeError as error:
                 log.warning("kept %s's half-made worktree: %s", self.name, error)
-        if self.profile is not None and self.profile_top is not None:
-            self._remove_profile(self.profile, self.profile_top)
+        if self.agent_dir is not None and self.agent_top is not None:
+            self._remove_dir(self.agent_dir, self.agent_top)
 
     @staticmethod
-    def _remove_profile(directory: Path, top: Path) -> None:
-        """The profile goes (its secrets are links: only the links); then each parent
+    def _remove_dir(directory: Path, top: Path) -> None:
+        """The directory goes (a profile's secrets are links: only the links); then each parent
         made with it, up to `top`, while it is empty (hermes may have written beside)."""
         shutil.rmtree(directory, ignore_errors=True)
         parent = directory.parent
@@ -182,14 +165,11 @@ class _Made:
 
 def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
             with_dashboard: bool, layout_name: str | None) -> Session:
-    if agent_kind(request.agent) == AgentKind.HERMES:
-        from workers.agents.hermes.profile import apply_plan
-
-        plan = hermes_profile_plan(request)
-        if plan.create and not plan.directory.exists():
-            made.making_profile(plan.directory)
-        apply_plan(plan)  # only a dedicated bullpen-<name> profile is written here
-        request = replace(request, profile=plan.profile)
+    prepared = adapter_for(request.agent).plan_spawn(request.name, request.profile)
+    if prepared.creates is not None:
+        made.making_dir(prepared.creates)
+    prepared.apply()  # e.g. a dedicated bullpen-<name> hermes profile; nothing shared
+    request = replace(request, profile=prepared.profile)
     info = create_worktree(made.root, request.name, request.base)
     sessions.register(room.conn, request.name, agent=request.agent,
                       profile=request.profile, branch=info.branch,

@@ -60,7 +60,7 @@ def answer(server: Server, sock: socket.socket, request: hook_http.Request) -> N
                                 IdentityVariable.SESSION: request.header(SESSION_HEADER),
                                 IdentityVariable.TOKEN: request.header(TOKEN_HEADER),
                                 IdentityVariable.HOOK_KEY: request.header(HOOK_KEY_HEADER)}
-    if not request.path.startswith(PATH_PREFIX) or kind not in hooks.HANDLERS:
+    if not request.path.startswith(PATH_PREFIX) or not hooks.knows(kind):
         server.refused(identity, logs.clip(kind, 40), "no such hook")
         _reply(sock, 404)
         return

@@ -22,6 +22,7 @@ import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from workers.tmux.processes import PaneGroup, group_of
 from workers.tmux.server import SESSION_OPTION, RoomServer
 
 TAIL_LINES = 8  # last non-blank lines kept per pane for prompt detection
@@ -199,3 +200,14 @@ def owned(snapshots: dict[str, PaneSnapshot], pane_id: str | None,
     """
     snap = snapshots.get(pane_id or "")
     return snap if snap is not None and snap.session == owner else None
+
+
+def pane_groups(server: RoomServer) -> list[PaneGroup]:
+    """The process group of every live pane on `server` (one tmux call), remembered
+    before the panes are closed so that `processes.wait_gone` can wait for them."""
+    groups = []
+    for snap in snapshot_all(server, with_content=False).values():
+        group = None if snap.dead else group_of(snap.pid, snap.session or snap.pane_id)
+        if group is not None:
+            groups.append(group)
+    return groups

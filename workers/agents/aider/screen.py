@@ -16,7 +16,9 @@ _PROMPT = re.compile(r"^(?:[\w-]+)?> ")
 _YES_NO = re.compile(r"\(Y\)es/\(N\)o", re.IGNORECASE)
 
 
-class AiderAdapter(Adapter):
+class AiderScreen(Adapter):
+    """What aider's screen shows (its adapter, `aider.adapter`, adds the rest)."""
+
     kind = AgentKind.AIDER
     programs = frozenset({"aider", "python", "python3"})
 

@@ -23,6 +23,7 @@ from board.vocabulary import IDENTITY_VARIABLES, IdentityVariable
 from workers.agents import agent_files
 from workers.agents.bullpen_command import bullpen_executable
 from workers.agents.claude import transcript as claude_transcript
+from workers.agents.command_line import with_flags
 
 SETTINGS_PATH = Path(".claude") / "settings.local.json"
 MCP_PATH = Path(".mcp.json")
@@ -175,6 +176,40 @@ def launch_settings(executable: str, hook_port: int | None = None) -> dict:
     }
 
 
+def session_files(home: Path, session: str) -> ClaudeFiles:
+    """Where a session's launch files are (nothing is made: doctor only looks)."""
+    directory = home / agent_files.AGENTS_DIR / session
+    return ClaudeFiles(directory / SETTINGS_FILE, directory / MCP_FILE)
+
+
+def launch_problem(files: ClaudeFiles) -> str | None:
+    """What is wrong with a session's launch files, None when the settings hold each of
+    bullpen's hooks and the MCP config its server."""
+    try:
+        settings = json.loads(files.settings.read_text())
+        mcp = json.loads(files.mcp.read_text())
+    except (OSError, ValueError):
+        return f"Claude hook settings or MCP config missing or unreadable ({files.settings})"
+    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+    wanted = launch_settings("bullpen")["hooks"]
+    missing = [event for event in wanted
+               if not isinstance(hooks, dict) or not isinstance(hooks.get(event), list)
+               or not any(_is_ours(entry) or _is_our_http(entry) for entry in hooks[event])]
+    if missing:
+        return f"Claude hook settings lack bullpen's {', '.join(missing)} ({files.settings})"
+    servers = mcp.get("mcpServers") if isinstance(mcp, dict) else None
+    if not isinstance(servers, dict) or SERVER_NAME not in servers:
+        return f"Claude MCP config lacks the bullpen server ({files.mcp})"
+    return None
+
+
+def _is_our_http(entry: object) -> bool:
+    hooks = entry.get("hooks") if isinstance(entry, dict) else None
+    return isinstance(hooks, list) and any(
+        isinstance(hook, dict) and str(hook.get("url", "")).endswith("/hook/claude")
+        for hook in hooks)
+
+
 def launch_files(home: Path, session: str, executable: str | None = None,
                  http_hooks: bool = True) -> ClaudeFiles:
     """Write the session's settings and MCP config under `.bullpen/agents/<session>/`
@@ -203,8 +238,10 @@ def resume_id(home: Path, session: str, fresh: bool = False) -> str | None:
 
 
 def claude_command(agent: str, files: ClaudeFiles, resume: str | None = None) -> str:
-    """`agent` with bullpen's settings and MCP config (and the conversation to resume)."""
+    """`agent` with bullpen's settings and MCP config (and the conversation to resume),
+    after the program's own words (`IS_SANDBOX=1 claude --dangerously-skip-permissions
+    --settings …`, `npx @anthropic-ai/claude-code --settings …`)."""
     flags = ["--settings", str(files.settings), "--mcp-config", str(files.mcp)]
     if resume:
         flags += ["--resume", resume]
-    return f"{agent} {shlex.join(flags)}"
+    return with_flags(agent, flags)

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from pathlib import Path
 
 from board.vocabulary import IDENTITY_VARIABLES
 from workers.agents.bullpen_command import bullpen_executable
+from workers.agents.command_line import split_command, with_flags
 
 SERVER_NAME = "bullpen"
 NO_DAEMON = "--no-daemon"
@@ -89,11 +89,14 @@ def last_conversation(worktree: str | Path, since: float,
 def codex_command(agent: str, executable: str | None = None,
                   resume: str | None = None) -> str:
     """`agent` with bullpen's MCP server and without Codex's background server, resuming
-    conversation `resume` when the agent is plain `codex` (other words may be a prompt
-    or flags that `codex resume` does not take)."""
+    conversation `resume` when the program has no words of its own (they may be a prompt
+    or flags that `codex resume` does not take). The flags follow the program's own
+    words, through its wrappers (`env X=1 codex`, `npx @openai/codex`)."""
     executable = executable or bullpen_executable()
-    flags = ["resume", resume] if resume and shlex.split(agent) == ["codex"] else []
+    line = split_command(agent)
+    own = line.own if line is not None else ()
+    flags = ["resume", resume] if resume and line is not None and not own else []
     flags += ["-c", mcp_override(executable)]
-    if NO_DAEMON not in shlex.split(agent):
+    if NO_DAEMON not in own:
         flags.append(NO_DAEMON)
-    return f"{agent} {shlex.join(flags)}"
+    return with_flags(agent, flags)

@@ -60,7 +60,9 @@ def _question(screen: Screen) -> str | None:
     return asked[-1] if asked else question
 
 
-class CodexAdapter(Adapter):
+class CodexScreen(Adapter):
+    """What Codex's screen shows (its adapter, `codex.adapter`, adds the rest)."""
+
     kind = AgentKind.CODEX
     programs = frozenset({"codex", "node"})
     uses_alternate_screen = True

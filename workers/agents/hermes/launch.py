@@ -1,22 +1,55 @@
 """How a pane starts Hermes: its classic REPL on the session's profile, resuming the
-session's last conversation, with hook consent and the secrets an auto profile refers to."""
+session's last conversation, with hook consent and the secrets an auto profile refers to.
+
+The profile flags go after the program, through its wrappers (`env X=1 hermes`,
+`/opt/bin/hermes`, `uvx --from hermes-agent hermes`); a command with words of its own
+(`hermes chat -q …`) runs as written, on the profile it names.
+"""
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
 
-from board.errors import BadInput
+from board.errors import BadInput, Refused
+from board.models import Session
+from workers.agents import agent_files
+from workers.agents.command_line import split_command, takes_flags, with_flags
 from workers.agents.hermes import config, files
 
-HERMES = "hermes"
+
+def hermes_flags(profile: str, resume: str | None = None) -> list[str]:
+    """Hermes' flags for its classic REPL on `profile`, resuming conversation `resume`."""
+    return ["-p", profile, "--cli", *(["--resume", resume] if resume else [])]
 
 
-def hermes_command(profile: str, resume: str | None = None, program: str = HERMES) -> str:
+def hermes_command(profile: str, resume: str | None = None) -> str:
     """The command that starts Hermes' classic REPL on `profile` in a pane, resuming
-    conversation `resume` when given. `program` is how the session names hermes."""
-    command = f"{program} -p {shlex.quote(profile)} --cli"
-    return command + (f" --resume {shlex.quote(resume)}" if resume else "")
+    conversation `resume` when given."""
+    return shlex.join(["hermes", *hermes_flags(profile, resume)])
+
+
+def launch_command(agent: str, session: Session, home: Path, env: dict[str, str],
+                   fresh: bool) -> str:
+    """Hermes' command (its profile, the conversation to resume) and environment (hook
+    consent, the secrets its auto profile refers to). Refused when the profile lost
+    bullpen's set-up since spawn checked it."""
+    env.update(hermes_env())
+    if not session.profile:
+        return agent
+    root = config.hermes_root()
+    if not config.is_set_up(session.profile, root):
+        raise Refused(f"hermes profile {session.profile!r} no longer has bullpen's MCP server"
+                      f" and hooks; set it up again with: bullpen hermes setup"
+                      f" {session.profile}")
+    env.update(launch_secrets(session.profile, root))
+    if fresh:
+        agent_files.forget(home, session.name, agent_files.CONVERSATION)
+    line = split_command(agent)
+    if line is None or line.own or not takes_flags(agent):
+        return agent  # its own words may be a subcommand or a profile of its own
+    resume = agent_files.read_value(home, session.name, agent_files.CONVERSATION)
+    return with_flags(agent, hermes_flags(session.profile, resume))
 
 
 def launch_secrets(profile: str, hermes_home: Path) -> dict[str, str]:

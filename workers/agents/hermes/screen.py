@@ -22,10 +22,11 @@ _PROFILE_PREFIX = re.compile(r"^[\w.-]+ (?=❯)")
 _BUSY = re.compile(r"Ctrl\+C cancel|⏱ \d")
 
 
-class HermesAdapter(Adapter):
+class HermesScreen(Adapter):
+    """What Hermes' screen shows (its adapter, `hermes.adapter`, adds the rest)."""
+
     kind = AgentKind.HERMES
     programs = frozenset({"hermes", "python", "python3"})
-    has_hooks = True  # pre_llm_call hands pending notes to the next model call
 
     def read(self, screen: Screen) -> Reading:
         busy = next((line.strip() for line in screen.lines

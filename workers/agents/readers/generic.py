@@ -14,6 +14,8 @@ from workers.agents.readers.questions import find_question
 
 class GenericAdapter(Adapter):
     kind = AgentKind.GENERIC
+    line_oriented = True
+    prompt_known = False  # in front, still and not asking is all that can be seen
 
     def __init__(self, opted_in: bool = False, program: str = "") -> None:
         self.opted_in = opted_in

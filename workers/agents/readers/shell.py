@@ -23,6 +23,7 @@ class ShellAdapter(Adapter):
     kind = AgentKind.SHELL
     programs = SHELL_PROGRAMS
     route = Route.ANNOUNCE
+    line_oriented = True
 
     def read(self, screen: Screen) -> Reading:
         line = screen.cursor_line

@@ -44,6 +44,26 @@ def menu_question(screen: Screen) -> str | None:
     return first or lines[menu_row].strip()
 
 
+def dialog_question(screen: Screen, footer: re.Pattern[str]) -> str | None:
+    """The question of a dialog whose last line matches `footer` ("Enter to confirm ·
+    Esc to cancel"), or None when no such line is on screen.
+
+    The dialog is the part below the last rule above that line. Its question is the
+    last line there with a `?`; failing that, its first line (the dialog's title:
+    "WARNING: … Bypass Permissions mode", "Auto mode can't check actions…")."""
+    lines = screen.lines
+    end = next((row for row in range(len(lines) - 1, -1, -1) if footer.search(lines[row])),
+               None)
+    if end is None:
+        return None
+    top = max((row for row in range(end) if RULE.match(lines[row])), default=-1)
+    body = [line.strip() for line in lines[top + 1: end] if line.strip()]
+    asked = [line for line in body if "?" in line and not MENU.match(line)]
+    if asked:
+        return asked[-1]
+    return body[0] if body else lines[end].strip()
+
+
 def prompt_reading(box: tuple[int, str] | None) -> Reading | None:
     """PROMPT_EMPTY / PROMPT_TEXT for an input box, None without one."""
     if box is None:

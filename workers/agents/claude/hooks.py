@@ -1,0 +1,61 @@
+"""Claude Code's hook calls, read: which event, what it means for bullpen.
+
+`PostToolUse` (after every tool call, usually over HTTP) names the files the tool read
+and, when Claude was asking, that the question was answered; `PermissionRequest` is a
+question for the human; `SessionStart` gives the conversation id a restart resumes;
+`UserPromptSubmit` takes pending notes into the prompt's turn; `Stop` ends the turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from board.vocabulary import SessionStatus
+from workers.agents.claude.tool_reads import claude_read_paths
+from workers.agents.hook_call import (
+    HookCall,
+    HookInputError,
+    event_name,
+    payload_cwd,
+    text_value,
+)
+
+PER_TOOL = "PostToolUse"
+NOTES_EVENT = "UserPromptSubmit"
+
+
+def read_hook(payload: Mapping[str, object]) -> HookCall:
+    """One Claude Code hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`)."""
+    event = event_name(payload)
+    if event == PER_TOOL:
+        found = claude_read_paths(payload.get("tool_name"), payload.get("tool_input"),
+                                  payload_cwd(payload))
+        return HookCall(reads=tuple(found), answered=True)
+    if event == "PermissionRequest":
+        # The question is the session's needs_input reason (the coordinator reads it
+        # while the pane shows the prompt): the dashboard's strip and `ls` show it.
+        return HookCall(status=SessionStatus.NEEDS_INPUT, question=permission_question(payload))
+    if event == "SessionStart":
+        return HookCall(conversation=text_value(payload, "session_id"))
+    if event == NOTES_EVENT:
+        return HookCall(take_notes=True)
+    if event == "Stop":
+        return HookCall(status=SessionStatus.IDLE)
+    raise HookInputError(f"unknown claude hook event {event!r}")
+
+
+def notes_reply(context: str) -> dict:
+    """UserPromptSubmit's output that adds `context` to the prompt's turn."""
+    return {"hookSpecificOutput": {"hookEventName": NOTES_EVENT, "additionalContext": context}}
+
+
+def permission_question(payload: Mapping[str, object]) -> str:
+    """What Claude asks the human: the tool and what it would act on."""
+    tool = str(payload.get("tool_name") or "a tool")
+    tool_input = payload.get("tool_input")
+    target = ""
+    if isinstance(tool_input, dict):
+        target = str(tool_input.get("command") or tool_input.get("file_path")
+                     or tool_input.get("path") or tool_input.get("url") or "")
+    flat = " ".join(target.split())[:200]  # one line: it is shown in a strip and a table
+    return f"Claude asks to use {tool}" + (f" ({flat})" if flat else "")

@@ -1,0 +1,28 @@
+"""Codex CLI's adapter: its screen (`screen`), plus how a pane starts it (`launch`).
+
+Codex has no hook bullpen relies on (its hooks run only once the user trusts each), so
+the defaults hold for hooks and missed reads: notes are typed at its empty composer.
+"""
+
+from __future__ import annotations
+
+from workers.agents.adapter import Launch
+from workers.agents.codex.screen import CodexScreen
+from workers.agents.command_line import takes_flags
+
+
+class CodexAdapter(CodexScreen):
+    def launch_command(self, agent: str, launch: Launch) -> str:
+        """`agent` with bullpen's MCP server, without Codex's background server, resuming
+        the session's last conversation in its worktree unless the launch is fresh."""
+        if not takes_flags(agent):
+            return agent
+        from workers.agents.codex import launch as codex_launch
+
+        session = launch.session
+        resume = None if launch.fresh or not session.worktree else \
+            codex_launch.last_conversation(session.worktree, session.created_at)
+        return codex_launch.codex_command(agent, resume=resume)
+
+
+ADAPTER = CodexAdapter

@@ -1,0 +1,68 @@
+"""Hermes Agent's adapter: its screen (`screen`), plus what bullpen does for it.
+
+A spawn gives the session a profile set up for bullpen (its own `bullpen-<name>`, cloned
+from the default one, unless it names a profile already set up); a launch starts the
+classic REPL on it (`launch`); doctor checks the profile still holds bullpen's MCP server
+and hooks; its shell-hook calls are read by `hooks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from board.errors import Refused
+from board.models import Session
+from workers.agents.adapter import Health, Launch, SpawnPlan
+from workers.agents.hermes.screen import HermesScreen
+from workers.agents.hook_call import HookCall
+
+
+class HermesAdapter(HermesScreen):
+    has_hooks = True  # pre_llm_call hands pending notes to the next model call
+
+    def launch_command(self, agent: str, launch: Launch) -> str:
+        from workers.agents.hermes import launch as hermes_launch
+
+        return hermes_launch.launch_command(agent, launch.session, launch.home, launch.env,
+                                            launch.fresh)
+
+    def plan_spawn(self, name: str, profile: str | None) -> SpawnPlan:
+        """The profile changes the session needs (MCP server and hooks).
+
+        Without a profile, or with `auto`, the session gets its own `bullpen-<name>`
+        profile cloned from the default one. A named profile must already be set up: its
+        changes are shown by `bullpen hermes setup` before anything is written."""
+        from workers.agents.hermes import profile as hermes_profile
+
+        plan = hermes_profile.prepare_profile(profile or hermes_profile.AUTO, name,
+                                              hermes_profile.hermes_root())
+        if profile not in (None, hermes_profile.AUTO) and plan.changed:
+            raise Refused(f"hermes profile {profile!r} is not set up for bullpen yet;"
+                          f" review and apply the changes with: bullpen hermes setup"
+                          f" {profile}")
+        made = plan.directory if plan.create and not plan.directory.exists() else None
+        return SpawnPlan(plan.profile, made, lambda: hermes_profile.apply_plan(plan))
+
+    def health(self, home: Path, session: Session) -> list[Health]:
+        """Whether the session's profile still holds bullpen's MCP server and hooks."""
+        from workers.agents.hermes import config
+
+        profile = session.profile or "default"
+        if not config.is_set_up(profile, config.hermes_root()):
+            return [Health(False, f"{session.name}: hermes profile {profile} lacks"
+                           " bullpen's MCP server and hooks", f"bullpen hermes setup {profile}")]
+        return [Health(True, f"{session.name}: hermes profile set up")]
+
+    def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
+        from workers.agents.hermes import hooks
+
+        return hooks.read_hook(payload, home, session)
+
+    def notes_reply(self, context: str) -> dict:
+        from workers.agents.hermes import hooks
+
+        return hooks.notes_reply(context)
+
+
+ADAPTER = HermesAdapter
