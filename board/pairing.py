@@ -26,6 +26,7 @@ from board.connection import Connection
 from board.db import is_postgres
 from board.errors import BadInput, NotFound, Refused
 from board.models import iso
+from board.postgres.connection import PgConnection
 from board.postgres.pairing_sql import MAX_WAITING, MAX_WRONG_CODES, PAIRING_TTL
 from board.vocabulary import JoinState
 
@@ -182,10 +183,16 @@ def remember_password(url: str, password: str,
     return path
 
 
-def _require_shared(conn: Connection) -> None:
+def _require_shared(conn: Connection) -> PgConnection:
     if not is_postgres(conn):
         raise BadInput("this room is on SQLite, on one machine; move it to PostgreSQL first"
                        " (bullpen room migrate --to URL)")
+    return conn
+
+
+def room_url(conn: Connection) -> str:
+    """The URL of the PostgreSQL room `conn` is open on (BadInput on SQLite)."""
+    return _require_shared(conn).url
 
 
 def approve(conn: Connection, approver: str, machine: str, code: str) -> str:

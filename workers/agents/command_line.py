@@ -74,12 +74,12 @@ def takes_flags(command: str) -> bool:
     """One program with arguments, maybe after wrappers: bullpen's flags can be added.
     Not a pipeline, a list or a redirection (the flags would land on the wrong program)."""
     words = _words(command)
-    return bool(words) and not any(set(word) <= _OPERATORS for word in words)
+    return bool(words) and not any(set(word) <= _OPERATORS for word in words or ())
 
 
 def is_simple(command: str) -> bool:
     """A program and its arguments: no shell operators, no leading VAR=value."""
-    words = _words(command)
+    words = _words(command) or []
     return bool(words) and "=" not in words[0] and words[0] != "exec" and not any(
         set(word) <= _OPERATORS for word in words)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from board import conflicts, pings, sessions
 from board.conflicts import ConflictFile
+from board.connection import Connection
 from board.errors import BullpenError
 from board.models import Session
 from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind, NoteKind
@@ -64,7 +65,7 @@ class View:
 class Radar:
     """Predicts conflicts between live sessions and with the base; see the module doc."""
 
-    def __init__(self, root: Path, connect_db: Callable[[], object],
+    def __init__(self, root: Path, connect_db: Callable[[], Connection],
                  mine: Callable[[list[Session]], list[Session]] = lambda known: known,
                  bullpen: str | None = None) -> None:
         from workers.coordinator.pings import _bullpen
@@ -124,9 +125,9 @@ class Radar:
                     with self._lock:
                         self._pending |= pending
         finally:
-            conn.close()  # type: ignore[attr-defined]
+            conn.close()
 
-    def _reverted_maybe(self, conn) -> set[str]:
+    def _reverted_maybe(self, conn: Connection) -> set[str]:
         """Dirty sessions in an open conflict: an edit undone (back to HEAD) records no
         change, so these are looked at again each round to see a conflict clear."""
         sides = {side for c in conflicts.open_conflicts(conn) for side in (c.a, c.b)}
@@ -134,7 +135,7 @@ class Radar:
 
     # -- one scan ------------------------------------------------------------------------
 
-    def scan(self, conn, changed: set[str]) -> None:
+    def scan(self, conn: Connection, changed: set[str]) -> None:
         """Re-read the sessions in `changed` (and any whose branch head moved), then
         predict every pair and base merge that can have changed."""
         self.scans += 1
@@ -205,7 +206,7 @@ class Radar:
             self._predictions[key] = predict_merge(self.root, ours, theirs)
         return self._predictions[key]
 
-    def _check_pair(self, conn, one: str, other: str) -> None:
+    def _check_pair(self, conn: Connection, one: str, other: str) -> None:
         a, b = conflicts.pair(one, other)
         va, vb = self._views[a], self._views[b]
         if not va.changed & vb.changed:
@@ -218,7 +219,7 @@ class Radar:
         self._found(conn, a, b, prediction, self._commits(va, prediction),
                     self._commits(vb, prediction), with_base=False)
 
-    def _check_base(self, conn, name: str) -> None:
+    def _check_base(self, conn: Connection, name: str) -> None:
         view, base = self._views[name], self._base
         if base is None or self._base_name is None:
             return
@@ -241,7 +242,7 @@ class Radar:
 
     # -- the board and the notes ---------------------------------------------------------
 
-    def _found(self, conn, a: str, b: str, prediction: MergePrediction,
+    def _found(self, conn: Connection, a: str, b: str, prediction: MergePrediction,
                a_commits: tuple[str, ...], b_commits: tuple[str, ...], *,
                with_base: bool) -> None:
         files = tuple(ConflictFile(f.path, f.ours, f.theirs) for f in prediction.files)
@@ -253,7 +254,7 @@ class Radar:
                 pings.send_once(conn, key, who, found_note(conflict, who, self._bullpen),
                                 kind=NoteKind.CONFLICT)
 
-    def _clear(self, conn, a: str, b: str) -> None:
+    def _clear(self, conn: Connection, a: str, b: str) -> None:
         if conflicts.open_between(conn, a, b) is None:
             return
         conflict = conflicts.clear(conn, a, b)
@@ -263,7 +264,7 @@ class Radar:
             pings.send_once(conn, f"conflict-cleared:{conflict.id}:{who}", who,
                             cleared_note(conflict, who), kind=NoteKind.CONFLICT)
 
-    def _clear_gone(self, conn, live: dict[str, Session]) -> None:
+    def _clear_gone(self, conn: Connection, live: dict[str, Session]) -> None:
         """Conflicts of sessions that stopped or left clear (their work is not live)."""
         for conflict in conflicts.open_conflicts(conn):
             sides = (conflict.a,) if conflict.with_base else (conflict.a, conflict.b)

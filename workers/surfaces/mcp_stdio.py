@@ -217,6 +217,8 @@ def serve_stdio(server: Any) -> None:
     async def run() -> None:
         with _claimed_std_streams() as (source, out):
             wire = Wire(out)
+            # Stand-ins for anyio.AsyncFile, which the SDK's hints name: it only iterates
+            # its input's lines and awaits write() and flush() on its output.
             async with stdio_server(stdin=CheckedLines(source, wire),  # type: ignore[arg-type]
                                     stdout=wire) as (read, write):  # type: ignore[arg-type]
                 await lowlevel.run(read, write, lowlevel.create_initialization_options())
