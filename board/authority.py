@@ -2,7 +2,9 @@
 
 The operator (the human, no session variables) may do everything. A session may stop,
 restart or remove only itself, unless its plan grants it named powers
-(`may: [spawn, stop]` in bullpen.yaml, stored on the session). Every privileged action is
+(`may: [spawn, stop]` in bullpen.yaml, stored on the session). A task belongs to its
+assignee and its creator: only they, the operator or a session granted `may: [tasks]`
+change it (`check_task`); anyone may comment on it. Every privileged action is
 audited: `privileged()` records the permission, then the outcome; a refusal is recorded
 and raised as `Refused` before anything is touched.
 """
@@ -31,6 +33,7 @@ class Power(StrEnum):
     DOWN = "down"
     REGISTER = "register"
     LAND = "land"  # merge a session's branch into the base branch
+    TASKS = "tasks"  # finish, block, move, assign or link a task that is not one's own
 
 
 # What a session may do to itself without any grant.
@@ -83,6 +86,29 @@ def check(conn: Connection, caller: Caller, power: Power,
     """
     _refuse_unless_allowed(conn, caller, power, target, force)
     audit.record(conn, caller.name, _action(power, force), target, ALLOWED)
+
+
+def check_task(conn: Connection, caller: Caller, task_id: int, verb: str) -> None:
+    """Refuse `caller` changing task `task_id` (`verb`: finish, block, move…) unless it is
+    the task's assignee or creator, the operator, or granted `may: [tasks]`. A refusal and
+    a use of the grant are audited; call it outside a transaction, so the refusal's audit
+    entry is not rolled back with the change it refused."""
+    if caller.is_operator:
+        return
+    row = conn.execute("SELECT assignee, created_by FROM tasks WHERE id = ?",
+                       (task_id,)).fetchone()
+    if row is None or caller.name in (row["assignee"], row["created_by"]):
+        return  # one's own task (an unknown one is the verb's own NotFound)
+    action, target = f"task {verb}", f"task {task_id}"
+    if Power.TASKS in granted(conn, caller.name):
+        audit.record(conn, caller.name, action, target, ALLOWED, "may: [tasks]")
+        return
+    owner = row["assignee"] or row["created_by"]
+    reason = (f"session {caller.name!r} may not {verb} task {task_id}: it is {owner}'s"
+              f" (its assignee, its creator, the operator or a session granted"
+              f" may: [{Power.TASKS.value}] can)")
+    audit.record(conn, caller.name, action, target, REFUSED, reason)
+    raise Refused(reason)
 
 
 def _refuse_unless_allowed(conn: Connection, caller: Caller, power: Power,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,11 +77,27 @@ def connect_sqlite(path: Path | str) -> sqlite3.Connection:
         conn.close()
         if is_fault(error):  # full, read-only, damaged: the file may well be ours
             raise StoreFault(describe_fault(error, path)) from None
+        if _ours(path):  # our header, yet SQLite cannot read it: its WAL is what broke
+            raise StoreFault(f"the store {path} is damaged ({error}): its write-ahead log"
+                             " (bullpen.db-wal) may be cut short or overwritten;"
+                             " run bullpen doctor") from None
         raise BadInput(f"{path} is not a bullpen database ({error})") from None
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _ours(path: Path | str) -> bool:
+    """Whether the file's own header says it is a bullpen store (SQLite's magic, and our
+    application id at offset 68), read without SQLite."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(72)
+    except OSError:
+        return False
+    return (header.startswith(b"SQLite format 3\0")
+            and int.from_bytes(header[68:72], "big") == APPLICATION_ID)
 
 
 # What each SQLite failure means to the user, and what to do about it.
@@ -89,7 +106,8 @@ _FAULTS = (
     ("readonly", "is read-only ({error}); make it writable (mount, permissions), then retry"),
     ("read-only", "is read-only ({error}); make it writable (mount, permissions), then retry"),
     ("malformed", "is damaged ({error}); run bullpen doctor"),
-    ("i/o error", "cannot be read or written ({error}); check its disk, then retry"),
+    ("i/o error", "cannot be read or written ({error}): its disk, or its write-ahead log"
+                  " (bullpen.db-wal, cut short or overwritten?); run bullpen doctor"),
     ("unable to open", "cannot be opened ({error}); check its directory, then retry"),
     ("locked", "is busy ({error}); retry in a moment"),
 )
@@ -174,6 +192,10 @@ def write(conn: Connection) -> Iterator[Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        # SQLite may have rolled back already (I/O error, a damaged WAL): then ROLLBACK
+        # fails ("no transaction is active") and would hide the error that says why.
+        if conn.in_transaction:
+            with contextlib.suppress(Exception):
+                conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")

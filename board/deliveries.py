@@ -8,7 +8,9 @@ per step, so two deliverers (the coordinator and a hook) never both win a note.
     queued|held ──inbox──▶ read                        (the agent read its inbox)
 
 Typed and handed notes count as read: the inbox does not show them again. A note held
-as `capped` (the session's queue was over its cap) is never typed; it waits in the inbox.
+as `capped` (the session's queue was over its cap) is never typed; it waits in the inbox,
+and the agent is told so once, on whichever path reaches it next (`untold_overflow`,
+`told_overflow`: the newest capped note it was told about is kept in `meta`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from board import events
+from board import events, marks
 from board.connection import Connection, Row
 from board.db import write
 from board.models import Note, iso
 from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, HoldReason
 
+QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in the inbox
 WAITING = (DeliveryState.QUEUED, DeliveryState.HELD)
 GIVEN = (DeliveryState.TYPED, DeliveryState.HANDED)
 # States are bound as parameters from the enums, never spelled inside SQL.
@@ -159,6 +162,27 @@ def hand(conn: Connection, recipient: str, via: str = DeliveryChannel.HOOK) -> l
             events.emit(conn, EventKind.NOTES_DELIVERED, recipient, max(done), via=via,
                         notes=sorted(done))
     return [note for note in found if note.id in done]
+
+
+def _overflow_key(recipient: str) -> str:
+    return f"overflow_told:{recipient}"
+
+
+def untold_overflow(conn: Connection, recipient: str) -> tuple[int, int]:
+    """(how many, newest id) of `recipient`'s capped notes, still unread, that it was not
+    told about yet. Capped notes are the oldest waiting ones, so later ones have higher ids."""
+    told = int(marks.get_mark(conn, _overflow_key(recipient)) or 0)
+    row = conn.execute(
+        "SELECT count(*), max(note) FROM deliveries WHERE recipient = ? AND state = ?"
+        " AND held_reason = ? AND read_at IS NULL AND note > ?",
+        (recipient, DeliveryState.HELD, HoldReason.CAPPED, told)).fetchone()
+    return int(row[0]), int(row[1] or 0)
+
+
+def told_overflow(conn: Connection, recipient: str, newest: int) -> None:
+    """`recipient` was told about its capped notes up to note `newest`."""
+    if newest:
+        marks.set_mark(conn, _overflow_key(recipient), str(newest))
 
 
 def claimed(conn: Connection) -> list[tuple[Note, Delivery]]:

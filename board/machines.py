@@ -71,27 +71,45 @@ def local_id(home: Path) -> str | None:
 
 
 def register_here(conn: Connection, home: Path, *, owner: bool = False) -> str:
-    """Put this machine in the room's list under its name and a stable id (kept in its
-    local config), refusing a name another machine holds; with `owner`, this machine also
-    becomes the room's owner machine unless one is recorded. Returns its name."""
-    name = local_name(home)
-    own_id = local_id(home) or secrets.token_hex(6)
-    role = conn.execute("SELECT current_user").fetchone()[0] if is_postgres(conn) else None
-    now = time.time()
+    """Claim this machine's name (`claim`) and record its database role; with `owner`,
+    this machine also becomes the room's owner machine unless one is recorded (plan
+    sessions without `machine:` run there). Returns its name."""
+    name = claim(conn, home)
     with write(conn):
-        row = conn.execute("SELECT id FROM machines WHERE name = ?", (name,)).fetchone()
-        if row is not None and row["id"] not in (None, own_id):
-            raise Refused(f"a machine named {name!r} is already in the room; give this one"
-                          " another name with --machine NAME")
-        conn.execute(
-            "INSERT INTO machines (name, id, role, state, created_at) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT(name) DO UPDATE SET id = excluded.id,"
-            " role = coalesce(machines.role, excluded.role)",
-            (name, own_id, role, "approved", now))
+        if is_postgres(conn):
+            conn.execute("UPDATE machines SET role = coalesce(role, current_user)"
+                         " WHERE name = ?", (name,))
         if owner:
             conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)"
                          " ON CONFLICT(key) DO NOTHING", (OWNER_KEY, name))
-    store.write_local(home, machine=name, machine_id=own_id)
+    return name
+
+
+def claim(conn: Connection, home: Path) -> str:
+    """This machine's name, once it is sure no other machine of a shared room holds it:
+    the machine list maps each name to one stable id, so two clones that both call
+    themselves `vm` (cloned VMs share host names) never act on each other's sessions. On
+    first use the name is claimed under this machine's id (made now if it has none)."""
+    name = local_name(home)
+    if not is_postgres(conn):
+        return name
+    own_id = local_id(home)
+    row = conn.execute("SELECT id FROM machines WHERE name = ?", (name,)).fetchone()
+    if row is not None and row["id"] is not None and row["id"] != own_id:
+        raise Refused(f"machine name {name!r} belongs to another machine of this room;"
+                      " join under a name of this machine's own: bullpen room join URL"
+                      " --machine NAME")
+    if row is None or row["id"] is None:
+        own_id = own_id or secrets.token_hex(6)
+        with write(conn):
+            conn.execute(
+                "INSERT INTO machines (name, id, created_at) VALUES (?, ?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET id = excluded.id"
+                " WHERE machines.id IS NULL", (name, own_id, time.time()))
+        if conn.execute("SELECT id FROM machines WHERE name = ?",
+                        (name,)).fetchone()["id"] != own_id:  # another claimed it meanwhile
+            return claim(conn, home)
+        store.write_local(home, machine=name, machine_id=own_id)
     return name
 
 

@@ -4,6 +4,10 @@
 each waits for (`after`). `up` hands the plan over as `PlannedTask`s in dependency order;
 each session's task is created once, linked to its parents' tasks, and remembered in
 `plan_tasks`, so the coder's task waits for research's and a second `up` adds nothing.
+
+Across machines one plan is shared: a session another machine runs may not be registered
+yet when this machine's `up` makes the plan's tasks. Its task is made unassigned (so the
+links hold whoever starts first) and assigned by the `up` that registers it.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from board import tasks
+from board import sessions, tasks
 from board.connection import Connection
 from board.db import write
 from board.identity import Caller
@@ -51,10 +55,15 @@ def create_plan_tasks(conn: Connection, planned: Iterable[PlannedTask]) -> list[
                 continue
             title, _, rest = item.text.partition("\n")
             parents = [existing[parent] for parent in item.after if parent in existing]
+            here = sessions.get(conn, item.session) is not None
             task = tasks.add(conn, operator, title[:200], body=rest or item.text,
-                             assignee=item.session, after=parents)
+                             assignee=item.session if here else None, after=parents)
             conn.execute("INSERT INTO plan_tasks (session, task) VALUES (?, ?)",
                          (item.session, task.id))
             existing[item.session] = task.id
             created.append(task.id)
+        for item in planned:  # made before its session was registered (another machine's)
+            task = tasks.get(conn, existing[item.session])
+            if task.assignee is None and sessions.get(conn, item.session) is not None:
+                tasks.assign(conn, operator, task.id, item.session)
     return created

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from board import events, sessions, validate
+from board import authority, events, sessions, validate
 from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.errors import BadInput, NotFound, Refused
@@ -127,6 +127,7 @@ def link(conn: Connection, caller: Caller, parent: int, child: int) -> Task:
     """Make `child` wait for `parent`; refuses a link that would close a cycle."""
     if parent == child:
         raise Refused(f"task {child} cannot wait for itself")
+    authority.check_task(conn, caller, child, "link")
     with write(conn):
         get(conn, parent)
         child_task = get(conn, child)
@@ -181,6 +182,7 @@ def _hold_children(conn: Connection, caller: Caller, task_id: int) -> None:
 def move(conn: Connection, caller: Caller, task_id: int, status: str) -> Task:
     """Move a task to any status the rules allow (moving to done releases dependents)."""
     validate.status(status)
+    authority.check_task(conn, caller, task_id, "move")
     with write(conn):
         task = get(conn, task_id)
         if task.status == status:
@@ -229,6 +231,7 @@ def done(conn: Connection, caller: Caller, task_id: int,
     """Finish a task with an optional handoff summary; returns it and the tasks it released."""
     if summary is not None:
         validate.text(summary, "summary")
+    authority.check_task(conn, caller, task_id, "finish")
     with write(conn):
         task = get(conn, task_id)
         if task.status == TaskStatus.DONE:
@@ -256,6 +259,7 @@ def _open_tasks_of(conn: Connection, assignee: str) -> int:
 
 def block(conn: Connection, caller: Caller, task_id: int, reason: str) -> Task:
     validate.text(reason, "reason")
+    authority.check_task(conn, caller, task_id, "block")
     with write(conn):
         task = get(conn, task_id)
         if task.status in FINISHED_TASK_STATUSES:
@@ -279,6 +283,7 @@ def comment(conn: Connection, caller: Caller, task_id: int, body: str) -> Commen
 
 def assign(conn: Connection, caller: Caller, task_id: int,
            assignee: str | None) -> Task:
+    authority.check_task(conn, caller, task_id, "assign")
     with write(conn):
         get(conn, task_id)
         _check_assignee(conn, assignee)

@@ -9,9 +9,10 @@ from pathlib import Path
 import libtmux
 import pytest
 
-from board import deliveries, notes, sessions
+from board import deliveries, notes, pings, sessions
 from board.identity import Caller
 from board.room import Room
+from board.vocabulary import NoteKind
 from tests.agents.scripted_agent import command_line
 from tests.waiting import wait_for_text, wait_until
 from workers.agents.adapter import AgentState
@@ -126,3 +127,43 @@ def test_tmux_gone_before_the_enter_offers_the_note_again_unflagged(
     assert deliveries.state_of(room.conn, note.id, "bob") == "queued"
     assert deliveries.repeats(room.conn, "bob", [note.id]) == set()
     assert typed_lines(log) == []
+
+
+BUSY = PaneStatus(AgentState.WORKING, since=0.0, input_text="")
+
+
+def test_notes_capped_while_busy_are_announced_once_when_it_idles(room: Room, agent_pane) -> None:
+    """60 notes to a busy agent: the 10 oldest go over the cap while it works. The first
+    line typed once it idles says so; no later line repeats it."""
+    server, pane, log = agent_pane
+    sessions.register(room.conn, "bob")
+    for i in range(QUEUE_CAP + 10):
+        notes.send(room.conn, Caller("operator"), "bob", f"note number {i}")
+    deliverer = Deliverer(room.conn, server)
+    snap = snapshot_all(server)[pane]
+    assert deliverer.deliver(sessions.get(room.conn, "bob"), adapter_for("python3", "type"),
+                             BUSY, snap) == []
+    assert deliver(deliverer, room, pane) and deliver(deliverer, room, pane)
+    wait_until(lambda: len(typed_lines(log)) == 2, message="two lines")
+    first, second = typed_lines(log)
+    assert first.endswith("[bullpen] 10 older notes were not typed (queue over 50);"
+                          " read them with: bullpen note inbox")
+    assert "older notes" not in second
+
+
+def test_a_note_and_a_handoff_waiting_together_are_typed_on_lines_of_their_own(
+        room: Room, agent_pane) -> None:
+    server, pane, log = agent_pane
+    sessions.register(room.conn, "bob")
+    note = notes.send(room.conn, Caller("operator"), "bob", "the schema moved to db/")
+    handoff = pings.send_once(room.conn, "ready:1:bob", "bob",
+                              "Your turn: task #1 is ready — parse.\nHandoff from research:"
+                              " done.", kind=NoteKind.HANDOFF)
+    deliverer = Deliverer(room.conn, server)
+    assert deliver(deliverer, room, pane) == [note.id]
+    assert deliver(deliverer, room, pane) == [handoff.id]
+    wait_until(lambda: len(typed_lines(log)) == 2, message="two lines")
+    assert typed_lines(log) == [
+        f"[note #{note.id} from operator] the schema moved to db/",
+        f"[handoff #{handoff.id} from bullpen] Your turn: task #1 is ready — parse. ⏎"
+        " Handoff from research: done."]

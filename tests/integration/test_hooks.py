@@ -12,8 +12,13 @@ from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import identity, run_cli
 from workers.agents import agent_files
+from workers.agents.adapter import AgentState
 from workers.agents.bullpen_command import bullpen_executable
+from workers.agents.kinds import adapter_for
+from workers.coordinator.delivery import QUEUE_CAP, Deliverer
+from workers.coordinator.status import PaneStatus
 from workers.surfaces.hooks import handler, run_hook
+from workers.tmux.server import RoomServer
 
 handle_claude, handle_hermes = handler("claude"), handler("hermes")
 
@@ -191,3 +196,24 @@ def test_hermes_review_agent_takes_no_notes_and_reports_nothing(bob: Room,
     assert str(second.id) in handle_hermes(later, bob)["context"]
     assert agent_files.read_value(bob.home, "bob", agent_files.CONVERSATION) == (
         "20260101_120000_abcd")
+
+
+def test_notes_over_the_cap_are_announced_in_the_hook_context_once(
+        bob: Room, git_repo: Path) -> None:
+    """60 notes to a busy Claude: the coordinator caps the 10 oldest; its next turn's
+    context holds the 50 others and says that 10 older ones wait in the inbox, once."""
+    sent = [notes.send(bob.conn, "alice", "bob", f"note number {i}") for i in range(60)]
+    busy = PaneStatus(AgentState.WORKING, since=0.0, input_text="")
+    Deliverer(bob.conn, RoomServer("unused")).deliver(
+        sessions.get(bob.conn, "bob"), adapter_for("claude", None), busy, None)
+    prompt = {"session_id": "abc", "cwd": str(git_repo), "hook_event_name": "UserPromptSubmit",
+              "prompt": "go on"}
+    context = handle_claude(prompt, bob)["hookSpecificOutput"]["additionalContext"]
+    assert context.count("[bullpen note ") == QUEUE_CAP
+    assert context.endswith("\n[bullpen] 10 older notes were not handed to you (queue over"
+                            " 50); read them with the tool mcp__bullpen__inbox or:"
+                            " bullpen note inbox")
+    assert f"[bullpen note {sent[10].id} from alice]" in context
+    assert f"[bullpen note {sent[9].id} from alice]" not in context
+    assert handle_claude(prompt, bob) is None  # told once
+    assert [n.id for n in notes.inbox(bob.conn, bob.caller)] == [n.id for n in sent[:10]]

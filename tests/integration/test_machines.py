@@ -61,7 +61,7 @@ def test_each_coordinator_serves_its_own_machine_and_beats(two_machines) -> None
         assert sessions.get(room.conn, "reviewer").status == "stopped"  # no pane on beta
         assert sessions.get(room.conn, "coder").status == "working"  # alpha's word stands
         assert machines.is_reachable(machines.beats(room.conn)["beta"])
-        assert "alpha" not in machines.beats(room.conn)  # alpha's coordinator never ran
+        assert machines.beats(room.conn).get("alpha") is None  # its coordinator never ran
         on_b.conn.close()
         on_b.changes.close()
 
@@ -112,3 +112,51 @@ def test_a_profile_is_held_per_machine(two_machines) -> None:
         sessions.register(room.conn, "coder-b", profile="coder", machine="beta")
         with pytest.raises(Refused, match="in use by session 'coder'"):
             sessions.register(room.conn, "coder-2", profile="coder", machine="alpha")
+
+
+@pytest.fixture
+def two_vms(tmp_path: Path, pg_cluster: PgCluster):
+    """Two clones configured under one name, as cloned VMs sharing a host name would be."""
+    database = pg_cluster.new_database()
+    origin = make_bare_origin(tmp_path)
+    url = pg_cluster.url(database)
+    yield (join_machine(origin, tmp_path / "a", "vm", url),
+           join_machine(origin, tmp_path / "b", "vm", url))
+    pg_cluster.drop_database(database)
+
+
+def test_a_second_machine_under_a_taken_name_is_refused_and_touches_nothing(
+        two_vms) -> None:
+    a, b = two_vms
+    assert run_cli("register", "coder", cwd=a.repo).returncode == 0  # a claims "vm"
+    with open_room(env={}, start=a.repo) as room:
+        sessions.update(room.conn, "coder", desired=DesiredState.RUNNING)
+        sessions.set_status(room.conn, "coder", "working")
+        for verb in (("register", "other"), ("down",), ("up", "--detach")):
+            refused = run_cli(*verb, cwd=b.repo)
+            assert refused.returncode == 2, verb
+            assert refused.stderr.count("\n") == 1 and "--machine NAME" in refused.stderr
+        with pytest.raises(Refused, match="belongs to another machine"):
+            Coordinator(b.home, watch=False)
+        coder = sessions.get(room.conn, "coder")
+        assert (coder.status, coder.desired) == ("working", DesiredState.RUNNING)
+        assert sessions.get(room.conn, "other") is None
+        ids = {m.home: machines.local_id(m.home) for m in (a, b)}
+        assert ids[a.home] and ids[b.home] is None  # b never got the name's identity
+
+
+def test_down_on_one_machine_leaves_the_other_machines_sessions_running(
+        two_machines) -> None:
+    a, b = two_machines
+    assert run_cli("register", "coder", cwd=a.repo).returncode == 0
+    assert run_cli("register", "reviewer", cwd=b.repo).returncode == 0
+    with open_room(env={}, start=a.repo) as room:
+        machines.register_here(room.conn, a.home, owner=True)  # alpha owns the room
+        sessions.register(room.conn, "legacy")  # from before sessions carried a machine
+        for name in ("coder", "reviewer", "legacy"):
+            sessions.update(room.conn, name, desired=DesiredState.RUNNING)
+            sessions.set_status(room.conn, name, "working")
+        down = run_cli("down", cwd=b.repo)
+        assert down.returncode == 0, down.stderr
+        status = {s.name: s.status for s in sessions.all_sessions(room.conn)}
+        assert status == {"coder": "working", "legacy": "working", "reviewer": "stopped"}

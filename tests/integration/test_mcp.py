@@ -93,3 +93,28 @@ def test_wrong_token_refuses_to_start_with_one_line(room: Room, git_repo: Path) 
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "bullpen: BULLPEN_TOKEN does not match session 'alice'; refused"]
+
+
+async def test_b_cannot_finish_or_block_a_task_of_a_and_the_refusal_is_audited(
+        room: Room, git_repo: Path) -> None:
+    """Before, b finished a's task with the summary "stolen" and released its dependents."""
+    a = identity(room.home, "a", sessions.register(room.conn, "a"))
+    b = identity(room.home, "b", sessions.register(room.conn, "b"))
+    async with mcp_client(a, git_repo) as client:
+        task = await call(client, "task_add", title="research", assign="a")
+        after = await call(client, "task_add", title="code", after=[task["id"]])
+    async with mcp_client(b, git_repo) as client:
+        for tool, extra in (("task_done", {"summary": "stolen"}),
+                            ("task_block", {"reason": "mine now"})):
+            result = await client.call_tool(tool, {"id": task["id"], **extra})
+            assert result.is_error
+            [line] = result.content[0].text.splitlines()
+            assert "session 'b' may not" in line and f"task {task['id']}: it is a's" in line
+        await call(client, "task_comment", id=task["id"], text="anyone may comment")
+    board = {t["id"]: t["status"] for t in
+             json.loads(run_cli("task", "ls", "--json", cwd=git_repo).stdout)}
+    assert board == {task["id"]: "ready", after["id"]: "todo"}
+    audited = json.loads(run_cli("audit", "--json", cwd=git_repo).stdout)
+    assert [(e["actor"], e["action"], e["target"], e["outcome"]) for e in audited] == [
+        ("b", "task finish", f"task {task['id']}", "refused"),
+        ("b", "task block", f"task {task['id']}", "refused")]

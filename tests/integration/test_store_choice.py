@@ -69,6 +69,7 @@ def test_an_unreachable_server_is_one_line_exit_one_without_the_password(
 def test_a_password_comes_from_pgpass_never_from_a_tracked_file(
         git_repo: Path, pg_cluster: PgCluster, database: str, tmp_path: Path) -> None:
     pg_cluster.admin("CREATE ROLE alice LOGIN PASSWORD 's3cret-pw'")
+    pg_cluster.admin(f"GRANT CONNECT ON DATABASE {database} TO alice")  # not PUBLIC's
     pg_cluster.admin("GRANT ALL ON ALL TABLES IN SCHEMA public TO alice", database)
     pg_cluster.admin("GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO alice", database)
     pg_cluster.admin("GRANT ALL ON TABLE bullpen_schema TO alice", database)

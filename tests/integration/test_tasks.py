@@ -114,3 +114,34 @@ def test_operator_cannot_claim(room: Room) -> None:
 def test_db_file_is_inside_main_checkout(room: Room, git_repo: Path) -> None:
     assert room.db_path == git_repo / ".bullpen" / "bullpen.db"
     assert "/.bullpen/" in (git_repo / ".git" / "info" / "exclude").read_text()
+
+
+def test_a_task_is_changed_only_by_its_assignee_creator_operator_or_a_granted_session(
+        room: Room, git_repo: Path) -> None:
+    from board import audit, authority
+    from tests.cli_runner import run_cli
+
+    tokens = {name: sessions.register(room.conn, name) for name in ("a", "b", "boss")}
+    authority.grant(room.conn, OPERATOR, "boss", [authority.Power.TASKS])
+    mine = tasks.add(room.conn, Caller("a"), "research", assignee="a")
+    as_b = identity(room.home, "b", tokens["b"])
+    for args in (["done", str(mine.id), "--summary", "stolen"],
+                 ["move", str(mine.id), "review"], ["block", str(mine.id), "mine"],
+                 ["assign", str(mine.id), "b"]):
+        result = run_cli("task", *args, cwd=git_repo, env=as_b)
+        assert result.returncode == 2, result
+        [line] = result.stderr.splitlines()
+        assert line.startswith("bullpen: session 'b' may not ") and "it is a's" in line
+    assert run_cli("task", "comment", str(mine.id), "hi", cwd=git_repo,
+                   env=as_b).returncode == 0
+    assert tasks.get(room.conn, mine.id).status == "ready"
+    assert [(e.actor, e.action, e.outcome) for e in audit.entries(room.conn)
+            if e.actor == "b"] == [("b", "task finish", "refused"), ("b", "task move", "refused"),
+                                   ("b", "task block", "refused"),
+                                   ("b", "task assign", "refused")]
+    # The granted session may, and its use of the grant is audited; the owner may too.
+    tasks.block(room.conn, Caller("boss"), mine.id, "waiting on the data")
+    assert audit.entries(room.conn)[-1].outcome == "allowed"
+    tasks.move(room.conn, Caller("a"), mine.id, "running")
+    finished, _ = tasks.done(room.conn, Caller("a"), mine.id, summary="found it")
+    assert finished.status == "done"

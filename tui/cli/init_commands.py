@@ -93,7 +93,7 @@ def register_session(args: argparse.Namespace) -> int:
             from board.errors import Refused
             raise Refused("only the operator can register sessions")
         token = sessions.register(current.conn, args.name, agent=args.agent,
-                                  machine=machines.local_name(current.home))
+                                  machine=machines.claim(current.conn, current.home))
         home = str(current.home)
     if args.json:
         print_json({"name": args.name, "token": token, "home": home})

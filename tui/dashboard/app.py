@@ -51,7 +51,20 @@ class DashboardApp(App[None]):
             for command in COMMANDS:
                 yield SystemCommand(command.title, command.help,
                                     lambda command=command: screen.run_command(command))
-        yield from super().get_system_commands(screen)
+        # Textual's Quit would skip the question; its Screenshot saves where a fresh HOME
+        # has no folder (it failed): both are replaced by ones that work here.
+        ours = {"Quit": SystemCommand("Close the dashboard", "Ask, then close it (the room"
+                                      " keeps running)", self.action_close_dashboard),
+                "Screenshot": SystemCommand("Screenshot", "Save an SVG of the screen in"
+                                            " .bullpen/screenshots/", self.action_snapshot)}
+        for offered in super().get_system_commands(screen):
+            yield ours.get(offered.title, offered)
+
+    def action_snapshot(self) -> None:
+        """Save an SVG of the screen in the room's own folder and say where."""
+        folder = self.home / "screenshots"
+        folder.mkdir(exist_ok=True)
+        self.notify(f"saved {self.save_screenshot(path=str(folder))}")
 
 
 def make_app(home: Path, actions: SessionActions | None = None,

@@ -55,6 +55,16 @@ def typed_form(note: Note, possible_repeat: bool = False) -> str:
     return f"{typed_header(note, possible_repeat)} {body}"
 
 
+def overflow_notice(count: int, cap: int, typed: bool) -> str:
+    """What an agent is told when `count` older notes went over its queue's `cap` and
+    wait in its inbox (typed into its input, or as a paragraph of its turn context)."""
+    if typed:
+        return (f"[bullpen] {count} older notes were not typed (queue over {cap});"
+                " read them with: bullpen note inbox")
+    return (f"[bullpen] {count} older notes were not handed to you (queue over {cap});"
+            " read them with the tool mcp__bullpen__inbox or: bullpen note inbox")
+
+
 def typed_marker(note_id: int) -> re.Pattern[str]:
     """Finds note `note_id`'s typed header in a pane's text (to tell typed from not)."""
     return re.compile(rf"\[(?:{_KINDS}) #{note_id} from ")
@@ -83,9 +93,11 @@ def is_from_bullpen(note: Note) -> bool:
 
 
 def hook_text(notes: list[Note], repeats: set[int] | frozenset[int] = frozenset(),
-              answer: Callable[[Note], str] = lambda note: "") -> str:
-    """Several notes for one turn's context, each framed by `hook_form`."""
-    return "\n".join(hook_form(note, note.id in repeats, answer(note)) for note in notes)
+              answer: Callable[[Note], str] = lambda note: "", notice: str = "") -> str:
+    """Several notes for one turn's context, each framed by `hook_form`, then `notice`
+    (the overflow notice) as a paragraph of its own."""
+    parts = [hook_form(note, note.id in repeats, answer(note)) for note in notes]
+    return "\n".join([*parts, *([notice] if notice else [])])
 
 
 def for_agent(note: Note) -> dict:

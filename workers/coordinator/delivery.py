@@ -35,8 +35,10 @@ from workers.tmux.server import RoomServer, TmuxError
 
 log = logging.getLogger(__name__)
 
-QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in the inbox
-PER_LINE = 5  # notes typed together in one line
+QUEUE_CAP = deliveries.QUEUE_CAP  # waiting notes kept for typing; older ones: inbox
+# Notes typed in one input line: one, so each reads with its own header and none is cut
+# for another's sake (an agent with a turn hook takes the rest into that same turn).
+PER_LINE = 1
 # Seconds to see a paste land in the input line, or leave it on Enter. A real Claude Code
 # starting beside others on a loaded 2-core machine took over 1 s to draw a paste; the wait
 # ends as soon as it shows, so only a paste that went elsewhere pays the whole of it.
@@ -48,12 +50,12 @@ STEPS = ("claimed", "pasted", "entered", "submitted")  # where `on_step` is call
 
 
 def typed_line(batch: list[Note], capped: int = 0, repeats: set[int] | None = None) -> str:
-    """The one line typed for a batch: each note framed by bullpen, then the cap notice."""
+    """The one line typed for a batch: each note framed by bullpen, then the overflow
+    notice (never cut: each note is cut to its own share first)."""
     parts = [framing.typed_form(note, note.id in (repeats or set())) for note in batch]
     if capped:
-        parts.append(f"[bullpen] {capped} older notes were not typed (queue over {QUEUE_CAP});"
-                     " read them with: bullpen note inbox")
-    return sanitize.clean(" ".join(parts))
+        parts.append(framing.overflow_notice(capped, QUEUE_CAP, typed=True))
+    return sanitize.clean(" ".join(parts), limit=sanitize.LIMIT * max(1, len(parts)))
 
 
 def hold_reason(adapter: Adapter, status: PaneStatus | None,
@@ -128,11 +130,10 @@ class Deliverer:
         if not waiting:
             self._held.pop(session.name, None)
             return []
-        capped = 0
         if len(waiting) > QUEUE_CAP:
             overflow = waiting[: len(waiting) - QUEUE_CAP]
-            capped = deliveries.hold(self.conn, session.name, HoldReason.CAPPED,
-                                     [note.id for note in overflow])
+            deliveries.hold(self.conn, session.name, HoldReason.CAPPED,
+                            [note.id for note in overflow])
             waiting = waiting[len(overflow):]
         reason = hold_reason(adapter, status, snap.key_at if snap is not None else None)
         if reason is not None or snap is None:
@@ -141,7 +142,7 @@ class Deliverer:
                 self._announce(session.name, snap.pane_id, waiting)
             return []
         self._held.pop(session.name, None)
-        return self._type(session.name, adapter, snap, waiting[:PER_LINE], capped)
+        return self._type(session.name, adapter, snap, waiting[:PER_LINE])
 
     def _hold(self, name: str, reason: HoldReason) -> None:
         if self._held.get(name) != reason:  # one write when the reason changes, not per tick
@@ -160,8 +161,8 @@ class Deliverer:
         except TmuxError as error:
             log.warning("could not announce notes in %s: %s", pane_id, error)
 
-    def _type(self, name: str, adapter: Adapter, snap: PaneSnapshot, batch: list[Note],
-              capped: int) -> list[int]:
+    def _type(self, name: str, adapter: Adapter, snap: PaneSnapshot,
+              batch: list[Note]) -> list[int]:
         pane = snap.pane_id
         ids = deliveries.claim(self.conn, name, [note.id for note in batch],
                                pane=f"{pane}:{snap.pid}")
@@ -169,6 +170,8 @@ class Deliverer:
             return []  # a hook or the inbox took them first
         self.on_step("claimed")
         ours = [note for note in batch if note.id in ids]
+        # Capped notes (now or while it was busy) it was not told about: told in this line.
+        capped, newest_capped = deliveries.untold_overflow(self.conn, name)
         line = typed_line(ours, capped, deliveries.repeats(self.conn, name, ids))
         pasted_at = time.monotonic()
         entering = False  # an Enter was sent, or is being sent
@@ -204,6 +207,7 @@ class Deliverer:
             # the line leaves the input (the agent may have read it) must not re-offer it.
             log.warning("typed into %s, then lost sight of it: %s", pane, error)
         self.on_step("submitted")
+        deliveries.told_overflow(self.conn, name, newest_capped)
         return deliveries.confirm(self.conn, name, ids)
 
     def _wait_for(self, adapter: Adapter, pane: str, note_id: int, present: bool,

@@ -22,17 +22,22 @@ PREVIEW_WIDTH = 200  # characters kept of each line
 
 class Presence:
     def __init__(self, home: Path, conn: Connection) -> None:
-        self.machine = machines.local_name(home)
+        self.machine = machines.claim(conn, home)  # refused if another machine has its name
         self.shared = is_postgres(conn)
+        # sessions without a machine (registered before rooms had machines) are the
+        # owner's; in a room with no owner recorded, everyone's, as before
+        self._owns_unplaced = self.shared and machines.owner_machine(conn) in (
+            None, self.machine)
         self._last_beat = 0.0
         self._previewed: dict[str, tuple[float, str | None]] = {}  # session -> (at, hash)
 
     def mine(self, known: list[Session]) -> list[Session]:
         """The sessions this coordinator serves (on a shared store: this machine's, and
-        any registered before rooms had machines)."""
+        those with no machine when this machine owns the room)."""
         if not self.shared:
             return known
-        return [s for s in known if s.machine in (None, self.machine)]
+        return [s for s in known if s.machine == self.machine
+                or (s.machine is None and self._owns_unplaced)]
 
     def push_mark(self) -> str:
         """Where `up` leaves this machine's `push:` remote for its coordinator."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from board import validate
+from board import machines, validate
 from board.authority import Power, parse_powers
 from board.errors import BadInput
 from board.vocabulary import RoomLayout
@@ -20,8 +20,8 @@ from board.vocabulary import RoomLayout
 CONFIG_NAME = "bullpen.yaml"
 LAYOUTS = tuple(RoomLayout)
 DEFAULT_AGENT = "hermes"
-SESSION_KEYS = {"agent", "profile", "task", "after", "on_commit", "setup", "from", "fs_reads",
-                "deliver", "may", "base"}
+SESSION_KEYS = {"machine", "agent", "profile", "task", "after", "on_commit", "setup", "from",
+                "fs_reads", "deliver", "may", "base"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
 TOP_KEYS = {"agent", "layout", "sessions", "push", "land"}
 LAND_KEYS = {"strategy", "check"}
@@ -43,6 +43,7 @@ class SessionPlan:
     fs_reads: bool = False
     deliver: str | None = None
     may: tuple[Power, ...] = ()  # powers over other sessions the plan grants (authority)
+    machine: str | None = None  # where it runs (None: on the machine that owns the room)
     # `base:` — after (default: its parents' final commits at handoff), main, or a ref
     base_mode: str | None = None
     # "bullpen.yaml:7: sessions.reviewer.on_commit", for refusing a name `up` finds in
@@ -180,7 +181,13 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                f" unknown key; use {', '.join(sorted(SESSION_KEYS))}")
         text = {key: _scalar(path, value, f"{where}.{key}") for key, (_, value)
                 in fields.items() if key in ("agent", "profile", "task", "on_commit", "setup",
-                                             "from", "deliver", "base")}
+                                             "from", "deliver", "base", "machine")}
+        if "machine" in text:
+            try:
+                machines.validate_name(text["machine"])
+            except BadInput as error:
+                line = fields["machine"][0].start_mark.line + 1
+                raise BadInput(f"{path.name}:{line}: {where}.machine: {error}") from None
         if "base" in text and "from" in text:
             line = fields["base"][0].start_mark.line + 1
             raise BadInput(f"{path.name}:{line}: {where}.base: give base or from, not both"
@@ -206,7 +213,8 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                  base=text.get("from") or _base_ref(text.get("base")),
                                  base_mode=text.get("base"),
                                  fs_reads=fs_reads, deliver=text.get("deliver"),
-                                 may=may, on_commit_at=on_commit_at))
+                                 may=may, on_commit_at=on_commit_at,
+                                 machine=text.get("machine")))
     _check_plan(path, plans, lines)
     land = _land(path, top["land"][1]) if "land" in top else LandSettings()
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push,

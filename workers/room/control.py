@@ -18,6 +18,7 @@ Every method blocks on tmux or git: the dashboard calls them from thread workers
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from board import authority, sessions
 from board.authority import Power
-from board.errors import BadInput
+from board.errors import BadInput, BullpenError
 from board.identity import Caller
 from board.models import Session
 from board.room import open_room
@@ -101,6 +102,15 @@ class RoomControl:
             raise BadInput("--force only applies with --remove-worktrees")
         if not 0 <= timeout <= 3600:
             raise BadInput(f"--timeout {timeout:g} is out of range; give 0 to 3600 seconds")
+        try:
+            with spawn.open_operator_room(self.home):
+                pass
+        except (BullpenError, sqlite3.Error):
+            if os.environ.get(IdentityVariable.SESSION) or not self.home.is_dir():
+                raise  # a session's right to stop the room is in the store it cannot read
+            # The operator: a damaged or deleted store must never keep the room running.
+            return lifecycle.down(self.home, remove_worktrees=remove_worktrees, force=force,
+                                  server=self.server, timeout=timeout)
         with self._privileged(Power.DOWN, force=force):
             return lifecycle.down(self.home, remove_worktrees=remove_worktrees, force=force,
                                   server=self.server, timeout=timeout)

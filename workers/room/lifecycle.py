@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,6 +27,7 @@ from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
 from workers.room import config as config_file
 from workers.room.code_view import CodeFlow, code_flows
+from workers.room.placement import place
 from workers.room.spawn import (
     SpawnRequest,
     check_request,
@@ -73,13 +75,14 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     report = Report()
     server = server or layout.server_for(root)
     with open_operator_room(home) as room:
-        new = [p for p in plan.sessions if sessions.get(room.conn, p.name) is None]
+        here = Presence(home, room.conn)  # refused if another machine holds this one's name
+        placed = place(plan, here.machine, machines.owner_machine(room.conn))
+        new = [p for p in placed.here if sessions.get(room.conn, p.name) is None]
         planned = frozenset(p.name for p in plan.sessions)
         for item in new:  # the plan's own errors first, then each session's
             _check_on_commit(room, item, planned)
         for item in new:
             check_request(room, _request(item), planned)
-        here = Presence(home, room.conn)  # this machine's coordinator pushes to `push:`
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
@@ -91,10 +94,13 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
             spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
                   layout_name=plan.layout, checked=True)
             report.say(f"started {item.name} in .bullpen/worktrees/{item.name}")
+        for item, machine in placed.elsewhere:
+            if sessions.get(room.conn, item.name) is None:
+                report.say(f"{item.name} runs on machine {machine}: bullpen up there")
         _create_plan_tasks(room, plan)
         panes = snapshot_all(server, with_content=False)
         # Only this machine's sessions: another machine's `up` restores its own.
-        for session in Presence(home, room.conn).mine(sessions.all_sessions(room.conn)):
+        for session in here.mine(sessions.all_sessions(room.conn)):
             if session.desired != DesiredState.RUNNING or session.name in {p.name for p in new}:
                 continue
             if owned(panes, session.pane, session.name) is not None:
@@ -207,32 +213,50 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
     """Stop sessions, coordinator and the room's tmux server; keep worktrees unless asked.
 
     Returns once every pane's processes have exited: those still running `timeout`
-    seconds after tmux hung up their terminals are ended (and named in the report)."""
+    seconds after tmux hung up their terminals are ended (and named in the report). The
+    store is only told: whatever its state (damaged, deleted), tmux, the coordinator and
+    the agents are stopped, and the report says what could not be recorded."""
     root = home.parent
     server = server or layout.server_for(root)
     report = Report()
+    try:
+        here = _record_stopped(home, report)
+    except (BullpenError, sqlite3.Error, OSError) as error:
+        here = None
+        report.say(f"could not record the sessions as stopped ({_one_line(error)});"
+                   " run bullpen doctor")
+    if server.is_alive():
+        groups = pane_groups(server)
+        server.kill_server()
+        report.say("stopped the coordinator and the room's tmux server")
+        for line in processes.wait_gone(groups, timeout):
+            report.say(line)
+    else:
+        report.say("the room's tmux server was not running")
+    if not _wait_for_coordinator_exit(home):
+        report.say("the coordinator is still stopping; bullpen up waits for it")
+    if remove_worktrees and here is None:
+        report.say("kept every worktree: without the store bullpen cannot tell whose is whose")
+    elif remove_worktrees and here is not None:
+        for session in here:
+            report.say(_remove_one(root, session, force))
+    return report
+
+
+def _record_stopped(home: Path, report: Report) -> list[Session]:
+    """Mark this machine's sessions stopped (other machines' keep running); returns them."""
     with open_operator_room(home) as room:
-        # This machine's room only: other machines' sessions keep running.
         here = Presence(home, room.conn).mine(sessions.all_sessions(room.conn))
         for session in here:
             if session.pane and session.status != SessionStatus.STOPPED:
                 report.say(f"stopped {session.name}")
             sessions.set_status(room.conn, session.name, SessionStatus.STOPPED)
             sessions.update(room.conn, session.name, pane_id=None)
-        if server.is_alive():
-            groups = pane_groups(server)
-            server.kill_server()
-            report.say("stopped the coordinator and the room's tmux server")
-            for line in processes.wait_gone(groups, timeout):
-                report.say(line)
-        else:
-            report.say("the room's tmux server was not running")
-        if not _wait_for_coordinator_exit(home):
-            report.say("the coordinator is still stopping; bullpen up waits for it")
-        if remove_worktrees:
-            for session in here:
-                report.say(_remove_one(root, session, force))
-    return report
+    return here
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 def _remove_one(root: Path, session: Session, force: bool) -> str:

@@ -174,7 +174,7 @@ def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServe
     sessions.register(room.conn, request.name, agent=request.agent,
                       profile=request.profile, branch=info.branch,
                       worktree=str(info.path), base=info.base_commit, task=request.task,
-                      machine=machines.local_name(room.home))
+                      machine=machines.claim(room.conn, room.home))
     made.registered = True
     if request.on_commit or request.fs_reads or request.deliver or request.base_mode:
         sessions.update(room.conn, request.name, on_commit=request.on_commit,

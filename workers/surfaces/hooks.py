@@ -36,11 +36,13 @@ LOG_NAME = "hooks.log"
 
 
 def format_notes(pending: list[Note], executable: str | None = None,
-                 repeats: set[int] | frozenset[int] = frozenset()) -> str:
+                 repeats: set[int] | frozenset[int] = frozenset(), overflow: int = 0) -> str:
     """Pending notes as text for the agent's next turn: bullpen's header from the stored
     sender and id (a body can never read as one), the body indented, and how to reply
     with what the agent really has (the MCP tool, or this `bullpen` by its absolute path,
     which a terminal tool with a reset PATH still finds)."""
+    if not pending and not overflow:
+        return ""
     from workers.agents import framing  # only when there are notes: it compiles patterns
 
     def answer(note: Note) -> str:
@@ -48,7 +50,9 @@ def format_notes(pending: list[Note], executable: str | None = None,
         return (f"(reply with the tool mcp__bullpen__send_note to={note.sender!r}"
                 f" reply_to={note.id}, or run: {cli} note send {note.sender} 'TEXT'"
                 f" --reply-to {note.id})")
-    return framing.hook_text(pending, repeats, answer)
+    notice = (framing.overflow_notice(overflow, deliveries.QUEUE_CAP, typed=False)
+              if overflow else "")
+    return framing.hook_text(pending, repeats, answer, notice)
 
 
 def _executable_or_name() -> str:
@@ -113,8 +117,12 @@ def handler(kind: str) -> Callable[[Mapping[str, object], Room], dict | None]:
 def _pull_notes(room: Room, session: str) -> str:
     sessions.set_hook_status(room.conn, session, SessionStatus.WORKING)
     handed = notes.take_pending(room.conn, session, via=DeliveryChannel.HOOK)
-    return format_notes(handed, repeats=deliveries.repeats(room.conn, session,
-                                                           [n.id for n in handed]))
+    overflow, newest = deliveries.untold_overflow(room.conn, session)
+    text = format_notes(handed, repeats=deliveries.repeats(room.conn, session,
+                                                           [n.id for n in handed]),
+                        overflow=overflow)
+    deliveries.told_overflow(room.conn, session, newest)
+    return text
 
 
 def is_per_tool_call(kind: str, payload: Mapping[str, object]) -> bool:

@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from board.models import Task
 from tui.graph import graph_lines
@@ -51,6 +51,7 @@ class GraphScreen(ModalScreen[None]):
         with VerticalScroll(id="graph"):
             yield Static(Text("the plan: who waits on whom", style="bold"))
             yield Static(graph_text(self.cards), id="graph-body")
+        yield Footer(compact=True)  # the modal's own keys: how to close it, its tabs
 
     def action_close(self) -> None:
         self.dismiss(None)

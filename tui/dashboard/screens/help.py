@@ -7,13 +7,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from tui.dashboard.commands import COMMANDS, display_key
 
 NAVIGATION = (
     ("tab / shift+tab", "Next / previous panel"),
-    ("1 2 3 4", "Sessions, board, notes, watcher"),
+    ("1 2 3 4", "Sessions, board, notes, watcher (narrow: 4 shows the watcher"
+                " in the notes' place, 3 the notes again)"),
     ("g  enter", "Needs-you strip: next item; go to its pane or card"),
     ("← → h l", "Board: previous / next column"),
     ("↑ ↓ j k", "Move between cards or rows"),
@@ -45,6 +46,7 @@ class HelpScreen(ModalScreen[None]):
                     table.add_row(display_key(command), f"{command.title} — {command.help}")
         with VerticalScroll(id="help"):
             yield Static(table)
+        yield Footer(compact=True)  # the modal's own keys: how to close it, its tabs
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -301,6 +301,8 @@ class MainScreen(Screen[None]):
         self.query_one(NeedsYou).next()
 
     def action_panel(self, panel: str) -> None:
+        if panel in ("stream", "watcher"):  # narrow: 4 puts the watcher where the notes were
+            self.set_class(panel == "watcher", "-watcher")
         self.query_one(PANELS[panel]).focus()
 
     def action_help(self) -> None:

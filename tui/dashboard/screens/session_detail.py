@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from tui.dashboard.detail import SessionDetail
 from tui.dashboard.format import age, agent_label, clock, delivery_text, status_text
@@ -44,6 +44,7 @@ class SessionDetailScreen(ModalScreen[None]):
             with TabPane(f"Notebook {len(detail.notebook)}", id="notebook"), \
                     VerticalScroll():
                 yield Static(self._notebook(), id="notebook-body")
+        yield Footer(compact=True)  # the modal's own keys: how to close it, its tabs
 
     def _overview(self) -> Group:
         detail, session = self.detail, self.detail.session

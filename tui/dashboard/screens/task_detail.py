@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from board.models import Task
 from tui.dashboard.format import clock
@@ -27,6 +27,7 @@ class TaskDetailScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="detail"):
             yield Static(self._render_task(), id="detail-body")
+        yield Footer(compact=True)  # the modal's own keys: how to close it, its tabs
 
     def _links(self, label: str, ids: tuple[int, ...]) -> Text:
         line = Text(f"{label}: ", style="bold")

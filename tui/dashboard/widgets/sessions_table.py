@@ -55,11 +55,22 @@ class SessionsTable(DataTable):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.rows_by_name: dict[str, SessionRow] = {}
         self.changed: dict[str, int | None] = {}
+        self.shown_ages: dict[str, str] = {}
         self.border_title = "sessions"
 
     def on_mount(self) -> None:
         for name in COLUMNS:
             self.add_column(name, key=name)
+        # "active" is an age: it changes with the clock, not only when the row does.
+        self.set_interval(1.0, self.refresh_ages)
+
+    def refresh_ages(self) -> None:
+        """Redraw the "active" cells whose age text moved on (e.g. 4s → 5s)."""
+        for name, row in self.rows_by_name.items():
+            shown = age(row.session.last_activity)
+            if self.shown_ages.get(name) != shown:
+                self.shown_ages[name] = shown
+                self.update_cell(name, "active", shown)
 
     @property
     def selected(self) -> str | None:
