@@ -128,6 +128,12 @@ def beat(conn: Connection, name: str, now: float | None = None) -> None:
             " ON CONFLICT(name) DO UPDATE SET beat_at = excluded.beat_at", (name, now, now))
 
 
+def stop_beating(conn: Connection, name: str) -> None:
+    """This machine's coordinator stopped cleanly: no beat, rather than a recent one."""
+    with write(conn):
+        conn.execute("UPDATE machines SET beat_at = NULL WHERE name = ?", (name,))
+
+
 def beats(conn: Connection) -> dict[str, float | None]:
     """Each machine's last heartbeat."""
     return {row[0]: row[1] for row in conn.execute("SELECT name, beat_at FROM machines")}

@@ -58,6 +58,25 @@ sessions:
     after: [research
     task: build
 """, "bullpen.yaml:5: sessions.coder.after: not valid YAML"),
+    # Each of these was `unexpected …`, exit 1 (or, for a duplicate key, silently the last).
+    "duplicate-key": ("""\
+agent: sleep 100
+sessions:
+  a:
+    task: one
+  b:
+    task: two
+  a:
+    task: three
+""", "bullpen.yaml:7: sessions.a: duplicate key"),
+    "duplicate-top-key": ("agent: one\nagent: two\n", "bullpen.yaml:2: agent: duplicate key"),
+    "unhashable-key": ("sessions: {? [a,b] : {}}\n",
+                       "bullpen.yaml:1: sessions: a key must be a plain name"),
+    "deep-nesting": ("sessions:\n  a:\n    task: " + "[" * 10_000 + "]" * 10_000 + "\n",
+                     "bullpen.yaml:3: sessions.a.task: nested deeper than 50 levels"),
+    "control-character": ("sessions:\n  a:\n    task: x\x01y\n",
+                          "bullpen.yaml:3: sessions.a.task: not valid YAML: character"
+                          " '\\x01' is not allowed"),
 }
 
 

@@ -4,6 +4,7 @@ that stops beating shows its sessions `unreachable`, and their notes wait."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -132,10 +133,13 @@ def test_a_second_machine_under_a_taken_name_is_refused_and_touches_nothing(
     with open_room(env={}, start=a.repo) as room:
         sessions.update(room.conn, "coder", desired=DesiredState.RUNNING)
         sessions.set_status(room.conn, "coder", "working")
-        for verb in (("register", "other"), ("down",), ("up", "--detach")):
+        for verb in (("register", "other"), ("up", "--detach")):
             refused = run_cli(*verb, cwd=b.repo)
             assert refused.returncode == 2, verb
             assert refused.stderr.count("\n") == 1 and "--machine NAME" in refused.stderr
+        # down stops b's own tmux whatever the store says, and records nothing there
+        down = run_cli("down", cwd=b.repo)
+        assert "could not record" in down.stdout and "--machine NAME" in down.stdout
         with pytest.raises(Refused, match="belongs to another machine"):
             Coordinator(b.home, watch=False)
         coder = sessions.get(room.conn, "coder")
@@ -160,3 +164,22 @@ def test_down_on_one_machine_leaves_the_other_machines_sessions_running(
         assert down.returncode == 0, down.stderr
         status = {s.name: s.status for s in sessions.all_sessions(room.conn)}
         assert status == {"coder": "working", "legacy": "working", "reviewer": "stopped"}
+
+
+def test_migrate_waits_for_coordinators_that_are_stopping(two_machines) -> None:
+    a, b = two_machines
+    assert run_cli("register", "reviewer", cwd=b.repo).returncode == 0
+    on_b = Coordinator(b.home, watch=False)
+    on_b.tick()  # beta's coordinator beats ...
+    with open_room(env={}, start=a.repo) as room:
+        assert machines.is_reachable(machines.beats(room.conn)["beta"])
+        stop = threading.Event()
+        stop.set()
+        on_b.run(stop)  # ... and stops cleanly: its beat goes with it
+        assert machines.beats(room.conn)["beta"] is None
+        # alpha's coordinator was killed a moment ago: its last beat ages out soon
+        machines.beat(room.conn, "alpha", now=time.time() - machines.UNREACHABLE_AFTER + 1.5)
+    started = time.monotonic()
+    moved = run_cli("room", "migrate", "--to", "sqlite", cwd=a.repo)
+    assert moved.returncode == 0, moved.stderr
+    assert 1.0 <= time.monotonic() - started < machines.UNREACHABLE_AFTER + 5

@@ -136,3 +136,16 @@ def test_room_found_from_a_linked_worktree(room: Room, git_repo: Path) -> None:
     from_worktree = open_room(env={}, start=linked / "src")
     assert from_worktree.db_path == room.db_path
     from_worktree.close()
+
+
+def test_inbox_prints_whole_bodies_wrapped_to_the_terminal(room: Room) -> None:
+    env = identity(room.home, "b", sessions.register(room.conn, "b"))
+    sessions.register(room.conn, "a")
+    body = " ".join(f"word{i}" for i in range(300)) + "\nsecond paragraph stays apart"
+    notes.send(room.conn, Caller("a"), "b", body)
+    result = run_cli("note", "inbox", cwd=room.home.parent, env={**env, "COLUMNS": "60"})
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("#") and "from a" in lines[0]
+    assert all(len(line) <= 60 and line.startswith("    ") for line in lines[1:])
+    assert " ".join(" ".join(lines[1:]).split()) == " ".join(body.split())
+    assert lines[-1] == "    second paragraph stays apart" and "…" not in result.stdout

@@ -5,6 +5,7 @@ counted; revoking takes everything back. (test_pairing_attacks.py: the attacks.)
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -149,3 +150,23 @@ def test_wrong_codes_are_counted_and_spend_that_request(shared_room,
 def test_pairing_needs_a_room_on_postgresql(git_repo: Path) -> None:
     result = run_cli("machines", "approve", "beta", "ABCDEFGH", cwd=git_repo)
     assert result.returncode == 2 and "on SQLite" in result.stderr
+
+
+def test_doctor_checks_the_postgresql_store_and_this_machines_place(
+        shared_room, pg_cluster: PgCluster) -> None:
+    a, b = shared_room["a"], shared_room["b"]
+    on_a = run_cli("doctor", cwd=a)
+    assert on_a.returncode == 0, on_a.stdout + on_a.stderr
+    assert "no database yet" not in on_a.stdout
+    assert re.search(r"PostgreSQL .* reachable, schema (\d+) of \1", on_a.stdout)
+    assert "this machine is alpha" in on_a.stdout and "approved" in on_a.stdout
+    code = join(shared_room, b, "beta")
+    waiting = run_cli("doctor", cwd=b)
+    assert waiting.returncode == 1 and "all good" not in waiting.stdout
+    assert "waits for approval" in waiting.stdout
+    assert "bullpen machines approve beta CODE" in waiting.stdout
+    assert run_cli("machines", "approve", "beta", code, cwd=a).returncode == 0
+    joined = run_cli("doctor", "--json", cwd=b)
+    found = {f["what"]: f["ok"] for f in json.loads(joined.stdout)}
+    assert any(what.startswith("this machine is beta") and ok for what, ok in found.items())
+    assert any(what.startswith("alpha: no coordinator yet") for what in found)

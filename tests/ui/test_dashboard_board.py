@@ -35,9 +35,10 @@ async def test_shift_right_moves_the_card_and_focus_follows(fake_room: Room,
         assert task_status(fake_room.home, 1).status == "running"
         assert screen.board.current.status == "running"
         assert screen.board.current_task.id == 1
-        await pilot.press("L")
+        await pilot.press("L", "enter")  # into blocked: the reason is asked, empty allowed
         await settled(pilot)
         assert task_status(fake_room.home, 1).status == "blocked"
+        assert task_status(fake_room.home, 1).block_reason == "no reason given"
         await pilot.press("H", "shift+left")
         await settled(pilot)
         assert task_status(fake_room.home, 1).status == "ready"
@@ -144,3 +145,28 @@ async def test_comment_on_a_card(fake_room: Room, fake_actions: FakeActions) -> 
         assert after[: len(before)] == before
         assert [(c.author, c.body) for c in after[len(before):]] == [
             ("operator", "looks good, ship it")]
+
+
+async def test_moving_a_card_into_blocked_asks_why(fake_room: Room,
+                                                   fake_actions: FakeActions) -> None:
+    from tui.dashboard.prompt import PromptScreen
+
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("shift+right")  # ready → running
+        await settled(pilot)
+        await pilot.press("shift+right")
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("escape")  # cancelled: it stays where it was
+        await settled(pilot)
+        assert task_status(fake_room.home, 1).status == "running"
+        await pilot.press("shift+right", *"waiting on the API key", "enter")
+        await settled(pilot)
+        task = task_status(fake_room.home, 1)
+        assert (task.status, task.block_reason) == ("blocked", "waiting on the API key")
+        # Both moves are in the stream, the block once, with its reason.
+        screen = app.screen
+        lines = [item.text for item in screen.stream.items if item.ref == 1
+                 and item.text.startswith("task #1")]
+        assert lines[-2:] == ["task #1 ready → running", "task #1 blocked: waiting on the API key"]

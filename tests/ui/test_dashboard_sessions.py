@@ -149,3 +149,20 @@ def test_agent_labels_stay_short(agent: str | None, label: str) -> None:
     from tui.dashboard.format import agent_label
 
     assert agent_label(agent) == label
+
+
+async def test_the_machine_column_shows_once_sessions_run_on_two_machines(
+        fake_room: Room, fake_actions: FakeActions) -> None:
+    fake_room.conn.execute("UPDATE sessions SET machine = 'alpha'")
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        table = (await loaded(pilot)).sessions_table
+        assert "machine" not in table.columns_shown  # one machine: nothing to tell apart
+    fake_room.conn.execute("UPDATE sessions SET machine = 'beta' WHERE name = 'coder'")
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        table = (await loaded(pilot)).sessions_table
+        assert table.columns_shown[-1] == "machine"
+        assert str(table.get_cell("coder", "machine")) == "beta"
+        others = [name for name in table.rows_by_name if name != "coder"]
+        assert {str(table.get_cell(name, "machine")) for name in others} == {"alpha"}

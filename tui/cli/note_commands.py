@@ -8,7 +8,7 @@ import time
 from board import deliveries, notes, wakeup
 from board.errors import NotFound
 from tui.cli.context import record_id, room
-from tui.cli.output import fail, one_line, print_json, print_table
+from tui.cli.output import fail, print_json
 
 WAIT_POLL_SECONDS = 0.025
 GIVEN_STATES = ("typed", "handed", "read")  # the recipient has it
@@ -137,12 +137,24 @@ def read_inbox(args: argparse.Namespace) -> int:
     elif not received:
         print("no new notes")
     else:
-        headers = ["id", "from", "kind", "reply", "note"] + (["state"] if args.all else [])
-        print_table(headers,
-                    [(n.id, n.sender, n.kind, n.reply_to, one_line(n.body, 100),
-                      *([_state_cell(states.get(n.id))] if args.all else []))
-                     for n in received])
+        for note in received:
+            _print_note(note, _state_cell(states.get(note.id)) if args.all else None)
     return 0
+
+
+def _print_note(note, state: str | None) -> None:
+    """A header line, then the whole body wrapped to the terminal and indented."""
+    import shutil
+    import textwrap
+
+    header = f"#{note.id} from {note.sender} ({note.kind}" + (
+        f", re #{note.reply_to}" if note.reply_to else "") + ")" + (
+        f" · {state}" if state else "")
+    print(header)
+    width = max(shutil.get_terminal_size((100, 24)).columns, 40)
+    for line in note.body.splitlines() or [""]:
+        print(textwrap.fill(line, width, initial_indent="    ", subsequent_indent="    ",
+                            break_long_words=True, break_on_hyphens=False) or "    ")
 
 
 def _inbox_json(note, delivery) -> dict:

@@ -109,9 +109,7 @@ def event_item(event: Event) -> StreamItem | None:
     """A system line for an event worth showing, or None."""
     data, ref = event.data, event.ref
     kind = event.kind
-    if kind == EventKind.TASK_MOVED:
-        if data.get("new") in (TaskStatus.DONE, TaskStatus.BLOCKED):
-            return None  # task_done / task_blocked say it with more detail
+    if kind == EventKind.TASK_MOVED:  # into done or blocked too: `task move` says no more
         text = f"task #{ref} {data.get('old')} → {data.get('new')}"
     elif kind == EventKind.TASK_DONE:
         summary = data.get("summary")
@@ -139,6 +137,11 @@ def event_item(event: Event) -> StreamItem | None:
     else:
         return None
     return StreamItem(event.created_at, StreamKind.EVENT, event.session or "?", None, text, ref)
+
+
+# Events that follow a task's move in the same transaction and say more about it.
+_SAYS_MORE: dict[str, TaskStatus] = {EventKind.TASK_DONE: TaskStatus.DONE,
+                                     EventKind.TASK_BLOCKED: TaskStatus.BLOCKED}
 
 
 def load_snapshot(conn: Connection) -> RoomDelta:
@@ -184,7 +187,13 @@ def load_delta(conn: Connection, events: list[Event], last_note: int) -> RoomDel
         if kind == EventKind.CHANGE_RECORDED and event.session:
             delta.changed_sessions.add(event.session)
         item = event_item(event)
-        if item is not None:
+        if item is None:
+            continue
+        last = stream[-1] if stream else None
+        if (kind in _SAYS_MORE and last is not None and last.kind == StreamKind.EVENT
+                and last.ref == event.ref and last.text.endswith(f"→ {_SAYS_MORE[kind]}")):
+            stream[-1] = item  # `done`/`block` moved it: one line, with summary or reason
+        else:
             stream.append(item)
     if new_notes:
         fresh = views.notes_after(conn, last_note)

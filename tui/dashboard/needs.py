@@ -54,10 +54,16 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    f"{row.session.name} asks: {row.reason}" if row.reason
                    else f"{row.session.name} needs input", session=row.session.name)
               for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
+    unseen = [row for row in alerts if row.state in UNSEEN_ALERT_STATES]
+    # An alert's own note held back is one thing waiting, not two: it shows as the alert.
+    # Keyed as an alert names its note, which it may lack (`None` is never held).
+    held_reasons: dict[tuple[int | None, str], str | None] = {
+        (item.note.id, item.recipient): item.reason for item in held}
+    alerted = {(row.alert.note, row.alert.session) for row in unseen}
     found += [Need((NeedKind.HELD, item.note.id, item.recipient), NeedKind.HELD,
                    f"note #{item.note.id} {item.note.sender} → {item.recipient} held"
                    + (f": {item.reason}" if item.reason else ""), session=item.recipient)
-              for item in held]
+              for item in held if (item.note.id, item.recipient) not in alerted]
     found += [Need((NeedKind.BLOCKED, card.id), NeedKind.BLOCKED,
                    f"#{card.id} {card.title} blocked"
                    + (f": {card.block_reason}" if card.block_reason else ""),
@@ -65,8 +71,11 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
               for card in cards if card.status == TaskStatus.BLOCKED]
     found += [Need((NeedKind.ALERT, row.alert.id), NeedKind.ALERT,
                    f"{row.alert.path} changed by {row.alert.changed_by};"
-                   f" {row.alert.session} not told yet", session=row.alert.session)
-              for row in alerts if row.state in UNSEEN_ALERT_STATES]
+                   f" {row.alert.session} not told yet"
+                   + (f" (held: {reason})" if (reason := held_reasons.get(
+                       (row.alert.note, row.alert.session))) else ""),
+                   session=row.alert.session)
+              for row in unseen]
     return found
 
 

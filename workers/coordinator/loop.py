@@ -110,6 +110,7 @@ class Coordinator:
                 self.pusher.stop()
             self.watching.stop()
             mark_clean_stop(self.conn)
+            self.presence.stopped(self.conn)  # other machines need not wait for its beat
             self.conn.close()
 
     def _my_sessions(self) -> list[Session]:

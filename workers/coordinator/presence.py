@@ -8,12 +8,15 @@ can tell `unreachable` from `idle` (board.machines).
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import time
 from pathlib import Path
 
 from board import machines, marks, previews
 from board.connection import Connection
 from board.db import is_postgres
+from board.errors import BullpenError
 from board.models import Session
 
 PREVIEW_EVERY = 2.0  # seconds between stored captures of one pane
@@ -58,6 +61,13 @@ class Presence:
         if self.shared and now - self._last_beat >= machines.BEAT_EVERY:
             machines.beat(conn, self.machine)
             self._last_beat = now
+
+    def stopped(self, conn: Connection) -> None:
+        """Say that this machine's coordinator stopped (its beat goes): `room migrate`
+        elsewhere need not wait for it to age out. Best effort: the store may be gone."""
+        if self.shared:
+            with contextlib.suppress(BullpenError, sqlite3.Error):
+                machines.stop_beating(conn, self.machine)
 
     def preview_if_due(self, conn: Connection, session: str, snap) -> None:
         """On a shared store, keep a short cleaned capture of the pane for the other

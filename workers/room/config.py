@@ -79,7 +79,12 @@ def load(root: Path) -> Config:
         return Config(path=None)
     try:
         text = path.read_text()
+        _check_depth(path, text)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.reader.ReaderError as error:  # a control character, no line of its own
+        line = text.count("\n", 0, error.position) + 1
+        raise BadInput(f"{path.name}:{line}: {_key_at(text, line - 1)}: not valid YAML:"
+                       f" character {chr(error.character)!r} is not allowed") from None
     except yaml.MarkedYAMLError as error:
         # An unclosed [, { or quote is reported where parsing gave up; its start is the news.
         context = error.context or ""
@@ -92,7 +97,36 @@ def load(root: Path) -> Config:
         raise BadInput(f"{path.name}: cannot read: {error}") from None
     if node is None:
         return Config(path=path)
-    return _parse(path, node)
+    try:
+        return _parse(path, node)
+    except RecursionError:  # an alias that holds itself (`&a [*a]`)
+        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: top level: a value that"
+                       " refers to itself") from None
+
+
+MAX_DEPTH = 50  # bullpen.yaml nests 4 levels; PyYAML's composer recurses per level
+
+
+def _check_depth(path: Path, text: str) -> None:
+    """Refuse nesting deeper than `MAX_DEPTH`, at its line, before composing it (the
+    scanner is iterative; the composer would raise RecursionError past ~1,000)."""
+    depth = 0
+    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        if isinstance(token, _OPENING):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = token.start_mark.line + 1
+                where = _key_at(text, line - 1)
+                where = where if len(where) <= 60 else where[:60] + "…"
+                raise BadInput(f"{path.name}:{line}: {where}: nested deeper than"
+                               f" {MAX_DEPTH} levels")
+        elif isinstance(token, _CLOSING):
+            depth -= 1
+
+
+_OPENING = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken,
+            yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
+_CLOSING = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
 
 
 def _key_at(text: str, index: int) -> str:
@@ -113,7 +147,17 @@ def _mapping(path: Path, node: yaml.Node, key: str) -> dict[str, tuple[yaml.Node
     if not isinstance(node, yaml.MappingNode):
         raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key or 'top level'}:"
                        " expected a mapping of keys to values")
-    return {k.value: (k, v) for k, v in node.value}
+    found: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+    for k, v in node.value:
+        line = k.start_mark.line + 1
+        if not isinstance(k, yaml.ScalarNode):
+            raise BadInput(f"{path.name}:{line}: {key or 'top level'}: a key must be a"
+                           " plain name, not a list or a mapping")
+        name = f"{key}.{k.value}" if key else k.value
+        if k.value in found:  # YAML forbids it; PyYAML would keep the last silently
+            raise BadInput(f"{path.name}:{line}: {name}: duplicate key")
+        found[k.value] = (k, v)
+    return found
 
 
 def _scalar(path: Path, node: yaml.Node, key: str) -> str:

@@ -11,14 +11,15 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from board import integrity, sessions
+from board import integrity, machines, sessions
 from board.connection import Connection
-from board.db import connect, schema_version
+from board.db import connect, is_postgres, schema_version
 from board.errors import BullpenError
 from board.home import DB_NAME, check_home
 from board.models import Session
 from board.room import check_store_present
 from board.schema import MIGRATIONS
+from board.store import StoreKind, choose
 from board.vocabulary import DesiredState
 from workers import logs as room_logs
 from workers.agents.kinds import adapter_for
@@ -53,7 +54,9 @@ def diagnose(home: Path) -> list[Finding]:
     if conn is None:
         return found + _coordinator(home, needed=False)  # the store comes first
     try:
-        known = sessions.all_sessions(conn)
+        here = machines.local_name(home)  # a shared room: this machine's sessions only
+        known = [s for s in sessions.all_sessions(conn)
+                 if not is_postgres(conn) or s.machine in (None, here)]
         needed = any(s.desired == DesiredState.RUNNING for s in known)
         found += _coordinator(home, needed)
         found += _tmux(home, known)
@@ -97,6 +100,11 @@ def _home(home: Path) -> list[Finding]:
 
 def _store(home: Path) -> tuple[Connection | None, list[Finding]]:
     db = home / DB_NAME
+    if choose(home).kind == StoreKind.POSTGRESQL:
+        from workers.room.doctor_pg import postgres_store
+
+        shared, checks = postgres_store(home)
+        return shared, [Finding(c.area, c.ok, c.what, c.fix) for c in checks]
     try:
         check_store_present(home)
         if not db.exists():

@@ -25,7 +25,12 @@ LEFT_BEHIND = ".moved-to-postgresql"  # the SQLite file after the room moved awa
 def _at_rest(home: Path, conn) -> None:
     if is_running(home):
         raise Refused("the room's coordinator is running; bullpen down first, then migrate")
-    awake = [m.name for m in machines.all_machines(conn) if m.reachable]
+    # A coordinator that was killed rather than stopped leaves a recent beat: wait until
+    # it ages out (a stopped one clears its own beat at once).
+    deadline = time.monotonic() + machines.UNREACHABLE_AFTER + 1
+    while (awake := [m.name for m in machines.all_machines(conn) if m.reachable]) \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)  # waiting for beats to age out, with a deadline
     if awake:
         raise Refused(f"machine(s) {', '.join(awake)} still run a coordinator on this room;"
                       " bullpen down there first")

@@ -21,6 +21,7 @@ from tui.dashboard.prompt import Field, PromptScreen
 from tui.dashboard.widgets.board_column import BoardColumn
 from tui.dashboard.widgets.card_list import CardList
 
+NO_REASON = "no reason given"  # a blocked card always says why, even when nobody did
 CARD_ACTIONS = frozenset({"move_left", "move_right", "assign", "details", "done", "block",
                           "archive", "comment"})
 
@@ -186,12 +187,19 @@ class Board(Horizontal):
         self.app.push_screen(PromptScreen(title, fields), answered)
 
     def action_move_left(self) -> None:
-        if task := self.current_task:
-            self.post_message(self.MoveRequested(task.id, -1))
+        self._move(-1)
 
     def action_move_right(self) -> None:
-        if task := self.current_task:
-            self.post_message(self.MoveRequested(task.id, 1))
+        self._move(1)
+
+    def _move(self, step: int) -> None:
+        """Move the card a column; into blocked only with a reason (asked for)."""
+        if not (task := self.current_task):
+            return
+        if neighbour(task.status, step) == TaskStatus.BLOCKED:
+            self.action_block()
+        else:
+            self.post_message(self.MoveRequested(task.id, step))
 
     def action_archive(self) -> None:
         if task := self.current_task:
@@ -211,9 +219,11 @@ class Board(Horizontal):
 
     def action_block(self) -> None:
         if task := self.current_task:
-            self._ask(f"Block: #{task.id} {task.title}", [Field("reason", "Reason")],
+            self._ask(f"Block: #{task.id} {task.title}",
+                      [Field("reason", "Why is it blocked? (optional)",
+                             placeholder=NO_REASON)],
                       lambda answer: self.post_message(self.BlockRequested(
-                          task.id, answer["reason"].strip())))
+                          task.id, answer["reason"].strip() or NO_REASON)))
 
     def action_comment(self) -> None:
         if task := self.current_task:

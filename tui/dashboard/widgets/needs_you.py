@@ -64,7 +64,8 @@ class NeedsYou(Widget, can_focus=True):
         if self.styles.height is None or self.styles.height.value != height:
             self.styles.height = height
         self.border_title = f"needs you {len(needs)}"
-        self.border_subtitle = "g next · enter go" if needs else ""
+        more = f" · {self.rows} of {len(needs)} shown" if len(needs) > self.rows else ""
+        self.border_subtitle = f"g next · enter go{more}" if needs else ""
         self.refresh()
 
     def next(self) -> None:

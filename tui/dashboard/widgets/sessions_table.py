@@ -15,6 +15,12 @@ from tui.dashboard.format import age, agent_label, status_text
 from tui.dashboard.prompt import Field, PromptScreen
 
 COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "active")
+MACHINE = "machine"  # shown once the room's sessions run on two machines or more
+
+
+def spans_machines(rows: list[SessionRow]) -> bool:
+    """Whether the sessions run on more than one machine (as `bullpen ls` decides)."""
+    return len({row.session.machine for row in rows} - {None}) > 1
 
 
 class SessionsTable(DataTable):
@@ -56,10 +62,11 @@ class SessionsTable(DataTable):
         self.rows_by_name: dict[str, SessionRow] = {}
         self.changed: dict[str, int | None] = {}
         self.shown_ages: dict[str, str] = {}
+        self.columns_shown: tuple[str, ...] = COLUMNS
         self.border_title = "sessions"
 
     def on_mount(self) -> None:
-        for name in COLUMNS:
+        for name in self.columns_shown:
             self.add_column(name, key=name)
         # "active" is an age: it changes with the clock, not only when the row does.
         self.set_interval(1.0, self.refresh_ages)
@@ -88,10 +95,18 @@ class SessionsTable(DataTable):
     def show(self, rows: list[SessionRow]) -> None:
         """Show `rows`: changed cells only when the sessions are the same, else redraw."""
         selected = self.selected
+        wanted = (*COLUMNS, MACHINE) if spans_machines(rows) else COLUMNS
+        if wanted != self.columns_shown:  # a second machine came (or the last one left)
+            self.columns_shown = wanted
+            self.clear(columns=True)
+            for name in wanted:
+                self.add_column(name, key=name)
+            self.rows_by_name = {}
         if [row.session.name for row in rows] == list(self.rows_by_name):
             for row in rows:
                 if row != self.rows_by_name[row.session.name]:
-                    for column, cell in zip(COLUMNS, self._cells(row), strict=True):
+                    for column, cell in zip(self.columns_shown, self._cells(row),
+                                            strict=True):
                         self.update_cell(row.session.name, column, cell)
             self.rows_by_name = {row.session.name: row for row in rows}
             return
@@ -124,9 +139,10 @@ class SessionsTable(DataTable):
         branch = (session.branch or "-").removeprefix("bullpen/")
         # The coordinator stores the effective status (hook reports already win there,
         # except over an exited pane), so it is shown as it is.
-        return (Text(session.name, style="bold"), agent_label(session.agent),
-                status_text(session.status), branch, "-" if count is None else str(count),
-                unread, age(session.last_activity))
+        cells = (Text(session.name, style="bold"), agent_label(session.agent),
+                 status_text(session.status), branch, "-" if count is None else str(count),
+                 unread, age(session.last_activity))
+        return (*cells, session.machine or "-") if MACHINE in self.columns_shown else cells
 
     # Key actions: each asks the screen (by message) for one runtime verb.
 

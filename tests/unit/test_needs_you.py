@@ -1,0 +1,35 @@
+"""The needs-you strip lists each thing that waits on the human once."""
+
+from __future__ import annotations
+
+from board.attention import HeldNote
+from board.models import Alert, Note
+from board.views import AlertRow
+from board.vocabulary import DeliveryState, NoteKind
+from tui.dashboard.needs import NeedKind, needs_you
+
+
+def alert_note(note_id: int, recipient: str) -> Note:
+    return Note(id=note_id, sender="bullpen", recipient=recipient, body="src/app.py changed",
+                reply_to=None, created_at=1.0, kind=NoteKind.ALERT)
+
+
+def test_an_alert_whose_note_is_held_is_one_entry_that_says_why() -> None:
+    alert = Alert(id=3, session="reviewer", path="src/app.py", changed_by="coder",
+                  commit=None, created_at=1.0, note=9)
+    other = Note(id=10, sender="coder", recipient="reviewer", body="look", reply_to=None,
+                 created_at=2.0)
+    needs = needs_you([], [], [AlertRow(alert, DeliveryState.HELD)],
+                      [HeldNote(alert_note(9, "reviewer"), "reviewer", "busy"),
+                       HeldNote(other, "reviewer", "busy")])
+    assert [need.kind for need in needs] == [NeedKind.HELD, NeedKind.ALERT]
+    assert "#10" in needs[0].text
+    assert needs[1].text.endswith("(held: busy)")
+
+
+def test_a_held_note_of_an_alert_for_someone_else_still_counts() -> None:
+    alert = Alert(id=3, session="reviewer", path="src/app.py", changed_by="coder",
+                  commit=None, created_at=1.0, note=9)
+    needs = needs_you([], [], [AlertRow(alert, DeliveryState.QUEUED)],
+                      [HeldNote(alert_note(9, "tester"), "tester", "busy")])
+    assert [need.kind for need in needs] == [NeedKind.HELD, NeedKind.ALERT]

@@ -1,0 +1,97 @@
+"""`bullpen doctor` on a room in PostgreSQL: the server, the schema, this machine's place
+in the room (its name, id, role and state) and every machine's coordinator heartbeat.
+
+Read-only like the rest of doctor: it opens the database without migrating it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from board import machines, store
+from board.errors import BullpenError, Refused
+from board.postgres import connect, schema_version
+from board.postgres.connection import PgConnection
+from board.postgres.schema import MIGRATIONS
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding, in doctor's shape (doctor turns it into its Finding)."""
+
+    area: str
+    ok: bool
+    what: str
+    fix: str | None = None
+
+
+def postgres_store(home: Path) -> tuple[PgConnection | None, list[Check]]:
+    """The store findings, and the open connection when the room can be read."""
+    choice = store.choose(home)
+    name = machines.local_name(home)
+    if choice.url is None:  # an SQLite room: doctor's other checks read it
+        return None, []
+    try:
+        conn = connect(choice.url, migrate=False)
+    except Refused as error:  # the server answered: this machine is not (yet) let in
+        return None, [Check("store", False, str(error),
+                              f"on the room's machine: bullpen machines approve {name} CODE")]
+    except BullpenError as error:
+        return None, [Check("store", False, f"{choice.shown} is not reachable: {error}",
+                              "start the server or fix store: in .bullpen/local.yaml")]
+    found = [_schema(conn, choice.shown)]
+    try:
+        found.append(_this_machine(conn, home, name))
+        found += _heartbeats(conn, name)
+    except BullpenError as error:
+        found.append(Check("machine", False, f"cannot read the room: {error}",
+                             f"on the room's machine: bullpen machines approve {name} CODE"))
+        conn.close()
+        return None, found
+    return conn, found
+
+
+def _schema(conn: PgConnection, shown: str) -> Check:
+    version = schema_version(conn)
+    fine = version == len(MIGRATIONS)
+    return Check("store", fine, f"PostgreSQL {shown} reachable, schema {version} of"
+                   f" {len(MIGRATIONS)}", None if fine else
+                   "upgrade bullpen; the room's owner machine migrates it at its next start")
+
+
+def _this_machine(conn: PgConnection, home: Path, name: str) -> Check:
+    role = conn.execute("SELECT current_user").fetchone()[0]
+    row = conn.execute("SELECT id, state FROM machines WHERE name = ?", (name,)).fetchone()
+    own_id = machines.local_id(home)
+    what = f"this machine is {name} (id {own_id or 'none yet'}, role {role})"
+    if row is None:
+        return Check("machine", True, f"{what}; not in the machine list yet (bullpen up"
+                       " adds it)")
+    if row["id"] is not None and row["id"] != own_id:
+        return Check("machine", False, f"{what}; that name belongs to another machine"
+                       f" (id {row['id']})", "bullpen room join URL --machine NAME")
+    if row["state"] != "approved":
+        return Check("machine", False, f"{what}; {row['state']}",
+                       f"on the room's machine: bullpen machines approve {name} CODE")
+    return Check("machine", True, f"{what}; approved")
+
+
+def _heartbeats(conn: PgConnection, here: str) -> list[Check]:
+    now = time.time()
+    found = []
+    for machine in machines.all_machines(conn):
+        if machine.state != "approved":
+            continue
+        if machine.beat_at is None:
+            found.append(Check("heartbeat", True, f"{machine.name}: no coordinator yet"))
+        elif machine.reachable:
+            found.append(Check("heartbeat", True, f"{machine.name}: coordinator beating"
+                                 f" ({now - machine.beat_at:.0f} s ago)"))
+        else:
+            fix = "bullpen up" if machine.name == here else f"bullpen up on {machine.name}"
+            found.append(Check("heartbeat", machine.name != here,
+                                 f"{machine.name}: last beat {now - machine.beat_at:.0f} s"
+                                 " ago: its sessions show unreachable", fix))
+    return found
