@@ -156,6 +156,7 @@ class Session(_Json):
     deliver: str | None = None  # `type`: typing notes into a generic agent is allowed
     status_reason: str | None = None  # why: the question, what is in front, …
     base_mode: str | None = None  # `base:` — after (None), main, or a ref
+    agent_version: str | None = None  # what its agent said of itself at launch
 
 
 @dataclass(frozen=True)

@@ -232,7 +232,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE join_requests ADD COLUMN verifier TEXT;
     ALTER TABLE join_requests ADD COLUMN wrong_codes INTEGER NOT NULL DEFAULT 0;
     """,
-    # 9: deliveries.state defaults to a word the vocabulary knows (queued, not the old
+    # 9: the version of the agent a session runs (`claude --version`), read at launch
+    """
+    ALTER TABLE sessions ADD COLUMN agent_version TEXT;
+    """,
+    # 10: deliveries.state defaults to a word the vocabulary knows (queued, not the old
     # pending). SQLite cannot change a column's default: the table is rebuilt as it was.
     """
     CREATE TABLE deliveries_rebuilt (

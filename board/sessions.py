@@ -22,7 +22,7 @@ def _row_to_session(row: Row) -> Session:
         last_activity=row["last_activity"], created_at=row["created_at"],
         on_commit=row["on_commit"], fs_reads=bool(row["fs_reads"]), machine=row["machine"],
         deliver=row["deliver"], status_reason=row["status_reason"],
-        base_mode=row["base_mode"],
+        base_mode=row["base_mode"], agent_version=row["agent_version"],
     )
 
 
@@ -105,7 +105,8 @@ def names(conn: Connection) -> list[str]:
 def update(conn: Connection, name: str, **fields: object) -> None:
     """Set launch facts (pane, worktree, desired state...) and log one event."""
     allowed = {"agent", "profile", "branch", "worktree", "base", "task", "pane_id", "desired",
-               "on_commit", "fs_reads", "deliver", "base_mode"}
+               "on_commit", "fs_reads", "deliver", "base_mode",
+               "agent_version"}
     unknown = set(fields) - allowed
     if unknown:
         raise ValueError(f"not updatable: {sorted(unknown)}")

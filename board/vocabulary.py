@@ -74,6 +74,11 @@ class SessionStatus(StrEnum):
     UNKNOWN = "unknown"  # evidence is missing or contradictory; never treated as idle
 
 
+# How an `unknown` session's reason starts when its screen was never recognised since its
+# start (a release whose screen changed): the needs-you strip lists those first.
+CANNOT_READ = "bullpen cannot read"
+
+
 class DesiredState(StrEnum):
     """What the operator asked a session to be; `up` restores `running` ones."""
 

@@ -340,7 +340,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE join_requests ADD COLUMN verifier TEXT;
     ALTER TABLE join_requests ADD COLUMN wrong_codes BIGINT NOT NULL DEFAULT 0;
     """ + pairing_sql.PAIRING,
-    # 9: deliveries.state defaults to a word the vocabulary knows (queued, not the old
+    # 9: the version of the agent a session runs, read at launch
+    """
+    ALTER TABLE sessions ADD COLUMN agent_version TEXT;
+    """,
+    # 10: deliveries.state defaults to a word the vocabulary knows (queued, not the old
     # pending).
     """
     ALTER TABLE deliveries ALTER COLUMN state SET DEFAULT 'queued';

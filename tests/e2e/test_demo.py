@@ -46,3 +46,59 @@ def test_demo_that_runs_out_of_time_names_the_missing_step_and_keeps_the_repo(
     [kept] = [p for p in tmp_path.iterdir() if p.name.startswith("bullpen-demo-")]
     assert (kept / "users-service" / ".bullpen" / "bullpen.db").exists()
     assert not layout.server_for(kept / "users-service").is_alive()  # the room is down
+
+
+def test_an_attached_demo_whose_terminal_closes_takes_its_room_and_repo_away(
+        tmp_path: Path) -> None:
+    import fcntl
+    import os
+    import pty
+    import signal
+    import struct
+    import subprocess
+    import termios
+    import threading
+
+    from tests.cli_runner import BULLPEN
+    from tests.waiting import wait_until
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    master, slave = pty.openpty()  # a terminal, so the demo attaches as for a person
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))
+    demo = subprocess.Popen([BULLPEN, "demo"], stdin=slave, stdout=slave, stderr=slave,
+                            cwd=tmp_path, env={**os.environ, "TMPDIR": str(scratch),
+                                               "TERM": "xterm-256color"})
+    os.close(slave)
+    seen = bytearray()
+
+    def drain() -> None:  # what the terminal shows, so tmux never blocks on a full pty
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            seen.extend(chunk)
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        repo = wait_until(lambda: next(iter(scratch.glob("bullpen-demo-*/users-service")), None),
+                          30, message="the demo's repository")
+        server = layout.server_for(repo)
+
+        def hint() -> str:
+            result = server.run("show-options", "-t", layout.ROOM_SESSION, "-v", "status-left")
+            return result.stdout.decode() if result.returncode == 0 else ""
+        wait_until(lambda: "then d ends it" in hint(), 60,
+                   message=lambda: f"the exit hint on the room's status line: {hint()!r}")
+        wait_until(lambda: b"ends it" in seen, 30,
+                   message="the hint on the attached terminal itself")
+        demo.send_signal(signal.SIGHUP)  # what closing the terminal sends it
+        assert demo.wait(timeout=60) == 128 + signal.SIGHUP
+        assert not server.is_alive()
+        assert list(scratch.iterdir()) == []
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+        os.close(master)

@@ -42,6 +42,7 @@ from tests.conftest import git
 from tests.hermes_install import install_beside_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
+from workers.agents.hermes.profile import auto_profile_name
 
 pytestmark = pytest.mark.slow
 
@@ -198,7 +199,7 @@ def test_real_hermes_room_keeps_every_promise(
                and SECRET.encode() in path.read_bytes()]
     assert holders == []
     for name in ("research", "coder", "reviewer"):
-        profile = hermes_home / "profiles" / f"bullpen-{name}"
+        profile = hermes_home / "profiles" / auto_profile_name(name, live.repo)
         assert stat.S_IMODE(profile.stat().st_mode) == 0o700
         assert stat.S_IMODE((profile / "config.yaml").stat().st_mode) == 0o600
         status = git(Path(live.sessions()[name]["worktree"]), "status", "--porcelain",

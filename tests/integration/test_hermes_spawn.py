@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from tests.rooms import live_room
+from workers.agents.hermes.profile import auto_profile_name
 
 
 @pytest.fixture
@@ -43,11 +44,13 @@ def test_hermes_profiles_on_spawn(git_repo: Path, tmp_path: Path, hermes_home: P
         assert missing.returncode == 2 and "does not exist" in missing.stderr
 
         room.cli("spawn", "scout", "--agent", "hermes", "--no-dashboard")
-        dedicated = hermes_home / "profiles" / "bullpen-scout" / "config.yaml"
+        profile = auto_profile_name("scout", git_repo)  # bullpen-scout-<repo hash>
+        assert profile.startswith("bullpen-scout-") and len(profile) == len("bullpen-scout-") + 6
+        dedicated = hermes_home / "profiles" / profile / "config.yaml"
         config = yaml.safe_load(dedicated.read_text())
         assert config["mcp_servers"]["bullpen"]["args"] == ["mcp"]
         assert set(config["hooks"]) >= {"pre_llm_call", "post_tool_call", "on_session_end"}
         assert config["model"] == {"default": "m"}
         with room.db() as conn:
             profile = conn.execute("SELECT profile FROM sessions WHERE name = 'scout'")
-            assert profile.fetchone()[0] == "bullpen-scout"
+            assert profile.fetchone()[0] == auto_profile_name("scout", git_repo)

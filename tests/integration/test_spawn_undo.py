@@ -68,7 +68,7 @@ def test_an_earlier_branch_of_the_same_name_survives_the_undo(
 
 def test_a_hermes_profile_made_for_the_session_goes_too(
         room: Room, tmux_refusing: dict[str, str]) -> None:
-    """A hermes session gets its own `bullpen-c9` profile (cloned from the default one)
+    """A hermes session gets its own `bullpen-c9-<repo hash>` profile (cloned from the default one)
     before its pane starts; when the pane fails, that profile is taken back, and the
     user's own hermes home is left as it was."""
     hermes_home = Path(os.environ["HOME"]) / ".hermes"

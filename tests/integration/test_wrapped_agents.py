@@ -21,6 +21,7 @@ import yaml
 
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
+from workers.agents.hermes.profile import auto_profile_name
 
 STAND_IN = """#!{python}
 import json, os, sys
@@ -132,13 +133,35 @@ def test_wrapped_hermes_commands_start_on_the_sessions_set_up_profile(
         for name, program, before in (("enved", "hermes", []), ("absolute", "hermes", []),
                                       ("packaged", "uvx", ["--from", "hermes-agent", "hermes"])):
             run = launched(runs, program, name)
-            assert run["argv"][1:] == [*before, "-p", f"bullpen-{name}", "--cli"]
+            profile = auto_profile_name(name, git_repo)  # bullpen-NAME-<repo hash>
+            assert run["argv"][1:] == [*before, "-p", profile, "--cli"]
             assert run["env"]["HERMES_ACCEPT_HOOKS"] == "1"
             config = yaml.safe_load(
-                (hermes_home / "profiles" / f"bullpen-{name}" / "config.yaml").read_text())
+                (hermes_home / "profiles" / profile / "config.yaml").read_text())
             assert config["mcp_servers"]["bullpen"]["args"] == ["mcp"]
             assert set(config["hooks"]) >= {"pre_llm_call", "post_tool_call", "on_session_end"}
         assert launched(runs, "hermes", "enved")["env"]["X"] == "1"
+
+
+@pytest.mark.slow
+def test_a_session_on_the_old_profile_name_keeps_it_when_started_again(
+        git_repo: Path, stand_ins: Path, hermes_home: Path) -> None:
+    """Rooms made before profile names carried the repository's hash registered their
+    sessions on `bullpen-<name>`: a restart (or `up`) still starts them on it."""
+    runs = stand_ins / "runs" / "hermes.jsonl"
+    with live_room(git_repo, stand_ins / "logs") as room:
+        room.cli("spawn", "old", "--agent", "hermes", "--no-dashboard")
+        launched(stand_ins / "runs", "hermes", "old")
+        (hermes_home / "profiles" / auto_profile_name("old", git_repo)).rename(
+            hermes_home / "profiles" / "bullpen-old")
+        with room.db() as conn:
+            conn.execute("UPDATE sessions SET profile = 'bullpen-old' WHERE name = 'old'")
+            conn.commit()
+        room.cli("restart", "old")
+        again = wait_until(lambda: len(runs.read_text().splitlines()) == 2
+                           and json.loads(runs.read_text().splitlines()[-1]), 15,
+                           message="the restart's launch")
+        assert again["argv"][1:] == ["-p", "bullpen-old", "--cli"]
 
 
 @pytest.mark.slow

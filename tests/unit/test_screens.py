@@ -64,6 +64,10 @@ EXPECTED: dict[str, tuple[str, Sign, str | None]] = {
     "hermes_busy": ("hermes", Sign.BUSY, None),
     "hermes_busy_queue_typed": ("hermes", Sign.BUSY, None),
     "hermes_busy_queued": ("hermes", Sign.BUSY, None),
+    "hermes_approval_menu": ("hermes", Sign.QUESTION,
+                             "Dangerous Command: rm -rf junk/sub (recursive delete): Allow"
+                             " once / Allow for this session / Add to permanent allowlist"
+                             " / Deny"),
     "shell_bash_prompt": ("bash", Sign.PROMPT_EMPTY, None),
     "shell_bash_half_typed": ("bash", Sign.NOTHING, None),
     "shell_zsh_prompt": ("zsh -f", Sign.PROMPT_EMPTY, None),

@@ -227,3 +227,48 @@ def test_a_pane_read_again_when_its_adapter_becomes_known() -> None:
     clock.now += 2
     state = t.update(snap("h1", lines=lines), {"%1": adapter_for("bash")})["%1"]
     assert state.status is Status.IDLE
+
+
+def test_a_screen_never_recognised_after_start_up_names_the_release() -> None:
+    """A release whose screen changed: no prompt, spinner or question since its start.
+    Still or changing, past the start-up time it is unknown, naming its version."""
+    t, clock = tracker()
+    claude = adapter_for("claude")
+    claude.version = "9.9.9"
+    lines = ("Claude Code v9.9.9", "", "  ask me anything  >>")
+    assert t.update(snap("h1", lines=lines), {"%1": claude})["%1"].status is Status.STARTING
+    clock.now += t.startup + 1
+    for content in ("h1", "h2"):  # held still, then drawing something new
+        state = t.update(snap(content, lines=lines), {"%1": claude})["%1"]
+        assert state.status is Status.UNKNOWN
+        assert state.reason == ("bullpen cannot read claude 9.9.9's screen; notes wait"
+                                " — tested: " + ", ".join(claude.tested_versions))
+
+
+def test_a_prompt_seen_once_is_no_unreadable_release() -> None:
+    t, clock = tracker()
+    claude = adapter_for("claude")
+    rule = "─" * 40
+    t.update(snap("h1", lines=(rule, "❯ ", rule)), {"%1": claude})
+    clock.now += t.startup + 1
+    state = t.update(snap("h2", lines=("something else",)), {"%1": claude})["%1"]
+    assert not (state.reason or "").startswith("bullpen cannot read"), state
+
+
+def test_the_agent_itself_on_an_alternate_screen_is_read_a_child_is_in_front() -> None:
+    """Hermes draws on the normal screen; if its own process (in front) shows an
+    alternate screen, that screen is read, not taken for another program."""
+    t, clock = tracker()
+    hermes = adapter_for("hermes")
+    lines = ("something hermes drew",)
+    t.update(snap("h1", lines=lines, alternate=True), {"%1": hermes})
+    clock.now += 2
+    own = t.update(snap("h1", lines=lines, alternate=True), {"%1": hermes})["%1"]
+    assert not (own.reason or "").endswith(" in front"), own
+    t.forget("%1")
+    t.update(snap("h1", lines=lines, alternate=True, in_front=False, command="less"),
+             {"%1": hermes})
+    clock.now += 2
+    child = t.update(snap("h1", lines=lines, alternate=True, in_front=False, command="less"),
+                     {"%1": hermes})["%1"]
+    assert child.status is Status.UNKNOWN and child.reason == "less in front"

@@ -88,8 +88,13 @@ def setup_hermes(args: argparse.Namespace) -> int:
 
     if args.profile == hermes_profile.AUTO and not args.session:
         fail("bullpen: hermes setup auto needs --session NAME (the profile is per session)", 2)
+    room = None
+    if args.profile == hermes_profile.AUTO:  # its name carries the repository's hash
+        from board.home import repo_root_of_home, room_home
+
+        room = repo_root_of_home(room_home())
     plan = hermes_profile.prepare_profile(args.profile, args.session or "",
-                                          hermes_profile.hermes_root())
+                                          hermes_profile.hermes_root(), room=room)
     if not plan.changed:
         print(f"profile {plan.profile} is already set up for bullpen")
         return 0

@@ -38,4 +38,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
     if args.detach or not sys.stdout.isatty():
         return story.run_detached(say, keep=args.keep, timeout=args.timeout)
-    return story.run_attached(say, keep=args.keep, with_dashboard=not args.no_dashboard)
+    try:
+        return story.run_attached(say, keep=args.keep, with_dashboard=not args.no_dashboard)
+    except story.DemoEnded as ended:  # its terminal closed: cleaned up, nobody to tell
+        return 128 + ended.number

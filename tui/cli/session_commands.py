@@ -170,7 +170,12 @@ def attach_room(args: argparse.Namespace) -> int:
 
 
 def _attach(home: Path, name: str | None) -> int:
-    argv = _control(home).attach_command(name)  # focuses NAME's own pane, or refuses
+    try:  # the room is laid out for this terminal (too small: a window per session)
+        columns, lines = os.get_terminal_size(sys.stdout.fileno())
+        size: tuple[int, int] | None = (columns, lines)
+    except OSError:
+        size = None
+    argv = _control(home).attach_command(name, size)  # focuses NAME's own pane, or refuses
     os.execvp(argv[0], argv)
     return 0  # not reached
 

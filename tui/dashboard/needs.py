@@ -16,7 +16,7 @@ from enum import StrEnum
 from board.attention import HeldNote
 from board.models import Task
 from board.views import AlertRow
-from board.vocabulary import DeliveryState, SessionStatus, TaskStatus
+from board.vocabulary import CANNOT_READ, DeliveryState, SessionStatus, TaskStatus
 from tui.dashboard.feed import RoomDelta, SessionRow
 
 UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
@@ -27,6 +27,7 @@ class NeedKind(StrEnum):
     """What a need is, most urgent first."""
 
     COORDINATOR = "coordinator"  # it reports trouble (the store not writable)
+    UNREADABLE = "unreadable"  # bullpen cannot read a session's agent (a changed release)
     INPUT = "input"  # a session asks a question
     HELD = "held"  # a note held back from a pane
     BLOCKED = "blocked"  # a blocked task
@@ -50,6 +51,10 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
     running coordinator's trouble (e.g. "store not writable — disk full"), if any."""
     found = ([Need((NeedKind.COORDINATOR, coordinator), NeedKind.COORDINATOR, coordinator)]
              if coordinator else [])
+    found += [Need((NeedKind.UNREADABLE, row.session.name, row.reason), NeedKind.UNREADABLE,
+                   f"{row.session.name}: {row.reason}", session=row.session.name)
+              for row in rows if row.session.status == SessionStatus.UNKNOWN
+              and (row.reason or "").startswith(CANNOT_READ)]
     found += [Need((NeedKind.INPUT, row.session.name, row.reason), NeedKind.INPUT,
                    f"{row.session.name} asks: {row.reason}" if row.reason
                    else f"{row.session.name} needs input", session=row.session.name)

@@ -3,10 +3,11 @@
 An adapter reads the agent's screen (is its own empty input prompt in front? a question?
 a spinner?), says how a note reaches it, and does for its kind what the rest of bullpen
 asks of every kind: the launch command (`launch_command`), what a spawn makes first
-(`plan_spawn`), doctor's checks (`health`), reads its hooks missed (`missed_reads`) and
-what a hook call means (`read_hook`). Each method has a default that fits an agent
-bullpen knows nothing about, so `room`, `coordinator` and `surfaces` never ask which
-kind they hold. Each kind has one folder in `workers.agents` (`claude/`, `hermes/` …);
+(`plan_spawn`), what its process must have to itself (`sole_use`), doctor's checks
+(`health`), reads its hooks missed (`missed_reads`) and what a hook call means
+(`read_hook`). Each method has a default that fits an agent bullpen knows nothing
+about, so `room`, `coordinator` and `surfaces` never ask which kind they hold. Each kind
+has one folder in `workers.agents` (`claude/`, `hermes/` …);
 `workers.agents.kinds.adapter_for` picks one from the agent command. Adapters are
 stateless: the coordinator's state tracker keeps time, stillness and hook reports.
 """
@@ -19,7 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from board.models import Session
-from board.vocabulary import SessionStatus
+from board.vocabulary import CANNOT_READ, SessionStatus
 from workers.agents.hook_call import HookCall, HookInputError
 
 
@@ -122,6 +123,15 @@ class SpawnPlan:
 
 
 @dataclass(frozen=True)
+class SoleUse:
+    """A directory one agent process may use at a time, machine-wide, and how to name it
+    in a refusal (`hermes profile 'coder'`)."""
+
+    what: str
+    directory: Path
+
+
+@dataclass(frozen=True)
 class Health:
     """One of doctor's findings about a session's agent, with the command that fixes it."""
 
@@ -142,6 +152,18 @@ class Adapter:
     opted_in: bool = True  # generic agents: typed text only with `deliver: type`
     line_oriented: bool = False  # its input is the cursor's line (the tty echoes typing)
     prompt_known: bool = True  # False: still and asking nothing is all "idle" can mean
+    says_version: bool = False  # `PROGRAM --version` names its release
+    tested_versions: tuple[str, ...] = ()  # the releases bullpen's tests run it at
+    version: str | None = None  # what this session's agent said of itself at launch
+
+    def unreadable_reason(self) -> str:
+        """Why a session is `unknown` when its screen was never recognised since start:
+        the agent changed, or bullpen never knew it. Names the version and the tested
+        ones, so the human knows which side moved."""
+        running = f"{self.kind} {self.version}" if self.version else str(self.kind)
+        tested = f" — tested: {', '.join(self.tested_versions)}" if self.tested_versions \
+            else ""
+        return f"{CANNOT_READ} {running}'s screen; notes wait{tested}"
 
     def read(self, screen: Screen) -> Reading:
         """What is on `screen`: the agent's own prompt (empty or not), a question, a
@@ -168,10 +190,17 @@ class Adapter:
         The default runs `agent` as it is."""
         return agent
 
-    def plan_spawn(self, name: str, profile: str | None) -> SpawnPlan:
-        """What spawning session `name` makes first; refusals raised here come before
-        anything is made. The default makes nothing."""
+    def plan_spawn(self, name: str, profile: str | None, agent: str = "",
+                   home: Path | None = None) -> SpawnPlan:
+        """What spawning session `name` (running `agent`, in the room at `home`) makes
+        first; refusals raised here come before anything is made. The default makes
+        nothing."""
         return SpawnPlan(profile)
+
+    def sole_use(self, agent: str, profile: str | None) -> SoleUse | None:
+        """What one process of `agent` (registered with `profile`) must have to itself on
+        the machine — a Hermes profile — or None; `workers.agents.exclusive` holds it."""
+        return None
 
     def health(self, home: Path, session: Session) -> list[Health]:
         """doctor's findings about a running session's integration (hooks, profile);

@@ -44,14 +44,16 @@ class PanePoller:
         self.server = server
         self.tracker = tracker
         self.deliverer = deliverer
-        self._adapters: dict[tuple[str, str | None, str | None], Adapter] = {}
+        self._adapters: dict[tuple[str, str | None, str | None, str | None], Adapter] = {}
         self._recovered = False
 
     def adapter(self, session: Session) -> Adapter:
         """The session's adapter (kept while its agent command and setting are the same)."""
-        key = (session.name, session.agent, session.deliver)
+        key = (session.name, session.agent, session.deliver, session.agent_version)
         if key not in self._adapters:
-            self._adapters[key] = adapter_for(session.agent or "sh", session.deliver)
+            adapter = adapter_for(session.agent or "sh", session.deliver)
+            adapter.version = session.agent_version  # its own: adapter_for makes a new one
+            self._adapters[key] = adapter
         return self._adapters[key]
 
     def observe(self, running: list[Session]) -> Observation:

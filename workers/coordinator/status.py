@@ -92,7 +92,10 @@ def _other_in_front(snap: PaneSnapshot, adapter: Adapter) -> bool:
     if snap.in_front is False:
         return True
     if snap.alternate and not adapter.uses_alternate_screen:
-        return True
+        # The agent's own process in front on an alternate screen it never used before
+        # (Claude Code 2.1.332 moved there): its screen is read, and if it is never
+        # recognised the session is unknown, saying bullpen cannot read that release.
+        return not (snap.in_front is True and adapter.prompt_known)
     return snap.in_front is None and bool(adapter.programs) and (
         snap.current_command not in adapter.programs)
 
@@ -148,8 +151,9 @@ class StatusTracker:
         first_seen = seen.first_seen if seen is not None else now
         prompt_seen = (seen.prompt_seen if seen is not None else False) or reading.sign in (
             Sign.PROMPT_EMPTY, Sign.PROMPT_TEXT, Sign.QUESTION, Sign.BUSY)
-        state, reason = self._decide(snap, adapter, reading, now - changed_at, hook,
-                                     starting=not prompt_seen and now - first_seen < self.startup)
+        starting = not prompt_seen and now - first_seen < self.startup
+        state, reason = self._decide(snap, adapter, reading, now - changed_at, hook, starting,
+                                     unread=not prompt_seen and not starting)
         prompt_seen = prompt_seen or state == AgentState.IDLE
         input_text = reading.detail or "" if reading.sign == Sign.PROMPT_TEXT else (
             "" if reading.sign == Sign.PROMPT_EMPTY else None)
@@ -169,7 +173,10 @@ class StatusTracker:
 
     def _decide(self, snap: PaneSnapshot, adapter: Adapter, reading: Reading,
                 still_for: float, hook: HookReport | None,
-                starting: bool) -> tuple[AgentState, str | None]:
+                starting: bool, unread: bool = False) -> tuple[AgentState, str | None]:
+        """`unread`: the startup time is over and nothing on this pane's screen was ever
+        recognised (no prompt, spinner or question): the agent is one bullpen cannot
+        read, maybe a release whose screen changed."""
         if snap.dead:
             return AgentState.EXITED, None
         if reading.sign == Sign.QUESTION:
@@ -180,6 +187,8 @@ class StatusTracker:
         if _other_in_front(snap, adapter):
             front = snap.current_command or "another program"
             return (AgentState.UNKNOWN if still else AgentState.WORKING), f"{front} in front"
+        if unread and adapter.prompt_known:
+            return AgentState.UNKNOWN, adapter.unreadable_reason()
         if reading.sign == Sign.BUSY:
             return AgentState.WORKING, reading.detail
         if not still:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -211,8 +212,9 @@ def run_attached(say: Callable[[str], None], *, keep: bool = False,
                  with_dashboard: bool = True, pace: float = 0.4) -> int:
     """The demo on this terminal: attach to the room while the story plays, then report.
 
-    Detaching (tmux's prefix, then d) ends it: the steps seen so far are printed and the
-    room comes down (with `keep`, it stays up for exploring).
+    However it ends — detaching (tmux's prefix, then d, as the room's status line says),
+    a closed terminal (SIGHUP) or SIGTERM — the room comes down and the throwaway
+    repository goes; with `keep` both stay for exploring.
     """
     repo = prepare(pace=pace)
     started, clock = time.time(), time.monotonic()
@@ -221,12 +223,43 @@ def run_attached(say: Callable[[str], None], *, keep: bool = False,
     except BaseException:
         teardown(repo, keep=True)
         raise
-    say(f"demo repository: {repo}; the story takes ~15 s. Detach (tmux prefix, then d) to finish.")
-    subprocess.run(RoomControl(repo / ROOM_DIR).attach_command(), check=False)
-    outcome = follow(repo, started, say, timeout=0)
-    say(verdict(outcome, time.monotonic() - clock))
-    if keep:
-        say(f"the room is still up in {repo}; stop it there with: bullpen down")
-    else:
-        teardown(repo, keep=False)
-    return 0 if outcome.complete else 1
+    previous = {number: signal.signal(number, _end_demo) for number in END_SIGNALS}
+    try:
+        show_exit_hint(repo)
+        say(f"demo repository: {repo}; the story takes ~15 s. Detach (tmux prefix, then d)"
+            " to finish.")
+        subprocess.run(RoomControl(repo / ROOM_DIR).attach_command(), check=False)
+        outcome = follow(repo, started, say, timeout=0)
+        say(verdict(outcome, time.monotonic() - clock))
+        if keep:
+            say(f"the room is still up in {repo}; stop it there with: bullpen down")
+        return 0 if outcome.complete else 1
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if not keep:
+            teardown(repo, keep=False)
+
+
+END_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+
+
+class DemoEnded(BaseException):
+    """The demo's terminal went away (or it was told to stop): clean up, then leave."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(signal.Signals(number).name)
+        self.number = number
+
+
+def _end_demo(number: int, frame: object) -> None:
+    raise DemoEnded(number)
+
+
+def show_exit_hint(repo: Path) -> None:
+    """Inside the room, where the user looks: the key that ends the demo."""
+    session = layout.ROOM_SESSION
+    layout.server_for(repo).check(
+        "set-option", "-t", session, "status-left-length", "60", ";",
+        "set-option", "-t", session, "status-left",
+        "#[fg=black,bg=green,bold] bullpen demo: #{prefix} then d ends it #[default] ")

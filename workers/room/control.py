@@ -119,8 +119,10 @@ class RoomControl:
         """Every session with its live status and uncommitted files."""
         return lifecycle.list_sessions(self.home, server=self.server)
 
-    def attach_command(self, name: str | None = None) -> list[str]:
-        """The argv that puts the user's terminal on the room, with `name`'s pane focused."""
+    def attach_command(self, name: str | None = None,
+                       size: tuple[int, int] | None = None) -> list[str]:
+        """The argv that puts the user's terminal on the room, with `name`'s pane focused;
+        with the terminal's `size` (columns, rows), the room is laid out to fit it."""
         if not self.server.has_session(layout.ROOM_SESSION):
             raise BadInput("the room is not running; start it with bullpen up")
         try:  # a dashboard closed with q (or killed) comes back in its place
@@ -129,9 +131,11 @@ class RoomControl:
             where = RoomLayout.SIDE_BY_SIDE
         layout.ensure_room_window(self.server, self.home.parent, self.home,
                                   layout_name=where)
+        told = layout.fit_to_terminal(self.server, where, size) if size else None
         if name:
             self.focus(name)
-        return self.server.attach_command(layout.ROOM_SESSION)
+        argv = self.server.attach_command(layout.ROOM_SESSION)
+        return [*argv, ";", "display-message", "-d", "15000", told] if told else argv
 
     def coordinator_state(self) -> str | None:
         """The coordinator's trouble in one line: none running while the room is up, or

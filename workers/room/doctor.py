@@ -20,8 +20,9 @@ from board.models import Session
 from board.room import check_store_present
 from board.schema import MIGRATIONS
 from board.store import StoreKind, choose
-from board.vocabulary import DesiredState
+from board.vocabulary import CANNOT_READ, DesiredState, SessionStatus
 from workers import logs as room_logs
+from workers.agents.adapter import Adapter
 from workers.agents.kinds import adapter_for
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
@@ -192,5 +193,26 @@ def _agent(home: Path, session: Session) -> list[Finding]:
     """The session's agent integration, as its kind's adapter checks it."""
     if session.desired != DesiredState.RUNNING:
         return []
-    return [Finding("agents", health.ok, health.what, health.fix)
-            for health in adapter_for(session.agent).health(home, session)]
+    adapter = adapter_for(session.agent)
+    return [*_version(session, adapter), *(Finding("agents", health.ok, health.what, health.fix)
+            for health in adapter.health(home, session))]
+
+
+def _version(session: Session, adapter: Adapter) -> list[Finding]:
+    """Which release the session's agent runs and whether bullpen's tests run it; not ok
+    when its screen could not be read (a release whose screen changed)."""
+    if not adapter.says_version:
+        return []
+    tested = ", ".join(adapter.tested_versions) or "none"
+    if session.agent_version is None:
+        return [Finding("agents", True, f"{session.name}: {adapter.kind} did not say its"
+                        f" version at launch (tested: {tested})")]
+    running = f"{session.name}: {adapter.kind} {session.agent_version}"
+    unread = session.status == SessionStatus.UNKNOWN and (
+        session.status_reason or "").startswith(CANNOT_READ)
+    if unread:
+        return [Finding("agents", False, f"{running}, whose screen bullpen cannot read",
+                        f"run a release bullpen is tested with ({tested}), or report it")]
+    known = session.agent_version in adapter.tested_versions
+    return [Finding("agents", True, f"{running} ({'tested' if known else 'untested'};"
+                    f" tested: {tested})")]

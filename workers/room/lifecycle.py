@@ -30,7 +30,7 @@ from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
 from workers.room.spawn import (
     SpawnRequest,
-    check_request,
+    check_requests,
     launch,
     on_commit_unknown,
     open_operator_room,
@@ -52,7 +52,7 @@ ORPHAN_EXIT_TIMEOUT = 3.0  # `up` after the tmux server died: its coordinator is
 REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
 # How long `down` waits for the panes' processes to exit after their terminals hung up
 # (Hermes finishes its turn on SIGHUP) before it ends what is left of each pane's group.
-AGENT_EXIT_TIMEOUT = 10.0
+AGENT_EXIT_TIMEOUT = processes.EXIT_TIMEOUT
 
 
 @dataclass
@@ -81,8 +81,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         planned = frozenset(p.name for p in plan.sessions)
         for item in new:  # the plan's own errors first, then each session's
             _check_on_commit(room, item, planned)
-        for item in new:
-            check_request(room, _request(item), planned)
+        check_requests(room, [_request(item) for item in new], planned)
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
@@ -282,12 +281,14 @@ class SessionRow:
     machine: str | None = None  # where it runs; None in a room on one machine
     reason: str | None = None  # why that status: the question asked, what is in front…
     code: CodeFlow | None = None  # ahead/behind the base, conflicts, landed (code_view)
+    agent_version: str | None = None  # what its agent said of itself at launch
 
     def to_json(self) -> dict:
         return {"name": self.name, "status": self.status, "reason": self.reason,
                 "exit_code": self.exit_code,
                 "branch": self.branch, "worktree": self.worktree, "pane": self.pane,
-                "agent": self.agent, "changed_files": list(self.changed_files),
+                "agent": self.agent, "agent_version": self.agent_version,
+                "changed_files": list(self.changed_files),
                 "machine": self.machine, **(self.code or CodeFlow()).to_json()}
 
 
@@ -323,7 +324,8 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
                 changed = worktree_status(session.worktree, session.base).changed_files
             rows.append(SessionRow(session.name, status, code, session.branch,
                                    session.worktree, snap.pane_id if snap else None,
-                                   session.agent, changed, session.machine, reason))
+                                   session.agent, changed, session.machine, reason,
+                                   agent_version=session.agent_version))
         flows = code_flows(room.conn, root, known)
     return [replace(row, code=flows.get(row.name)) for row in rows]
 
@@ -334,5 +336,5 @@ def _remote_row(session: Session, here: str, last_beats: dict) -> SessionRow:
     status = machines.shown_status(session.status, session.machine, here, last_beats)
     code = session.exit_code if status == SessionStatus.EXITED else None
     return SessionRow(session.name, status, code, session.branch, session.worktree, None,
-                      session.agent, (), session.machine)
+                      session.agent, (), session.machine, agent_version=session.agent_version)
 

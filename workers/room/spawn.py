@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shlex
 import shutil
@@ -16,11 +17,15 @@ from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
 from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
+from workers.agents import exclusive
+from workers.agents.adapter import SoleUse
 from workers.agents.command_line import is_simple
 from workers.agents.kinds import adapter_for
-from workers.agents.launch import launch_plan
+from workers.agents.launch import LaunchPlan, launch_plan
+from workers.agents.versions import agent_version
 from workers.room import config
 from workers.tmux import layout
+from workers.tmux.panes import close_pane
 from workers.tmux.server import RoomServer, require_tmux
 from worktrees.changes import branch_head
 from worktrees.create import create_worktree
@@ -59,9 +64,11 @@ def on_commit_unknown(room: Room, on_commit: str | None, planned: frozenset[str]
 
 
 def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = frozenset()
-                  ) -> None:
+                  ) -> SoleUse | None:
     """Every refusal that must happen before anything is created (`planned`: sessions
-    the same `up` is about to create, which `on_commit` may name)."""
+    the same `up` is about to create, which `on_commit` may name). Returns what the
+    agent must have to itself (a hermes profile), so `up` can refuse two of its sessions
+    wanting the same one."""
     validate.session_name(request.name)
     check_name(request.name)
     for flag, value in (("--profile", request.profile), ("--from", request.base),
@@ -81,9 +88,6 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
     if existing is not None:
         raise Refused(f"session {request.name!r} already exists ({existing.status});"
                       f" use bullpen restart {request.name}")
-    if request.profile:
-        sessions.ensure_profile_free(room.conn, request.profile, request.name,
-                                     machines.local_name(room.home))
     words = agent_words(request.agent)
     if not words:
         raise BadInput("--agent is empty; give the command the session runs")
@@ -91,7 +95,28 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
         raise BadInput(f"{words[0]!r} is not installed or not on PATH; install it, or choose"
                        " the agent with --agent CMD (or agent: in bullpen.yaml)")
     # The agent's own preparation refuses here too (a hermes profile missing or not set up).
-    adapter_for(request.agent).plan_spawn(request.name, request.profile)
+    adapter = adapter_for(request.agent)
+    prepared = adapter.plan_spawn(request.name, request.profile, request.agent, room.home)
+    if prepared.profile:
+        sessions.ensure_profile_free(room.conn, prepared.profile, request.name,
+                                     machines.local_name(room.home))
+    sole = adapter.sole_use(request.agent, prepared.profile)
+    if sole is not None and (found := exclusive.holder(sole.directory)) is not None:
+        raise exclusive.refusal(sole.what, found)  # another room's, or one left running
+    return sole
+
+
+def check_requests(room: Room, requests: list[SpawnRequest], planned: frozenset[str]) -> None:
+    """`check_request` for each session one `up` starts, and no two of them on what one
+    agent process must have to itself (a hermes profile)."""
+    wanted: dict[Path, str] = {}
+    for request in requests:
+        sole = check_request(room, request, planned)
+        other = wanted.setdefault(sole.directory.resolve(), request.name) if sole else None
+        if sole is not None and other != request.name:
+            raise BadInput(f"bullpen.yaml: sessions {other!r} and {request.name!r} would both"
+                           f" run {sole.what}; one process per profile: give one of them"
+                           " another profile")
 
 
 def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
@@ -165,7 +190,8 @@ class _Made:
 
 def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
             with_dashboard: bool, layout_name: str | None) -> Session:
-    prepared = adapter_for(request.agent).plan_spawn(request.name, request.profile)
+    prepared = adapter_for(request.agent).plan_spawn(request.name, request.profile,
+                                                     request.agent, room.home)
     if prepared.creates is not None:
         made.making_dir(prepared.creates)
     prepared.apply()  # e.g. a dedicated bullpen-<name> hermes profile; nothing shared
@@ -203,7 +229,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     layout_name = layout_name or config.load(root).layout
     server = server or layout.server_for(root)
     if session.pane and layout.owns_pane(server, session.pane, name):
-        server.kill_pane(session.pane)
+        _close(server, session.pane, name)  # its old process gone before a new one starts
     if session.profile:
         sessions.ensure_profile_free(room.conn, session.profile, name, session.machine)
     worktree = Path(session.worktree or worktree_path(root, name))
@@ -215,14 +241,30 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh)
     dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard, layout_name)
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
-    pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
-                            plan.command, worktree, plan.env, title=name,
-                            new_window=not side_by_side,
-                            then=layout.arrange_args(layout_name, dashboard))
+    sole = adapter_for(session.agent, session.deliver).sole_use(session.agent or "",
+                                                                session.profile)
+    # Machine-wide: decided under the claim's lock, with the pane's process recorded.
+    with (exclusive.claim(sole.directory, sole.what, room.home, name) if sole is not None
+          else contextlib.nullcontext(lambda pid: None)) as hold:
+        pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
+                                plan.command, worktree, plan.env, title=name,
+                                new_window=not side_by_side,
+                                then=layout.arrange_args(layout_name, dashboard))
+        pid = server.pane_pid(pane_id) if sole is not None else None
+        if pid is not None:
+            hold(pid)
     sessions.update(room.conn, name, pane_id=pane_id, desired=DesiredState.RUNNING,
-                    worktree=str(worktree))
+                    worktree=str(worktree), agent_version=_agent_version(room, session, plan))
     sessions.set_status(room.conn, name, SessionStatus.STARTING)
     return sessions.require(room.conn, name)
+
+
+def _agent_version(room: Room, session: Session, plan: LaunchPlan) -> str | None:
+    """What the session's agent says its version is (asked while its pane starts, once
+    per installed binary); None for agents that do not say (shells, generic programs)."""
+    if not session.agent or not adapter_for(session.agent, session.deliver).says_version:
+        return None
+    return agent_version(room.home, session.agent, plan.env)
 
 
 def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
@@ -239,14 +281,22 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
         # Recorded first: a session stopping itself runs in the pane about to go.
         sessions.update(room.conn, name, desired=DesiredState.STOPPED, pane_id=None)
         sessions.set_status(room.conn, name, SessionStatus.STOPPED)
-        if session.pane and layout.owns_pane(server, session.pane, name) \
-                and server.kill_pane(session.pane):
-            done.append(f"stopped {name}")
+        if session.pane and layout.owns_pane(server, session.pane, name):
+            closed, ended = _close(server, session.pane, name)
+            done += [f"stopped {name}"] * closed + ended
         if remove:
             removed = remove_worktree(root, name, force=force)
             done.append(f"removed worktree {removed.path}"
                         + (f" and branch {removed.branch}" if removed.branch_deleted else ""))
         return done or [f"{name} was not running"]
+
+
+def _close(server: RoomServer, pane_id: str, name: str) -> tuple[bool, list[str]]:
+    """Kill the pane and wait for its processes (an agent finishing after its hangup)."""
+    closed, ended = close_pane(server, pane_id, name)
+    for line in ended:
+        log.warning("%s", line)
+    return closed, ended
 
 
 def restart(home: Path, name: str, *, server: RoomServer | None = None,

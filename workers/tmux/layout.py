@@ -114,6 +114,43 @@ def _become_dashboard(server: RoomServer, pane: str, command: str, repo_root: Pa
     server.respawn_pane(pane, command, repo_root, env)
 
 
+# Below this terminal size side by side squeezes the dashboard under its usable width
+# (~70 columns) or the session panes to a few rows: each then gets a window of its own.
+SIDE_BY_SIDE_MIN = (150, 30)
+
+
+def fit_to_terminal(server: RoomServer, layout_name: str,
+                    size: tuple[int, int]) -> str | None:
+    """Lay a side-by-side room out for a terminal of `size` (columns, rows): below
+    SIDE_BY_SIDE_MIN each session gets a window of its own, the dashboard keeps the room
+    window; big enough again, they come back beside it. Returns what it told the user
+    (for tmux to show), or None when nothing moved."""
+    dashboard = pane_of(server, DASHBOARD)
+    if layout_name != RoomLayout.SIDE_BY_SIDE or dashboard is None:
+        return None
+    listed = server.check("list-panes", "-s", "-t", f"={ROOM_SESSION}", "-F",
+                          f"#{{pane_id}} #{{window_id}} #{{{SESSION_OPTION}}}")
+    panes = [line.split(" ", 2) for line in listed.splitlines() if line.count(" ") == 2]
+    room_window = next(window for pane, window, _ in panes if pane == dashboard)
+    columns, rows = size
+    if columns < SIDE_BY_SIDE_MIN[0] or rows < SIDE_BY_SIDE_MIN[1]:
+        beside = sorted(((pane, role) for pane, window, role in panes  # in spawn order
+                         if window == room_window and pane != dashboard and role),
+                        key=lambda item: int(item[0].lstrip("%")))
+        for pane, role in beside:
+            server.check("break-pane", "-ad", "-s", pane, "-n", role,
+                         "-t", f"={ROOM_SESSION}:{{end}}")  # after the last window
+        # One status line wide even at 80 columns; docs/dashboard.md says the rest.
+        return (f"{columns}x{rows}: each session has a window of its own (prefix, then n, p"
+                " or w)") if beside else None
+    apart = [pane for pane, window, role in panes if window != room_window and role]
+    for pane in apart:
+        server.check("join-pane", "-d", "-h", "-s", pane, "-t", dashboard)
+    if apart:
+        server.check(*arrange_args(layout_name, dashboard))
+    return None
+
+
 def arrange_args(layout: str, dashboard: str) -> list[str]:
     """The tmux commands that put the dashboard on the left and the sessions stacked on
     the right (side-by-side); none for the windows layout."""

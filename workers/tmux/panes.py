@@ -22,7 +22,7 @@ import secrets
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from workers.tmux.processes import PaneGroup, group_of
+from workers.tmux.processes import EXIT_TIMEOUT, PaneGroup, group_of, wait_gone
 from workers.tmux.server import SESSION_OPTION, RoomServer
 
 TAIL_LINES = 8  # last non-blank lines kept per pane for prompt detection
@@ -211,3 +211,14 @@ def pane_groups(server: RoomServer) -> list[PaneGroup]:
         if group is not None:
             groups.append(group)
     return groups
+
+
+def close_pane(server: RoomServer, pane_id: str, label: str,
+               timeout: float = EXIT_TIMEOUT) -> tuple[bool, list[str]]:
+    """Kill a pane and wait until its processes have exited, ending what is left after
+    `timeout` (`processes.wait_gone`). (False when there was no such pane, the lines
+    naming what had to be ended.)"""
+    group = group_of(server.pane_pid(pane_id), label)
+    if not server.kill_pane(pane_id):
+        return False, []
+    return True, wait_gone([group] if group is not None else [], timeout)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 PROC = Path("/proc")
 TERM_GRACE = 3.0  # seconds between the SIGTERM and the SIGKILL of what is left
+EXIT_TIMEOUT = 10.0  # seconds a closed pane's processes get to exit by themselves
 
 
 @dataclass(frozen=True)
@@ -62,11 +63,26 @@ def _member(pid: int) -> tuple[Member, int] | None:
     return Member(pid, int(fields[19]), name), int(fields[2])
 
 
+def start_time(pid: int) -> int | None:
+    """When process `pid` started (clock ticks since boot), None when it is gone or a
+    zombie; 0 while it runs on a system without /proc."""
+    if not PROC.is_dir():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            return 0
+        return 0
+    found = _member(pid)
+    return found[0].started if found is not None else None
+
+
 def group_of(pid: int | None, label: str) -> PaneGroup | None:
     """The process group led by a pane's process `pid` (tmux makes each pane's process
     a session and group leader), with every live member; None when nothing is left."""
-    if not pid or pid <= 1:
-        return None
+    if not pid or pid <= 1 or pid == os.getpgrp():
+        return None  # nothing, or this very process's group (a session stopping itself)
     if not PROC.is_dir():
         return PaneGroup(label, pid, (Member(pid, None, "?"),)) if _group_exists(pid) else None
     members = []

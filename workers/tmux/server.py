@@ -174,6 +174,13 @@ class RoomServer:
             self.pane_ids_hint.remove(pane_id)
         return ok
 
+    def pane_pid(self, pane_id: str) -> int | None:
+        """The pid of the pane's own process (None when there is no such pane)."""
+        proc = self.run("display-message", "-p", "-t", _require_pane_id(pane_id),
+                        "#{pane_pid}")
+        text = proc.stdout.decode().strip()
+        return int(text) if proc.returncode == 0 and text.isdigit() else None
+
     def pane_exists(self, pane_id: str) -> bool:
         """True when the pane id names a pane on this server (dead panes included)."""
         proc = self.run("display-message", "-p", "-t", _require_pane_id(pane_id),

@@ -20,6 +20,7 @@ from tui.dashboard.needs import Need, NeedKind
 MAX_ROWS = 4  # more scroll inside the strip (2 in a terminal under SHORT rows)
 SHORT = 30
 KIND_LABELS = {NeedKind.COORDINATOR: ("coordinator", "bold white on red"),
+               NeedKind.UNREADABLE: ("unreadable", "bold white on red"),
                NeedKind.INPUT: ("needs input", "bold black on yellow"),
                NeedKind.HELD: ("held note", "bold yellow"),
                NeedKind.BLOCKED: ("blocked", "bold red"),

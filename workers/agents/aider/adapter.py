@@ -7,6 +7,7 @@ from workers.agents.aider.screen import AiderScreen
 
 class AiderAdapter(AiderScreen):
     line_oriented = True  # a line REPL: its input is the line the cursor is on
+    says_version = True  # not run by the tests: bullpen knows no release of it
 
 
 ADAPTER = AiderAdapter

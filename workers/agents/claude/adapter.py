@@ -23,6 +23,8 @@ from workers.agents.hook_call import HookCall
 
 class ClaudeAdapter(ClaudeScreen):
     has_hooks = True  # UserPromptSubmit pulls pending notes into the prompt's turn
+    says_version = True
+    tested_versions = ("2.1.197", "2.1.332")  # tests/claude_install.py's lanes
 
     def launch_command(self, agent: str, launch: Launch) -> str:
         """`agent` with the session's settings and MCP config (after its own words) and

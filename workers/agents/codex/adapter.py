@@ -12,6 +12,9 @@ from workers.agents.command_line import takes_flags
 
 
 class CodexAdapter(CodexScreen):
+    says_version = True
+    tested_versions = ("0.169.0", "0.171.0")  # tests/codex_install.py's lanes
+
     def launch_command(self, agent: str, launch: Launch) -> str:
         """`agent` with bullpen's MCP server, without Codex's background server, resuming
         the session's last conversation in its worktree unless the launch is fresh."""

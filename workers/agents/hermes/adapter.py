@@ -1,7 +1,8 @@
 """Hermes Agent's adapter: its screen (`screen`), plus what bullpen does for it.
 
-A spawn gives the session a profile set up for bullpen (its own `bullpen-<name>`, cloned
-from the default one, unless it names a profile already set up); a launch starts the
+A spawn gives the session a profile set up for bullpen (its own `bullpen-<name>-<repo>`,
+cloned from the default one, unless it — or its command's `-p` — names a profile already
+set up); one process per profile on the machine (`sole_use`); a launch starts the
 classic REPL on it (`launch`); doctor checks the profile still holds bullpen's MCP server
 and hooks; its shell-hook calls are read by `hooks`.
 """
@@ -11,15 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from board.errors import Refused
+from board.errors import BadInput, Refused
 from board.models import Session
-from workers.agents.adapter import Health, Launch, SpawnPlan
+from workers.agents.adapter import Health, Launch, SoleUse, SpawnPlan
 from workers.agents.hermes.screen import HermesScreen
 from workers.agents.hook_call import HookCall
 
 
 class HermesAdapter(HermesScreen):
     has_hooks = True  # pre_llm_call hands pending notes to the next model call
+    says_version = True
+    tested_versions = ("0.19.0",)  # tests/hermes_install.py (PyPI's newest too)
 
     def launch_command(self, agent: str, launch: Launch) -> str:
         from workers.agents.hermes import launch as hermes_launch
@@ -27,22 +30,40 @@ class HermesAdapter(HermesScreen):
         return hermes_launch.launch_command(agent, launch.session, launch.home, launch.env,
                                             launch.fresh)
 
-    def plan_spawn(self, name: str, profile: str | None) -> SpawnPlan:
+    def plan_spawn(self, name: str, profile: str | None, agent: str = "",
+                   home: Path | None = None) -> SpawnPlan:
         """The profile changes the session needs (MCP server and hooks).
 
-        Without a profile, or with `auto`, the session gets its own `bullpen-<name>`
-        profile cloned from the default one. A named profile must already be set up: its
-        changes are shown by `bullpen hermes setup` before anything is written."""
+        The profile is `profile`, or the one the command names (`hermes -p coder`: the
+        session is registered with it, so every check sees it). Without one, or with
+        `auto`, the session gets its own `bullpen-<name>-<repo hash>` profile cloned from
+        the default one. A named profile must already be set up: its changes are shown
+        by `bullpen hermes setup` before anything is written."""
         from workers.agents.hermes import profile as hermes_profile
+        from workers.agents.hermes.profile_use import named_profile
 
+        named = named_profile(agent)
+        if named is not None and profile not in (None, hermes_profile.AUTO, named):
+            raise BadInput(f"--profile {profile} but the agent command runs hermes -p {named};"
+                           " name the profile once")
+        profile = named or profile
         plan = hermes_profile.prepare_profile(profile or hermes_profile.AUTO, name,
-                                              hermes_profile.hermes_root())
+                                              hermes_profile.hermes_root(),
+                                              room=home.parent if home else None)
         if profile not in (None, hermes_profile.AUTO) and plan.changed:
             raise Refused(f"hermes profile {profile!r} is not set up for bullpen yet;"
                           f" review and apply the changes with: bullpen hermes setup"
                           f" {profile}")
         made = plan.directory if plan.create and not plan.directory.exists() else None
         return SpawnPlan(plan.profile, made, lambda: hermes_profile.apply_plan(plan))
+
+    def sole_use(self, agent: str, profile: str | None) -> SoleUse | None:
+        """The profile directory the launched command runs on, as Hermes finds it
+        (`-p`, `--profile`, `HERMES_HOME`, `active_profile`): one process each."""
+        from workers.agents.hermes.profile_use import profile_in_use
+
+        use = profile_in_use(agent, profile)
+        return SoleUse(f"hermes profile {use.name!r}", use.directory)
 
     def health(self, home: Path, session: Session) -> list[Health]:
         """Whether the session's profile still holds bullpen's MCP server and hooks."""

@@ -2,7 +2,9 @@
 
 Changes are computed first (`prepare_profile`), shown as a diff, backed up and written
 (`apply_plan`), and reversible (`unsetup`); what they are is `workers.agents.hermes.config`.
-`profile: auto` makes `profiles/bullpen-<session>/` from the default profile: its
+`profile: auto` makes `profiles/bullpen-<session>-<repo hash>/` from the default profile
+(the hash keeps sessions of one name in two repositories apart; a session registered
+before with `bullpen-<session>` keeps that profile, as its record names it): its
 config.yaml with literal secrets replaced by references, SOUL.md and skills/ copied, .env
 linked (`workers.agents.hermes.files`: modes kept, secrets never copied). Unless the profile
 already uses another memory provider, it also gets `memory.provider: bullpen` and the
@@ -12,6 +14,7 @@ plugin in `plugins/bullpen/` (`workers.agents.hermes.memory`: memory backed by t
 from __future__ import annotations
 
 import difflib
+import hashlib
 import shutil
 import time
 from dataclasses import dataclass
@@ -80,8 +83,13 @@ def _plugin_changes(directory: Path, config: dict) -> tuple[tuple[str, str, str]
     return tuple(changes)
 
 
-def auto_profile_name(session: str) -> str:
-    return f"bullpen-{session}"
+def auto_profile_name(session: str, room: Path | None) -> str:
+    """`bullpen-<session>-<6 hex of the repository's path>` (the tmux socket's digest);
+    without a repository, `bullpen-<session>`."""
+    if room is None:
+        return f"bullpen-{session}"
+    digest = hashlib.sha1(str(Path(room).resolve()).encode()).hexdigest()
+    return f"bullpen-{session}-{digest[:6]}"
 
 
 def _render(before: str | None, original: dict, merged: dict) -> str:
@@ -99,12 +107,13 @@ def _render(before: str | None, original: dict, merged: dict) -> str:
 
 
 def prepare_profile(profile: str, session: str, hermes_home: Path,
-                    executable: str | None = None) -> ProfilePlan:
-    """Compute the changes that make `profile` (or, with `auto`, a new `bullpen-<session>`
-    profile cloned from the default one) talk to bullpen. Nothing is written."""
+                    executable: str | None = None, room: Path | None = None) -> ProfilePlan:
+    """Compute the changes that make `profile` (or, with `auto`, a new profile of
+    `session` in the repository `room`, cloned from the default one) talk to bullpen.
+    Nothing is written."""
     executable = executable or bullpen_executable()
     if profile == AUTO:
-        name = auto_profile_name(session)
+        name = auto_profile_name(session, room)
         directory = profile_dir(name, hermes_home)
         source = profile_dir("default", hermes_home) / "config.yaml"
         if (directory / "config.yaml").exists():  # made by an earlier launch: reuse it

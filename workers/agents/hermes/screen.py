@@ -5,6 +5,12 @@ between two rules; while a turn runs the same line reads `⚕ ❯ msg=interrupt 
 /bg · /steer · Ctrl+C cancel` and a timer (`⏱ 4s`) ticks above it. Enter while busy
 interrupts the turn, so bullpen never types into a busy Hermes: the `pre_llm_call` hook
 hands pending notes to the model at its next call instead.
+
+A dangerous terminal command (`rm -rf …`; approvals at their default `mode: smart`, when
+the auxiliary model does not approve it) opens a boxed menu above the input while the
+turn's timer keeps ticking (fixture hermes_approval_menu): `⚠️  Dangerous Command`, the
+command, `❯ 1. Allow once` … `4. Deny`, the reason, and a countdown (`approvals.timeout`,
+60 s, then it denies). That is a question, read before the busy marks around it.
 """
 
 from __future__ import annotations
@@ -20,6 +26,33 @@ _BUSY_INPUT = re.compile(r"^\s*(?:[\w.-]+\s+)?⚕\s*(?:[\w.-]+\s+)?❯")
 # (bullpen always runs Hermes on a profile, `bullpen-<session>` by default).
 _PROFILE_PREFIX = re.compile(r"^[\w.-]+ (?=❯)")
 _BUSY = re.compile(r"Ctrl\+C cancel|⏱ \d")
+_APPROVAL_TITLE = "Dangerous Command"
+_BOX_ROW = re.compile(r"^\s*│ ?(.*?) ?│\s*$")
+_CHOICE = re.compile(r"^(?:❯\s*)?\d+\.\s+(.+)$")
+
+
+def approval_question(lines: tuple[str, ...]) -> str | None:
+    """The dangerous-command menu as one question, `Dangerous Command: CMD (REASON):
+    Allow once / … / Deny`; None when no such menu is on screen."""
+    top = next((row for row, line in enumerate(lines)
+                if _APPROVAL_TITLE in line and _BOX_ROW.match(line)), None)
+    if top is None:
+        return None
+    rows = []
+    for line in lines[top + 1:]:
+        match = _BOX_ROW.match(line)
+        if match is None:
+            break  # the box's bottom border
+        rows.append(match.group(1).strip())
+    choices = [(row, found.group(1)) for row, text in enumerate(rows)
+               if (found := _CHOICE.match(text))]
+    if not choices:
+        return None
+    first, last = choices[0][0], choices[-1][0]
+    command = " ".join(text for text in rows[:first] if text)
+    reason = " ".join(text for text in rows[last + 1:] if text)
+    asked = f"{_APPROVAL_TITLE}: {command}" + (f" ({reason})" if reason else "")
+    return f"{asked}: {' / '.join(label for _row, label in choices)}"
 
 
 class HermesScreen(Adapter):
@@ -29,6 +62,9 @@ class HermesScreen(Adapter):
     programs = frozenset({"hermes", "python", "python3"})
 
     def read(self, screen: Screen) -> Reading:
+        approval = approval_question(screen.lines)
+        if approval is not None:
+            return Reading(Sign.QUESTION, approval)
         busy = next((line.strip() for line in screen.lines
                      if _BUSY_INPUT.search(line) or _BUSY.search(line)), None)
         if busy is not None:
