@@ -22,11 +22,20 @@ def main(argv: list[str]) -> int:
         print(f"bench: unknown benchmark(s) {', '.join(unknown)}; have {', '.join(available())}",
               file=sys.stderr)
         return 2
+    failed = []
     for name in names:
         print(f"\n== {name} ==", flush=True)
         started = time.perf_counter()
-        importlib.import_module(f"bench.{name}_bench").main()
+        try:
+            importlib.import_module(f"bench.{name}_bench").main()
+        except (Exception, SystemExit) as error:  # one broken bench must not hide the rest
+            failed.append(name)
+            print(f"{name} FAILED: {' '.join(str(error).split()) or type(error).__name__}",
+                  flush=True)
         print(f"({name}: {time.perf_counter() - started:.1f} s)", flush=True)
+    if failed:
+        print(f"\nbench: {len(failed)} failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
     return 0
 
 

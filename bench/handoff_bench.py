@@ -45,7 +45,9 @@ class Room:
         self.repo = scratch_repo()
         self.log = self.repo.parent / "taker.jsonl"
         (self.repo / "bullpen.yaml").write_text(
-            f"sessions:\n  taker:\n    agent: {json.dumps(command_line(self.log))}\n")
+            f"sessions:\n  taker:\n    agent: {json.dumps(command_line(self.log))}\n"
+            # A scripted agent is a generic program: typed into only when opted in.
+            "    deliver: type\n")
         self.env = {k: v for k, v in os.environ.items()
                     if not k.startswith("BULLPEN_") and k not in ("TMUX", "TMUX_PANE")}
         self.bullpen("up", "--detach", "--no-dashboard")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from board.vocabulary import (  # noqa: F401 (re-exported: callers import them from here)
@@ -20,6 +19,8 @@ def iso(timestamp: float | None) -> str | None:
     """A stored unix time as an ISO 8601 UTC string with milliseconds."""
     if timestamp is None:
         return None
+    from datetime import UTC, datetime  # here: the CLI's hot paths print no times
+
     moment = datetime.fromtimestamp(timestamp, UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 

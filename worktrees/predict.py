@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,24 +59,40 @@ class MergePrediction:
     files: tuple[FileConflict, ...] = ()
 
 
-def snapshot(worktree: Path | str) -> Snapshot:
+def snapshot(worktree: Path | str, keep: Path | None = None,
+             paths: Sequence[str] | None = None) -> Snapshot:
     """The checkout at `worktree` as a commit, uncommitted and untracked edits included
-    (ignored files are not). Writes objects only; the index and files stay as they are."""
+    (ignored files are not). Writes objects only; the index and files stay as they are.
+
+    `keep` is an index file of the caller's own, kept between calls: started as a copy of
+    the checkout's index, it keeps git's record of which files are unchanged, so a large
+    checkout is not re-read each time. With `paths` (those changed since the last call on
+    the same HEAD) only they are looked at; without, every file is.
+    """
     cwd = Path(worktree)
     index, head, head_tree = git_out(cwd, "rev-parse", "--path-format=absolute", "--git-path",
                                      "index", "HEAD", "HEAD^{tree}").splitlines()
-    scratch = tempfile.mkdtemp(prefix="bullpen-radar-")
+    scratch = None if keep is not None else tempfile.mkdtemp(prefix="bullpen-radar-")
     try:
-        temporary = os.path.join(scratch, "index")
-        env = {"GIT_INDEX_FILE": temporary}
-        if os.path.exists(index):
-            shutil.copyfile(index, temporary)  # git renames a new index in: a copy is whole
-        else:
-            run_git(cwd, "read-tree", head, env=env)
-        run_git(cwd, "add", "--all", "--ignore-errors", ".", env=env, ok=(0, 1))
+        own = Path(keep) if keep is not None else Path(scratch, "index")  # type: ignore[arg-type]
+        env = {"GIT_INDEX_FILE": str(own)}
+        if not own.exists():
+            paths = None
+            own.parent.mkdir(parents=True, exist_ok=True)
+            if os.path.exists(index):
+                shutil.copyfile(index, own)  # git renames a new index in: a copy is whole
+            else:
+                run_git(cwd, "read-tree", head, env=env)
+        spec = [f":(literal){path}" for path in paths] if paths else ["."]
+        if paths is None or paths:
+            added = run_git(cwd, "add", "--all", "--ignore-errors", "--", *spec, env=env,
+                            ok=(0, 1, 128))
+            if added.status == 128:  # a path gone from disk and index alike: look at all
+                run_git(cwd, "add", "--all", "--ignore-errors", ".", env=env, ok=(0, 1))
         tree = run_git(cwd, "write-tree", env=env).stdout.strip()
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     if tree == head_tree:
         return Snapshot(head, head, False)
     commit = run_git(cwd, "commit-tree", tree, "-p", head, "-m", "bullpen radar snapshot",

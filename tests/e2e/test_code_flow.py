@@ -68,6 +68,8 @@ def three_stage(plan: Plan, coder_dirty: bool) -> dict[str, list[dict[str, Any]]
     coder: list[dict[str, Any]] = []
     if coder_dirty:  # work of its own, not committed, before its turn comes
         coder.append({"on": "<start>", "run": write_file("mine\n", "wip.txt")})
+        coder.append({"on": "<start>", "run": ["sh", "-c", "git rev-parse HEAD >"
+                                               f" {plan.live.logs / 'coder.start'}"]})
     coder += [
         {"on": READY, "run": ["sh", "-c", f"git rev-parse HEAD > {heads}"]},
         {"on": READY, "run": ["bullpen", "task", "claim", "{task}"]},
@@ -140,11 +142,12 @@ def test_a_dependent_with_uncommitted_work_keeps_it_and_is_told(plan: Plan) -> N
     plan.write(PLAN, three_stage(plan, coder_dirty=True))
     plan.up()
     coder = plan.worktree("coder")
-    wait_until(lambda: (coder / "wip.txt").exists(), 15, message="coder's own work")
-    start = git(coder, "rev-parse", "HEAD")
 
     handoff = plan.live.wait_for_line("coder", "is ready", timeout=20)
 
     assert "Not merged" in handoff and "uncommitted changes (wip.txt)" in handoff
-    assert (plan.live.logs / "coder.head").read_text() == start
+    head_at_handoff = wait_until(lambda: (plan.live.logs / "coder.head").exists()
+                                 and (plan.live.logs / "coder.head").read_text(), 15,
+                                 message="coder's HEAD at its handoff")
+    assert head_at_handoff == (plan.live.logs / "coder.start").read_text()
     assert (coder / "wip.txt").read_text() == "mine\n"

@@ -138,6 +138,20 @@ def test_room_found_from_a_linked_worktree(room: Room, git_repo: Path) -> None:
     from_worktree.close()
 
 
+def test_note_send_loads_none_of_the_modules_it_does_not_need(room: Room,
+                                                               git_repo: Path) -> None:
+    """`bullpen note send` runs on every agent turn: OpenSSL (hashlib), shutil (argparse's
+    terminal width), typing, difflib and the store's waiter stay out of its process."""
+    env = identity(room.home, "a", sessions.register(room.conn, "a"))
+    sessions.register(room.conn, "b")
+    unwanted = ("hashlib", "shutil", "typing", "difflib", "board.wakeup")
+    probe = ("import sys; from tui.cli import main; main(['note', 'send', 'b', 'hi']);"
+             f" print(*(name for name in {unwanted!r} if name in sys.modules), file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", probe], text=True, capture_output=True,
+                            env={**env, "PATH": "/usr/bin:/bin"}, cwd=git_repo, timeout=60)
+    assert result.stdout.startswith("note ") and result.stderr.split() == []
+
+
 def test_inbox_prints_whole_bodies_wrapped_to_the_terminal(room: Room) -> None:
     env = identity(room.home, "b", sessions.register(room.conn, "b"))
     sessions.register(room.conn, "a")

@@ -121,3 +121,20 @@ def test_a_stopped_session_clears_its_conflicts(room: Room, radar: Radar) -> Non
     radar.scan(room.conn, set())
 
     assert conflicts.open_conflicts(room.conn) == []
+
+
+def test_an_undone_edit_nobody_reported_never_raises_a_false_conflict(
+        room: Room, radar: Radar) -> None:
+    a, b = add_session(room, "alice"), add_session(room, "bob")
+    (b / "docs.md").write_text("bob's notes\n")
+    (b / "src/app.py").write_text("def handler():\n    return 'bob'\n")
+    radar.scan(room.conn, {"alice": None, "bob": {"docs.md", "src/app.py"}})
+    (b / "src/app.py").write_text(ORIGINAL)  # undone: back to HEAD, no change recorded
+    (b / "docs.md").write_text("more notes\n")
+    radar.scan(room.conn, {"bob": {"docs.md"}})  # only what the watcher reported
+
+    commit_file(a, "src/app.py", "def handler():\n    return 'alice'\n", "alice's")
+    radar.scan(room.conn, {"alice": None})
+
+    assert conflicts.open_conflicts(room.conn) == []
+    assert conflict_notes(room, "alice") == conflict_notes(room, "bob") == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from board import deliveries, notes, wakeup
+from board import deliveries, notes
 from board.errors import NotFound
 from tui.cli.context import record_id, room
 from tui.cli.output import fail, print_json
@@ -117,7 +117,9 @@ def read_inbox(args: argparse.Namespace) -> int:
         deadline = time.monotonic() + max(args.wait, 0.0)
         if args.wait > 0 and not notes.unread_count(current.conn, current.caller.name):
             # The user asked to block: a cheap indexed count after each change (pushed
-            # by PostgreSQL, polled on SQLite).
+            # by PostgreSQL, polled on SQLite). Imported here: note send never waits.
+            from board import wakeup
+
             changes = wakeup.waiter(current.conn, WAIT_POLL_SECONDS)
             try:
                 while (not notes.unread_count(current.conn, current.caller.name)

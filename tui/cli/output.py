@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from typing import NoReturn
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call a few ms
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def fail(message: str, status: int) -> NoReturn:

@@ -8,9 +8,9 @@ no group names (a new one) is listed under "Other" rather than hidden.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
+import sys
 from typing import NoReturn
 
 from tui import cli
@@ -66,11 +66,36 @@ class _Subcommands(argparse._SubParsersAction):
         return super().add_parser(name, **kwargs)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, measuring the terminal without shutil: argparse builds one
+    for every add_argument, and shutil (with zlib, bz2, lzma) is ~10 % of a CLI call."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """shutil.get_terminal_size().columns: $COLUMNS, else the terminal's, else 80."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    if sys.__stdout__ is None:  # no standard output at all
+        return 80
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors, exit status 2, documented subcommands, sorted
     choices and a "did you mean" for a near miss."""
 
     def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
         self.register("action", "parsers", _Subcommands)
 
@@ -86,6 +111,8 @@ class _Parser(argparse.ArgumentParser):
         else:  # a vocabulary's own order (triage, todo, ready, …) says more than a sort
             shown = [str(choice) for choice in action.choices]
             what, listed = "invalid choice:", ", ".join(map(repr, shown))
+        import difflib  # only to suggest a near name
+
         near = difflib.get_close_matches(str(value), shown, n=1)
         hint = f"; did you mean '{near[0]}'?" if near else ""
         raise argparse.ArgumentError(action, f"{what} '{value}'{hint} (choose from {listed})")

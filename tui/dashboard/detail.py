@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from board import attention, sessions, views
+from board import attention, conflicts, sessions, views
 from board.attention import Delivery
+from board.conflicts import Conflict
 from board.models import Note, NotebookEntry, Session
 from tui.dashboard.actions import RUNTIME_ERRORS, SessionActions
 from tui.dashboard.writer import StoreWriter
@@ -23,6 +24,7 @@ class SessionDetail:
     problem: str | None  # why the worktree could not be read (then no diff, no files)
     inbox: tuple[tuple[Note, Delivery], ...]
     notebook: tuple[NotebookEntry, ...]
+    conflicts: tuple[Conflict, ...] = ()  # the radar's open predictions about it
 
 
 def load_detail(writer: StoreWriter, actions: SessionActions, name: str) -> SessionDetail:
@@ -35,5 +37,6 @@ def load_detail(writer: StoreWriter, actions: SessionActions, name: str) -> Sess
         changed, diff, problem = tuple(actions.changed_paths(name)), actions.diff(name), None
     except RUNTIME_ERRORS as error:  # no worktree yet, or git refused: show why
         changed, diff, problem = (), "", str(error)
+    radar = writer.read(conflicts.open_conflicts, name)
     return SessionDetail(session, reason, changed, diff, problem, tuple(inbox),
-                         tuple(notebook))
+                         tuple(notebook), tuple(radar))

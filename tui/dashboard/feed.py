@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from board import attention, notebook, notes, sessions, views
+from board import attention, conflicts, notebook, notes, sessions, views
 from board.attention import Delivery, HeldNote
 from board.connection import Connection
 from board.models import Event, Note, NotebookEntry, Session, Task
@@ -46,6 +46,7 @@ class SessionRow:
     session: Session
     unread: int
     reason: str | None = None
+    conflicts: tuple[str, ...] = ()  # sessions (or the base branch) its work clashes with
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,13 @@ def session_rows(conn: Connection) -> list[SessionRow]:
     """Every session with its unread count (two queries)."""
     unread = views.unread_counts(conn)
     reasons = attention.status_reasons(conn)
-    return [SessionRow(s, unread.get(s.name, 0), reasons.get(s.name))
+    clashes: dict[str, list[str]] = {}
+    for found in conflicts.open_conflicts(conn):
+        clashes.setdefault(found.a, []).append(found.b)
+        if not found.with_base:
+            clashes.setdefault(found.b, []).append(found.a)
+    return [SessionRow(s, unread.get(s.name, 0), reasons.get(s.name),
+                       tuple(clashes.get(s.name, ())))
             for s in sessions.all_sessions(conn)]
 
 
@@ -182,7 +189,7 @@ def load_delta(conn: Connection, events: list[Event], last_note: int) -> RoomDel
             entry_ids.add(event.ref)
         elif kind == EventKind.ALERT_RAISED:
             alerts_dirty = True
-        elif kind.startswith("session_"):
+        elif kind.startswith(("session_", "conflict_")):  # the radar's badges too
             sessions_dirty = True
         if kind == EventKind.CHANGE_RECORDED and event.session:
             delta.changed_sessions.add(event.session)

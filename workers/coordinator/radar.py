@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from board import conflicts, pings, sessions
+from board import conflicts, sessions
 from board.conflicts import ConflictFile
 from board.connection import Connection
 from board.errors import BullpenError
 from board.models import Session
-from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind, NoteKind
-from workers.coordinator.radar_notes import cleared_note, found_note
+from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind
+from workers.coordinator.radar_notes import tell_cleared, tell_found
 from worktrees.gitcmd import run_git
 from worktrees.naming import branch_for
 from worktrees.predict import (
@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 RESCAN_EVERY = 1.0  # seconds between looks at the branch heads when nothing was recorded
 UNCOMMITTED = "uncommitted"
+PATHS_IN_EVENT = 20  # a change event lists at most this many paths (board.alerts)
 # What can change a session's work, the base, or who is live.
 HEARD = {EventKind.CHANGE_RECORDED, EventKind.SESSION_LANDED, EventKind.SESSION_UPDATED,
          EventKind.SESSION_REGISTERED}
@@ -60,6 +61,7 @@ class View:
     dirty: bool
     fork: str | None  # where it left the base branch
     changed: frozenset[str]  # paths changed since then
+    partial: bool = False  # built from the reported paths only (a conflict re-checks all)
 
 
 class Radar:
@@ -78,18 +80,27 @@ class Radar:
         self._base: str | None = None  # the base branch's commit at the last scan
         self._base_name: str | None = None
         self._predictions: dict[tuple[str, str], MergePrediction] = {}
-        self._pending: set[str] = set()
+        self._forks: dict[tuple[str, str], str | None] = {}
+        self._forks_changed: dict[tuple[str | None, str], frozenset[str]] = {}
+        self._open: set[tuple[str, str]] = set()  # open conflicts, read once per scan
+        self._pending: dict[str, set[str] | None] = {}  # None: look at every file
+        common = run_git(self.root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+        self._git_dir = Path(common.stdout.strip())  # the main checkout's .git
+        self._keep = self._git_dir / "bullpen-radar"  # the radar's own index files
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.scans = 0  # for tests and the bench
+        self.predicted = 0  # merges actually predicted (not answered from the cache)
 
     # -- the thread ----------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self) -> Radar:
+        """Start scanning on a thread of its own; returns itself."""
         self._thread = threading.Thread(target=self._run, name="bullpen-radar", daemon=True)
         self._thread.start()
+        return self
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
@@ -99,13 +110,24 @@ class Radar:
 
     def heard(self, event) -> None:  # noqa: ANN001 - a board.models.Event
         """An event from the coordinator's tail: scan for what it may have changed."""
-        if event.kind in HEARD:
-            self.changed(event.session)
+        if event.kind not in HEARD:
+            return
+        paths = event.data.get("paths") if event.kind == EventKind.CHANGE_RECORDED else None
+        if event.data.get("commit") or not paths or len(paths) >= PATHS_IN_EVENT:
+            paths = None  # a commit, or more paths than the event lists: look at all
+        self.changed(event.session, paths)
 
-    def changed(self, source: str | None) -> None:
-        """A change was recorded for `source` (a session, or the main checkout)."""
+    def changed(self, source: str | None, paths: list[str] | None = None) -> None:
+        """A change was recorded for `source` (a session, or the main checkout), in
+        `paths` (uncommitted edits) or anywhere (None)."""
+        name = source or MAIN_CHECKOUT
         with self._lock:
-            self._pending.add(source or MAIN_CHECKOUT)
+            if name in self._pending and self._pending[name] is None:
+                pass
+            elif paths is None:
+                self._pending[name] = None
+            else:
+                self._pending[name] = self._pending.get(name, set()) | set(paths)  # type: ignore[operator]
         self._wake.set()
 
     def _run(self) -> None:
@@ -117,13 +139,13 @@ class Radar:
                 if self._stop.is_set():
                     break
                 with self._lock:
-                    pending, self._pending = self._pending, set()
+                    pending, self._pending = self._pending, {}
                 try:
-                    self.scan(conn, pending or self._reverted_maybe(conn))
+                    self.scan(conn, pending or dict.fromkeys(self._reverted_maybe(conn)))
                 except Exception as error:  # a store fault or git trouble: next round retries
                     log.error("conflict radar: %s", error)
                     with self._lock:
-                        self._pending |= pending
+                        self._pending = {**dict.fromkeys(pending), **self._pending}
         finally:
             conn.close()
 
@@ -135,26 +157,38 @@ class Radar:
 
     # -- one scan ------------------------------------------------------------------------
 
-    def scan(self, conn: Connection, changed: set[str]) -> None:
-        """Re-read the sessions in `changed` (and any whose branch head moved), then
-        predict every pair and base merge that can have changed."""
+    def scan(self, conn, changed: Mapping[str, set[str] | None] | set[str]) -> None:
+        """Re-read the sessions in `changed` (name -> the paths edited, None for any; and
+        any session whose branch head moved), then predict every pair and base merge
+        that can have changed."""
+        if not isinstance(changed, Mapping):
+            changed = dict.fromkeys(changed)
         self.scans += 1
         live = {s.name: s for s in self._mine(sessions.all_sessions(conn)) if _live(s)}
-        heads = self._heads()
-        base_name, base = self._base_now(heads)
-        base_moved = (base_name, base) != (self._base_name, self._base)
-        self._base_name, self._base = base_name, base
+        # A session's own change cannot move the base or another branch: the refs are
+        # read on the first scan, for the main checkout's changes and each quiet round.
+        everything = self.scans == 1 or not changed or MAIN_CHECKOUT in changed
+        heads = self._heads() if everything else None
+        base_moved = False
+        if heads is not None:
+            base_name, base = self._base_now(heads)
+            base_moved = (base_name, base) != (self._base_name, self._base)
+            self._base_name, self._base = base_name, base
+        open_ = conflicts.open_conflicts(conn)
+        self._open = {(c.a, c.b) for c in open_}
         for name in set(self._views) - set(live):
             del self._views[name]
+            (self._keep / f"{name}.index").unlink(missing_ok=True)
         fresh: set[str] = set()
         for name, session in live.items():
             view = self._views.get(name)
             branch = session.branch or branch_for(name)
-            if view is None or name in changed or heads.get(branch) != view.head:
-                fresh |= self._look(name, session)
+            moved = heads is not None and view is not None and heads.get(branch) != view.head
+            if view is None or name in changed or moved:
+                fresh |= self._look(name, session, None if moved else changed.get(name))
             elif base_moved:
                 self._views[name] = self._rebased(view)
-        self._clear_gone(conn, live)
+        self._clear_gone(conn, live, open_)
         for one in sorted(fresh):
             for other in sorted(set(self._views) - {one}):
                 if other not in fresh or one < other:  # each pair once
@@ -162,25 +196,52 @@ class Radar:
         for name in sorted(set(self._views) if base_moved else fresh & set(self._views)):
             self._check_base(conn, name)
 
-    def _look(self, name: str, session: Session) -> set[str]:
-        """Refresh one session's view; the names whose view changed."""
+    def _look(self, name: str, session: Session, paths: set[str] | None = None) -> set[str]:
+        """Refresh one session's view (only `paths` re-read, when given); the names whose
+        view changed."""
         if not session.worktree:
             return set()
+        old = self._views.get(name)
+        keep = self._keep / f"{name}.index"
         try:
-            shot = snapshot(session.worktree)
+            shot = snapshot(session.worktree, keep, sorted(paths) if paths and old else None)
+            if old is not None and paths and shot.head != old.head:
+                shot = snapshot(session.worktree, keep)  # HEAD moved: files may all differ
+                paths = None
         except BullpenError as error:  # a worktree mid-removal, or no commit yet
             log.info("radar: %s skipped: %s", name, error)
             return set()
-        old = self._views.get(name)
         if old is not None and old.commit == shot.commit:
             return set()
-        fork = merge_base(self.root, shot.commit, self._base) if self._base else None
+        if old is not None and paths and old.head == shot.head:
+            # Same HEAD and fork, only these files edited: the changed set can only grow
+            # by them (an undone edit stays listed until the next full look: harmless).
+            self._views[name] = View(shot.commit, shot.head, shot.dirty, old.fork,
+                                     old.changed | frozenset(paths), partial=True)
+            return {name}
+        fork = self._fork(shot.head)
         self._views[name] = View(shot.commit, shot.head, shot.dirty, fork,
                                  changed_paths(self.root, fork, shot.commit))
         return {name}
 
+    def _fork(self, head: str) -> str | None:
+        """Where `head` left the base (the snapshot's parent is its HEAD: same answer)."""
+        if self._base is None:
+            return None
+        key = (head, self._base)
+        if key not in self._forks:
+            if len(self._forks) >= _CACHE:
+                self._forks.clear()
+            self._forks[key] = merge_base(self.root, head, self._base)
+        return self._forks[key]
+
+    def _refresh_all(self, conn, name: str) -> None:
+        session = sessions.get(conn, name)
+        if session is not None:
+            self._look(name, session)
+
     def _rebased(self, view: View) -> View:
-        fork = merge_base(self.root, view.commit, self._base) if self._base else None
+        fork = self._fork(view.head)
         if fork == view.fork:
             return view
         return View(view.commit, view.head, view.dirty, fork,
@@ -192,8 +253,12 @@ class Radar:
         return dict(line.split(" ", 1) for line in output.splitlines() if " " in line)
 
     def _base_now(self, heads: dict[str, str]) -> tuple[str | None, str | None]:
-        name = run_git(self.root, "symbolic-ref", "--quiet", "--short", "HEAD",
-                       ok=(0, 1)).stdout.strip()
+        """The main checkout's branch and its commit (None, None when detached)."""
+        try:  # read like git does, without a process: `ref: refs/heads/main`
+            head = (self._git_dir / "HEAD").read_text().strip()
+        except OSError:
+            return None, None
+        name = head.removeprefix("ref: refs/heads/") if head.startswith("ref: ") else None
         return (name, heads.get(name)) if name else (None, None)
 
     # -- predictions ---------------------------------------------------------------------
@@ -204,6 +269,7 @@ class Radar:
             if len(self._predictions) >= _CACHE:
                 self._predictions.clear()
             self._predictions[key] = predict_merge(self.root, ours, theirs)
+            self.predicted += 1
         return self._predictions[key]
 
     def _check_pair(self, conn: Connection, one: str, other: str) -> None:
@@ -213,6 +279,15 @@ class Radar:
             self._clear(conn, a, b)
             return
         prediction = self._predict(va.commit, vb.commit)
+        if not prediction.clean and (va.partial or vb.partial):
+            # Only the reported paths were re-read: an undone edit the watcher never
+            # reported could be in there. Look at every file before telling anyone.
+            for name, view in ((a, va), (b, vb)):
+                if view.partial:
+                    self._views[name] = replace(view, partial=False)
+                    self._refresh_all(conn, name)
+            va, vb = self._views[a], self._views[b]
+            prediction = self._predict(va.commit, vb.commit)
         if prediction.clean:
             self._clear(conn, a, b)
             return
@@ -223,7 +298,11 @@ class Radar:
         view, base = self._views[name], self._base
         if base is None or self._base_name is None:
             return
-        if view.fork == base or not view.changed & changed_paths(self.root, view.fork, base):
+        key = (view.fork, base)
+        if key not in self._forks_changed:  # what the base changed since the fork
+            self._forks_changed = {key: changed_paths(self.root, view.fork, base),
+                                   **dict(list(self._forks_changed.items())[-64:])}
+        if view.fork == base or not view.changed & self._forks_changed[key]:
             self._clear(conn, name, self._base_name)
             return
         prediction = self._predict(view.commit, base)
@@ -248,25 +327,20 @@ class Radar:
         files = tuple(ConflictFile(f.path, f.ours, f.theirs) for f in prediction.files)
         conflict, _ = conflicts.found(conn, a, b, files, a_commits=a_commits,
                                       b_commits=b_commits, with_base=with_base)
-        for who in (a,) if with_base else (a, b):
-            key = f"conflict:{conflict.id}:{who}"
-            if not pings.was_sent(conn, key):
-                pings.send_once(conn, key, who, found_note(conflict, who, self._bullpen),
-                                kind=NoteKind.CONFLICT)
+        self._open.add((a, b))
+        tell_found(conn, conflict, self._bullpen)
 
-    def _clear(self, conn: Connection, a: str, b: str) -> None:
-        if conflicts.open_between(conn, a, b) is None:
+    def _clear(self, conn, a: str, b: str) -> None:
+        if (a, b) not in self._open:
             return
+        self._open.discard((a, b))
         conflict = conflicts.clear(conn, a, b)
-        if conflict is None:
-            return
-        for who in (a,) if conflict.with_base else (a, b):
-            pings.send_once(conn, f"conflict-cleared:{conflict.id}:{who}", who,
-                            cleared_note(conflict, who), kind=NoteKind.CONFLICT)
+        if conflict is not None:
+            tell_cleared(conn, conflict)
 
-    def _clear_gone(self, conn: Connection, live: dict[str, Session]) -> None:
+    def _clear_gone(self, conn, live: dict[str, Session], open_: list) -> None:
         """Conflicts of sessions that stopped or left clear (their work is not live)."""
-        for conflict in conflicts.open_conflicts(conn):
+        for conflict in open_:
             sides = (conflict.a,) if conflict.with_base else (conflict.a, conflict.b)
             if any(side not in live for side in sides):
                 self._clear(conn, conflict.a, conflict.b)

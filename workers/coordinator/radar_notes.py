@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from board import pings
 from board.conflicts import Conflict
+from board.connection import Connection
+from board.vocabulary import NoteKind
 
 SHOWN = 5  # files named in one note
 
@@ -51,3 +54,24 @@ def cleared_note(conflict: Conflict, me: str) -> str:
     files = ", ".join(conflict.paths[:SHOWN])
     return (f"Conflict cleared: your work and {other}'s merge cleanly again ({files});"
             " nothing to coordinate there now.")
+
+
+def _sides(conflict: Conflict) -> tuple[str, ...]:
+    """Who is told: both sessions, or the one session of a conflict with the base."""
+    return (conflict.a,) if conflict.with_base else (conflict.a, conflict.b)
+
+
+def tell_found(conn: Connection, conflict: Conflict, bullpen: str) -> None:
+    """Send each side its note once (keyed by the conflict's id: a restart sends none)."""
+    for who in _sides(conflict):
+        key = f"conflict:{conflict.id}:{who}"
+        if not pings.was_sent(conn, key):
+            pings.send_once(conn, key, who, found_note(conflict, who, bullpen),
+                            kind=NoteKind.CONFLICT)
+
+
+def tell_cleared(conn: Connection, conflict: Conflict) -> None:
+    """Tell each side once that the conflict is gone."""
+    for who in _sides(conflict):
+        pings.send_once(conn, f"conflict-cleared:{conflict.id}:{who}", who,
+                        cleared_note(conflict, who), kind=NoteKind.CONFLICT)

@@ -13,17 +13,6 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-try:  # mcp 2.x
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-except ImportError:  # mcp 1.x: hermes-agent[mcp] 0.19 pins 1.26, and bullpen installs beside it
-    # Checked against the installed mcp 2.x, where these 1.x names do not exist.
-    from mcp.server.fastmcp import FastMCP as MCPServer  # type: ignore[attr-defined,no-redef]
-    from mcp.server.fastmcp.exceptions import (  # type: ignore[import-not-found,no-redef]
-        ToolError,
-    )
 
 from board import alerts, notebook, notes, reads, sessions, tasks
 from board.db import describe_fault
@@ -33,6 +22,7 @@ from board.room import Room
 from board.vocabulary import ReadSource
 from workers.agents import framing
 from workers.surfaces.mcp_stdio import serve_stdio
+from workers.surfaces.mcp_tools import Protocol, Tool, ToolError
 
 SERVER_NAME = "bullpen"
 INSTRUCTIONS = (
@@ -192,17 +182,14 @@ TOOL_NAMES = ("send_note", "inbox", "show_note", "notebook_write", "notebook_rea
               "task_comment", "record_read", "alerts")
 
 
-def build_server(room: Room) -> MCPServer[Any]:
-    """An MCP server offering bullpen's verbs as tools, acting as the room's caller."""
-    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS,
-                                       log_level="WARNING")
+def build_server(room: Room) -> Protocol:
+    """bullpen's verbs as MCP tools, acting as the room's caller."""
     tools = BullpenTools(room)
-    for name in TOOL_NAMES:
-        server.add_tool(getattr(tools, name), name=name, structured_output=False)
-    return server
+    return Protocol([Tool(name, getattr(tools, name)) for name in TOOL_NAMES],
+                    SERVER_NAME, INSTRUCTIONS)
 
 
 def serve(room: Room) -> None:
     """Serve the tools on stdin/stdout until the client closes the connection; a line
-    the SDK would drop unanswered (a lone surrogate) gets a JSON-RPC error instead."""
+    that is not a request the server can take gets a JSON-RPC error instead."""
     serve_stdio(build_server(room))

@@ -19,13 +19,8 @@ import contextlib
 import json
 import os
 import sys
-import threading
 from collections.abc import Iterator
 from typing import IO, Any, NamedTuple
-
-import anyio
-import anyio.to_thread
-from mcp.server.stdio import stdio_server
 
 PARSE_ERROR = -32700  # JSON-RPC: the line is not JSON
 INVALID_REQUEST = -32600  # JSON-RPC: JSON, but not a request the server can take
@@ -145,49 +140,6 @@ def _error(request_id: object, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
-class Wire:
-    """The client's end: one writer at a time, each message whole, then flushed."""
-
-    def __init__(self, out: IO[bytes]) -> None:
-        self._out = out
-        self._lock = threading.Lock()
-
-    def _write_now(self, text: str) -> None:
-        with self._lock:
-            self._out.write(text.encode("utf-8"))
-            self._out.flush()
-
-    async def write(self, text: str) -> None:
-        await anyio.to_thread.run_sync(self._write_now, text)
-
-    async def flush(self) -> None:
-        """Each write is flushed already."""
-
-
-class CheckedLines:
-    """The lines of the client's input the SDK can parse; the others are answered."""
-
-    def __init__(self, source: IO[bytes], wire: Wire) -> None:
-        self._source = source
-        self._wire = wire
-
-    def __aiter__(self) -> CheckedLines:
-        return self
-
-    async def __anext__(self) -> str:
-        while True:
-            raw = await anyio.to_thread.run_sync(self._source.readline)
-            if not raw:
-                raise StopAsyncIteration
-            if not raw.strip():
-                continue
-            verdict = check_line(raw)
-            if verdict.forward:
-                return raw.decode("utf-8")
-            if verdict.answer is not None:
-                await self._wire.write(json.dumps(verdict.answer, separators=(",", ":")) + "\n")
-
-
 @contextlib.contextmanager
 def _claimed_std_streams() -> Iterator[tuple[IO[bytes], IO[bytes]]]:
     """The wire's own copies of fd 0 and 1, with 0 and 1 pointed away meanwhile."""
@@ -209,18 +161,25 @@ def _claimed_std_streams() -> Iterator[tuple[IO[bytes], IO[bytes]]]:
         os.close(saved_out)
 
 
-def serve_stdio(server: Any) -> None:
-    """Run `server` (the SDK's MCPServer or FastMCP) on stdin/stdout, lines checked."""
-    # The low-level server is what the SDK's own run_stdio_async drives (2.x / 1.x name).
-    lowlevel = getattr(server, "_lowlevel_server", None) or server._mcp_server
+def serve_stdio(protocol: Any) -> None:
+    """Answer the client on stdin/stdout until it closes its end: every line checked
+    (`check_line`), the rest answered by `protocol` (workers.surfaces.mcp_tools)."""
+    with _claimed_std_streams() as (source, out):
+        for raw in source:
+            if not raw.strip():
+                continue
+            verdict = check_line(raw)
+            answer = (protocol.answer(json.loads(raw)) if verdict.forward
+                      else verdict.answer)
+            if answer is not None:
+                out.write(_encode(answer))
+                out.flush()
 
-    async def run() -> None:
-        with _claimed_std_streams() as (source, out):
-            wire = Wire(out)
-            # Stand-ins for anyio.AsyncFile, which the SDK's hints name: it only iterates
-            # its input's lines and awaits write() and flush() on its output.
-            async with stdio_server(stdin=CheckedLines(source, wire),  # type: ignore[arg-type]
-                                    stdout=wire) as (read, write):  # type: ignore[arg-type]
-                await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
-    anyio.run(run)
+def _encode(answer: object) -> bytes:
+    """One line of UTF-8 JSON (escaped when a value cannot travel as UTF-8)."""
+    try:
+        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(answer, separators=(",", ":")).encode() + b"\n"

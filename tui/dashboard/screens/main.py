@@ -134,7 +134,7 @@ class MainScreen(Screen[None]):
             self.stream.add(delta.stream)
         if delta.sessions is not None:
             self.sessions_table.show(delta.sessions)
-            self.board.session_names = [row.session.name for row in delta.sessions]
+            self.board.show_sessions(delta.sessions)
         if delta.alerts is not None:
             self.query_one(WatcherTable).show(delta.alerts)
         if delta.deliveries is not None:

@@ -1,6 +1,7 @@
 """A session's detail (`enter` on a session): its task, status and why, branch and
 changed files, its diff since its base (what `bullpen diff` shows, syntax-coloured and
-scrollable), its inbox and its notebook — private entries marked, for the operator."""
+scrollable), its inbox and its notebook — private entries marked, for the operator — and
+the conflict radar's predictions about it (the other side, files, both sides' lines)."""
 
 from __future__ import annotations
 
@@ -63,7 +64,24 @@ class SessionDetailScreen(ModalScreen[None]):
         if detail.problem:
             parts.append(Text(detail.problem, style="red"))
         parts += [Text(f"  {path}") for path in detail.changed] or [Text("  none", style="dim")]
+        parts += [Text(""), Text("conflict radar", style="bold"), *self._radar()]
         return Group(*parts)
+
+    def _radar(self) -> list[Text]:
+        """Each predicted conflict: the other side, since when, files and both sides' lines."""
+        me = self.detail.session.name
+        if not self.detail.conflicts:
+            return [Text("  merges cleanly with every session and the base", style="dim")]
+        lines = []
+        for conflict in self.detail.conflicts:
+            other = conflict.other(me)
+            lines.append(Text.assemble(("  ⚠ ", "bold red"), (other, "bold"),
+                                       (f" since {clock(conflict.since)[:5]}", "dim")))
+            for item in conflict.files:
+                mine = _ranges(conflict.lines_of(me, item.path))
+                theirs = _ranges(conflict.lines_of(other, item.path))
+                lines.append(Text(f"    {item.path}: yours {mine}, theirs {theirs}"))
+        return lines
 
     def _diff(self) -> RenderableType:
         if self.detail.problem:
@@ -103,3 +121,7 @@ class SessionDetailScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _ranges(ranges: tuple[tuple[int, int], ...]) -> str:
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges) or "whole file"

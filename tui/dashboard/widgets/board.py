@@ -99,6 +99,16 @@ class Board(Horizontal):
             return None
         return self.tasks.get(self.current.task_id)
 
+    def show_sessions(self, rows: list) -> None:  # noqa: ANN001 - feed.SessionRow
+        """Know the sessions (for assigning cards), and badge the running cards of those
+        the radar predicts a conflict for."""
+        self.session_names = [row.session.name for row in rows]
+        sessions = frozenset(row.session.name for row in rows if row.conflicts)
+        running = self.column(TaskStatus.RUNNING)
+        if running.conflicted != sessions:
+            running.conflicted = sessions
+            running.refresh()
+
     def apply(self, changed: list[Task], removed: set[int], initial: bool = False) -> None:
         """Upsert `changed` tasks and drop `removed` ones; redraw only touched columns."""
         touched: set[str] = set()

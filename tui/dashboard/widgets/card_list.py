@@ -73,6 +73,7 @@ class CardList(ScrollView, can_focus=True):
         self.status = status
         self.ids: list[int] = []
         self.tasks: dict[int, Task] = {}
+        self.conflicted: frozenset[str] = frozenset()  # sessions the radar flags
 
     def show(self, ids: list[int], tasks: dict[int, Task]) -> None:
         """Show these task ids (a shared sorted list), keeping the cursor on its card."""
@@ -151,6 +152,8 @@ class CardList(ScrollView, can_focus=True):
             segments = [Segment(lines[part])] if part < len(lines) else []
         else:
             segments = self._meta_line(task)
+            if task.status == TaskStatus.RUNNING and task.assignee in self.conflicted:
+                segments.insert(1, Segment(" ⚠", BLOCK_STYLE))  # narrow columns crop the end
         style = base
         if index == self.cursor:
             component = "card-list--cursor" if self.has_focus else "card-list--cursor-blurred"

@@ -139,7 +139,10 @@ class SessionsTable(DataTable):
         branch = (session.branch or "-").removeprefix("bullpen/")
         # The coordinator stores the effective status (hook reports already win there,
         # except over an exited pane), so it is shown as it is.
-        cells = (Text(session.name, style="bold"), agent_label(session.agent),
+        name = Text(session.name, style="bold")
+        if row.conflicts:  # the radar predicts its work will not merge with theirs
+            name.append(f" ⚠{len(row.conflicts)}", style="bold red")
+        cells = (name, agent_label(session.agent),
                  status_text(session.status), branch, "-" if count is None else str(count),
                  unread, age(session.last_activity))
         return (*cells, session.machine or "-") if MACHINE in self.columns_shown else cells
