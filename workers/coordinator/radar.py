@@ -197,9 +197,8 @@ class Radar:
             self._check_base(conn, name)
 
     def _look(self, name: str, session: Session, paths: set[str] | None = None) -> set[str]:
-        """Refresh one session's view (only `paths` re-read, when given); the names whose
-        view changed."""
-        if not session.worktree:
+        """Refresh a session's view (`paths` only, when given); the names whose view changed."""
+        if not session.worktree:  # a session without its worktree (yet) has no work to see
             return set()
         old = self._views.get(name)
         keep = self._keep / f"{name}.index"
@@ -347,6 +346,5 @@ class Radar:
 
 
 def _live(session: Session) -> bool:
-    worktree = session.worktree
-    return bool(worktree and session.desired != DesiredState.STOPPED
-                and Path(worktree).is_dir())
+    return bool(session.worktree and session.desired != DesiredState.STOPPED
+                and Path(session.worktree).is_dir())
