@@ -2,7 +2,9 @@
 
 One change (a coalesced burst of writes, or one commit) makes at most one alert per
 reader, listing every path of that reader's that changed. A reader who has not yet
-seen an earlier alert for a path is not alerted again for it.
+seen an earlier alert for a path is not alerted again for it. A commit of a path as it
+was already recorded uncommitted (`as_edited`, when its last change by that session was
+an uncommitted one) alerts nobody for that path: its readers were told of that content.
 """
 
 from __future__ import annotations
@@ -47,8 +49,12 @@ def describe(alert_paths: list[str], changed_by: str, commit: str | None,
 
 
 def record_change(conn: Connection, changed_by: str, paths: Iterable[str],
-                  commit: str | None = None, message: str | None = None) -> list[Alert]:
-    """Store one change and alert every other session that read a changed path before it."""
+                  commit: str | None = None, message: str | None = None,
+                  as_edited: Iterable[str] = ()) -> list[Alert]:
+    """Store one change and alert every other session that read a changed path before it.
+
+    `as_edited`: a commit's paths whose committed content is what the worktree held (the
+    watcher saw no write of them with the commit, and they are clean)."""
     changed = sorted(set(paths))
     if not changed:
         return []
@@ -58,6 +64,8 @@ def record_change(conn: Connection, changed_by: str, paths: Iterable[str],
     now = time.time()
     alerts: list[Alert] = []
     with write(conn):
+        told = _told_uncommitted(conn, changed_by, set(as_edited) & set(changed)) \
+            if commit else set()
         change_id = inserted_id(conn.execute(
             "INSERT INTO changes (changed_by, paths, commit_sha, message, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
@@ -66,6 +74,8 @@ def record_change(conn: Connection, changed_by: str, paths: Iterable[str],
                     commit=commit)
         by_reader: dict[str, list[str]] = {}
         for path in changed:
+            if path in told:
+                continue
             for reader in reads.readers(conn, path, before=now):
                 if reader != changed_by and path not in _unseen_alert_paths(conn, reader):
                     by_reader.setdefault(reader, []).append(path)
@@ -82,6 +92,24 @@ def record_change(conn: Connection, changed_by: str, paths: Iterable[str],
             alerts.append(Alert(alert_id, reader, reader_paths[0], changed_by, commit, now,
                                 tuple(reader_paths), note.id, message))
     return alerts
+
+
+RECENT_CHANGES = 500  # how far back a session's own changes are looked through
+
+
+def _told_uncommitted(conn: Connection, changed_by: str, paths: set[str]) -> set[str]:
+    """Those of `paths` whose latest change by `changed_by` is an uncommitted one."""
+    if not paths:
+        return set()
+    latest: dict[str, bool] = {}  # path -> that change was uncommitted
+    rows = conn.execute("SELECT paths, commit_sha FROM changes WHERE changed_by = ?"
+                        " ORDER BY id DESC LIMIT ?", (changed_by, RECENT_CHANGES))
+    for changed, commit in rows:
+        for path in set(json.loads(changed)) & paths:
+            latest.setdefault(path, commit is None)
+        if len(latest) == len(paths):
+            break
+    return {path for path, uncommitted in latest.items() if uncommitted}
 
 
 def _unseen_alert_paths(conn: Connection, reader: str) -> set[str]:

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from board import events
-from board.connection import Connection, Row
+from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.models import iso
 from board.vocabulary import EventKind
@@ -106,10 +106,10 @@ def found(conn: Connection, a: str, b: str, files: tuple[ConflictFile, ...], *,
                              " WHERE id = ?", (data, commits, now, row["id"]))
             fresh = conn.execute("SELECT * FROM conflicts WHERE id = ?", (row["id"],)).fetchone()
             return _row(fresh), False
-        conflict_id = conn.execute(
+        conflict_id = inserted_id(conn.execute(
             "INSERT INTO conflicts (a, b, with_base, files, commits, since, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (a, b, int(with_base), data, commits, now, now)).lastrowid
+            (a, b, int(with_base), data, commits, now, now)))
         events.emit(conn, EventKind.CONFLICT_FOUND, a, conflict_id, other=b,
                     paths=[f.path for f in files])
         created = conn.execute("SELECT * FROM conflicts WHERE id = ?", (conflict_id,)).fetchone()

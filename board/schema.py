@@ -236,7 +236,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sessions ADD COLUMN agent_version TEXT;
     """,
-    # 10: deliveries.state defaults to a word the vocabulary knows (queued, not the old
+    # 10: the machine each audited action was taken from (issue 22)
+    """
+    ALTER TABLE audit ADD COLUMN machine TEXT;
+    """,
+    # 11: deliveries.state defaults to a word the vocabulary knows (queued, not the old
     # pending). SQLite cannot change a column's default: the table is rebuilt as it was.
     """
     CREATE TABLE deliveries_rebuilt (

@@ -7,6 +7,7 @@ import pytest
 from board import events, notes, sessions, tasks
 from board.identity import Caller
 from board.room import Room
+from workers.agents import framing
 from workers.coordinator.pings import Dispatcher
 
 pytestmark = pytest.mark.both_stores
@@ -63,3 +64,28 @@ def test_commit_pings_subscribers_once(room: Room) -> None:
     [ping] = notes.pending(room.conn, "reviewer")
     assert ping.kind == "ping" and "abc123def456" in ping.body and "add endpoint" in ping.body
     assert "src/app.py" in ping.body and notes.pending(room.conn, "coder") == []
+
+
+def test_a_handoff_reads_well_and_keeps_the_summary_whole_when_the_task_is_long(
+        room: Room) -> None:
+    """A long task title and body never push the parent's summary out of the typed
+    line; a title with its own period gets no second one; bullpen is named, not a path."""
+    for name in ("research", "coder"):
+        sessions.register(room.conn, name)
+    research = tasks.add(room.conn, OPERATOR, "gather usage", assignee="research")
+    title = ("Implement the endpoint exactly as research describes, with paging, auth,"
+             " rate limits, caching, metrics and a changelog entry for the release.")
+    code = tasks.add(room.conn, OPERATOR, title, body="Details follow. " * 300,
+                     assignee="coder", after=[research.id])
+    summary = ("Usage peaks at noon; the table is in data/usage.md. " * 15
+               + "LAST: the EU region needs its own quota.")
+    tasks.claim(room.conn, Caller("research"), research.id)
+    tasks.done(room.conn, Caller("research"), research.id, summary=summary)
+    run_dispatcher(room)
+    [ping] = notes.pending(room.conn, "coder")
+    typed = framing.typed_form(ping)
+    assert f"Handoff from research (task #{research.id} gather usage): {summary}" in typed
+    assert f"bullpen task claim {code.id}" in typed and "/bin/bullpen" not in typed
+    assert ".." not in ping.body and "release. ⏎" in typed
+    assert "(full text: bullpen note show" not in typed  # nothing of the summary was cut
+    assert title in typed and 0 < typed.count("Details follow.") < 300  # the body gave way

@@ -13,7 +13,6 @@ from board.room import Room
 from tests.cli_runner import identity, run_cli
 from workers.agents import agent_files
 from workers.agents.adapter import AgentState
-from workers.agents.bullpen_command import bullpen_executable
 from workers.agents.kinds import adapter_for
 from workers.coordinator.delivery import QUEUE_CAP, Deliverer
 from workers.coordinator.status import PaneStatus
@@ -27,9 +26,9 @@ REVIEW = ("Review the conversation above and consider saving to memory if approp
 
 
 def reply_hint(sender: str, note_id: int) -> str:
-    """How a note says to answer it: the MCP tool, or bullpen by its absolute path."""
+    """How a note says to answer it: the MCP tool, or bullpen by name (on the PATH)."""
     return (f" (reply with the tool mcp__bullpen__send_note to={sender!r} reply_to={note_id},"
-            f" or run: {bullpen_executable()} note send {sender} 'TEXT' --reply-to {note_id})")
+            f" or run: bullpen note send {sender} 'TEXT' --reply-to {note_id})")
 
 pytestmark = pytest.mark.both_stores
 

@@ -93,7 +93,7 @@ def test_every_state_column_defaults_to_a_word_of_its_enum(tmp_path: Path,
         pg_cluster.drop_database(name)
 
 
-QUEUED_DEFAULT = 10  # the migration that rebuilt deliveries with its new default
+QUEUED_DEFAULT = 11  # the migration that rebuilt deliveries with its new default
 
 
 def test_a_store_from_before_the_queued_default_keeps_its_deliveries(tmp_path: Path) -> None:

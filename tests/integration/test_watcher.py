@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -72,7 +73,8 @@ def team(room: Room, git_repo: Path) -> Iterator[Team]:
     found = Team(git_repo, room, None)  # type: ignore[arg-type]
 
     def on_change(batch: ChangeBatch) -> None:
-        alerts.record_change(watcher_conn, batch.source, batch.paths, batch.commit, batch.message)
+        alerts.record_change(watcher_conn, batch.source, batch.paths, batch.commit,
+                             batch.message, batch.as_edited)
         found.batches.append(batch)
 
     def known_head(source: str) -> str | None:
@@ -114,19 +116,53 @@ def test_edit_alerts_the_reader_once_then_again_after_it_was_seen(team: Team) ->
     assert team.alerts_of("a") == []
 
 
+def commit_other_content(tree: Path, path: str, text: str, message: str) -> None:
+    """Commit `text` as `path` without writing the worktree (staged from elsewhere): the
+    commit holds content other than the edit its readers were told of."""
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=tree, input=text,
+                          capture_output=True, text=True, check=True).stdout.strip()
+    git(tree, "update-index", "--cacheinfo", f"100644,{blob},{path}")
+    git(tree, "commit", "-qm", message)
+
+
 def test_a_commit_names_the_commit(team: Team) -> None:
     reads.record(team.room.conn, "b", ["src/app.py"])
     tree = team.tree("a")
     edit(tree / "src" / "app.py", "v2\n")
     wait_until(lambda: team.alerts_of("b"), "the uncommitted alert")
     notes.mark_delivered(team.room.conn, "b", [a.note for a in team.alerts_of("b")], "test")
-    git(tree, "commit", "-qam", "handler returns v2")
+    commit_other_content(tree, "src/app.py", "v3\n", "handler returns v2")
     sha = git(tree, "rev-parse", "HEAD").strip()
     wait_until(lambda: len(team.alerts_of("b")) == 2, "the commit's alert")
     newest = team.alerts_of("b")[0]
     assert (newest.commit, newest.message, newest.paths) == (sha, "handler returns v2",
                                                              ("src/app.py",))
     assert sha[:12] in notes.pending(team.room.conn, "b")[0].body
+
+
+def test_an_edit_and_its_commit_with_the_same_content_alert_once(team: Team) -> None:
+    """b is told of a's uncommitted edit (and has seen it); committing that very content
+    later tells b nothing new, and c, who read the new version meanwhile, nothing at all.
+    The commit is still recorded (reviewers are pinged from it)."""
+    reads.record(team.room.conn, "b", ["src/app.py"])
+    tree = team.tree("a")
+    edit(tree / "src" / "app.py", "v2\n")
+    wait_until(lambda: team.alerts_of("b"), "the uncommitted alert")
+    notes.mark_delivered(team.room.conn, "b", [a.note for a in team.alerts_of("b")], "test")
+    sessions.register(team.room.conn, "c")
+    reads.record(team.room.conn, "c", ["src/app.py"])
+    git(tree, "commit", "-qam", "handler returns v2")
+    sha = git(tree, "rev-parse", "HEAD").strip()
+    wait_until(lambda: any(batch.commit == sha for batch in team.batches), "the commit")
+    team.sentinel(tree)
+    assert [alert.commit for alert in team.alerts_of("b")] == [None]
+    assert team.alerts_of("c") == []
+    recorded = team.room.conn.execute("SELECT paths FROM changes WHERE commit_sha = ?",
+                                      (sha,)).fetchone()
+    assert recorded is not None and "src/app.py" in recorded[0]
+    # A later edit is news again.
+    edit(tree / "src" / "app.py", "v3\n")
+    wait_until(lambda: len(team.alerts_of("c")) == 1, "c's alert for the next edit")
 
 
 def test_edit_and_commit_in_one_burst_is_one_change(room: Room, git_repo: Path) -> None:
@@ -258,7 +294,7 @@ def test_a_commit_in_the_main_checkout_names_it(team: Team) -> None:
     edit(team.repo / "README.md", "# operator's edit\n")
     wait_until(lambda: team.alerts_of("b"), "the uncommitted alert")
     _ack(team, "b")
-    git(team.repo, "commit", "-qam", "operator docs")
+    commit_other_content(team.repo, "README.md", "# operator's docs\n", "operator docs")
     sha = git(team.repo, "rev-parse", "HEAD").strip()
     wait_until(lambda: len(team.alerts_of("b")) == 2, "the commit's alert")
     newest = team.alerts_of("b")[0]

@@ -21,12 +21,15 @@ TARGETS = [Target("main", REPO), Target("a", REPO / ".bullpen" / "worktrees" / "
 
 
 @pytest.mark.parametrize("name", [".app.py.swp", "app.py~", ".#app.py", "#app.py#", "4913",
-                                  "app.py.tmp", "x.pyc", "app.py___jb_tmp___"])
+                                  "app.py.tmp", "x.pyc", "app.py___jb_tmp___",
+                                  "app.py.tmp.12359.e2c39158b38d", "app.py.tmp.77.1796169600123",
+                                  ".hermes-tmp.Ab12Cd", ".hermes-tmp.4242"])
 def test_editor_temp_files(name: str) -> None:
     assert is_editor_temp(f"src/{name}")
 
 
-@pytest.mark.parametrize("name", ["app.py", "swp.py", "tmp/notes.md", "Makefile"])
+@pytest.mark.parametrize("name", ["app.py", "swp.py", "tmp/notes.md", "Makefile",
+                                  "data.tmp.csv", "app.tmp.1.py", "hermes-tmp.md"])
 def test_real_files_are_not_temp(name: str) -> None:
     assert not is_editor_temp(name)
 

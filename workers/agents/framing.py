@@ -20,6 +20,8 @@ from board.vocabulary import NoteKind
 from workers.tmux import sanitize
 
 TYPED_CHARS = 600  # each note's share of a typed line; `note show ID` has the full text
+# A handoff's: the task, how to claim it and the parents' summaries, kept whole.
+HANDOFF_CHARS = 1800
 BODY_INDENT = "    "
 # A `[` followed by words that make it look like one of bullpen's headers.
 _KINDS = "|".join(kind.value for kind in NoteKind)  # every kind a header can name
@@ -51,7 +53,8 @@ def cut_mark(note_id: int) -> str:
 def typed_form(note: Note, possible_repeat: bool = False) -> str:
     """One line for the agent's input: header, then the defused, cleaned body, cut at
     TYPED_CHARS with a pointer to the whole text."""
-    body = sanitize.clean(neutral_body(note.body), limit=TYPED_CHARS, cut=cut_mark(note.id))
+    limit = HANDOFF_CHARS if note.kind == NoteKind.HANDOFF else TYPED_CHARS
+    body = sanitize.clean(neutral_body(note.body), limit=limit, cut=cut_mark(note.id))
     return f"{typed_header(note, possible_repeat)} {body}"
 
 

@@ -11,6 +11,7 @@ still differ from HEAD. Only `dirty()` runs git; everything else is pure.
 from __future__ import annotations
 
 import fnmatch
+import re
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +26,9 @@ EDITOR_TEMP_PATTERNS = (
     "*.kate-swp", ".goutputstream-*", "*___jb_tmp___", "*___jb_old___", ".~lock.*#",
     "*.orig", "*.rej", "*.pyc", ".DS_Store", "*.crdownload", "*.part",
 )
+# Agents' own write-then-rename temp files: Claude Code writes `app.py.tmp.<pid>.<12 hex>`
+# (or `.<Date.now()>`), Hermes `.hermes-tmp.XXXXXX` (or `.hermes-tmp.<pid>[.XXXXXX]`).
+AGENT_TEMP = re.compile(r"\.tmp\.\d+\.[0-9a-f]{6,}$|^\.hermes-tmp\.")
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,9 @@ class ChangeBatch:
     paths: tuple[str, ...]
     commit: str | None = None
     message: str | None = None
+    # A commit's paths that the worktree held as committed before the burst that saw the
+    # commit, and still does: already reported as edits, so their alerts were raised.
+    as_edited: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,9 +64,11 @@ class Routed:
 
 
 def is_editor_temp(relative: str) -> bool:
-    """True for swap files, backups and temp files editors write before renaming."""
+    """True for swap files, backups and temp files editors and agents write before
+    renaming them over the real file."""
     name = PurePosixPath(relative).name
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in EDITOR_TEMP_PATTERNS)
+    return (any(fnmatch.fnmatchcase(name, pattern) for pattern in EDITOR_TEMP_PATTERNS)
+            or AGENT_TEMP.search(name) is not None)
 
 
 def never_alerts(relative: str) -> bool:

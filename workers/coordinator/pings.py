@@ -19,7 +19,7 @@ from board.connection import Connection
 from board.errors import BullpenError
 from board.models import OPERATOR, Event
 from board.vocabulary import EventKind, NoteKind, TaskStatus
-from workers.agents.bullpen_command import bullpen_executable
+from workers.agents import framing
 from workers.coordinator import baton
 
 log = logging.getLogger(__name__)
@@ -27,25 +27,61 @@ log = logging.getLogger(__name__)
 CURSOR = "dispatcher_cursor"
 
 
+HANDOFF_CHARS = framing.HANDOFF_CHARS - 200  # the ping's share; ⏎ marks take the rest
+MIN_TITLE = 60  # a title is cut to no less than this before anything else gives way
+_ENDS = (".", "!", "?", "…", ":", ";")
+# How agents run bullpen, by name: the pane's PATH holds bullpen's directory (the hooks
+# and MCP entries in the agent's own config keep the absolute path).
+BULLPEN = "bullpen"
+
+
+def _sentence(text: str) -> str:
+    """`text` ending in one stop: a title that has its own period gets no second one."""
+    text = text.rstrip()
+    return text if text.endswith(_ENDS) else text + "."
+
+
+def _cut(text: str, limit: int | None) -> str:
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)].rstrip() + "…"
+
+
 def ready_ping(conn: Connection, task_id: int, code: str | None = None) -> str:
-    """The handoff: the task, each parent's summary, what the baton carried (`code`)."""
+    """The handoff: the task, how to claim and finish it, each parent's summary (always
+    whole: the task's body, then the titles, are cut first to fit a typed line) and what
+    the baton carried (`code`)."""
     task = tasks.get(conn, task_id)
-    lines = [f"Your turn: task #{task.id} is ready — {task.title}."]
-    if task.body and task.body != task.title:
-        lines.append(task.body)
-    for parent_id in task.parents:
-        parent = tasks.get(conn, parent_id)
-        who = parent.assignee or parent.created_by
-        summary = parent.summary or "(no summary given)"
-        lines.append(f"Handoff from {who} (task #{parent.id} {parent.title}): {summary}")
-    if code:
-        lines.append(code)
-    cli = _bullpen()
-    lines.append(f"Claim it with the tool mcp__bullpen__task_claim (id {task.id}) or: {cli}"
-                 f" task claim {task.id}; when finished, mcp__bullpen__task_done (id"
-                 f" {task.id}, summary: what the next session needs) or: {cli} task done"
-                 f" {task.id} --summary 'what the next session needs'.")
-    return "\n".join(lines)
+    parents = [tasks.get(conn, parent_id) for parent_id in task.parents]
+    body = task.body if task.body and task.body != task.title else ""
+
+    def render(body_limit: int | None, title_limit: int | None) -> str:
+        title = _cut(task.title, title_limit)
+        lines = [_sentence(f"Your turn: task #{task.id} is ready — {title}")]
+        if body and body_limit != 0:
+            lines.append(_cut(body, body_limit))
+        lines.append(f"Claim it with the tool mcp__bullpen__task_claim (id {task.id}) or:"
+                     f" {BULLPEN} task claim {task.id}; when finished, mcp__bullpen__task_done"
+                     f" (id {task.id}, summary: what the next session needs) or: {BULLPEN}"
+                     f" task done {task.id} --summary 'what the next session needs'.")
+        for parent in parents:
+            who = parent.assignee or parent.created_by
+            lines.append(f"Handoff from {who} (task #{parent.id}"
+                         f" {_cut(parent.title, title_limit)}):"
+                         f" {parent.summary or '(no summary given)'}")
+        if code:
+            lines.append(code)
+        return "\n".join(lines)
+
+    text = render(None, None)
+    if len(text) > HANDOFF_CHARS and body:
+        keep = len(body) - (len(text) - HANDOFF_CHARS)
+        text = render(keep if keep >= MIN_TITLE else 0, None)
+    if len(text) > HANDOFF_CHARS:
+        longest = max(len(task.title), *(len(parent.title) for parent in parents))
+        text = render(0 if body else None,
+                      max(MIN_TITLE, longest - (len(text) - HANDOFF_CHARS)))
+    return text
 
 
 def commit_ping(author: str, commit: str, message: str | None, paths: list[str]) -> str:
@@ -53,15 +89,7 @@ def commit_ping(author: str, commit: str, message: str | None, paths: list[str])
     files += f" and {len(paths) - 10} more" if len(paths) > 10 else ""
     message = validate.one_line(message) if message else None
     return (f"{author} committed {commit[:12]}" + (f" \"{message}\"" if message else "")
-            + f" touching {files}. See: {_bullpen()} diff {author}")
-
-
-def _bullpen() -> str:
-    """bullpen by its absolute path: an agent's terminal tool may reset PATH (Hermes)."""
-    try:
-        return bullpen_executable()
-    except BullpenError:
-        return "bullpen"
+            + f" touching {files}. See: {BULLPEN} diff {author}")
 
 
 class Dispatcher:

@@ -70,12 +70,12 @@ class Radar:
     def __init__(self, root: Path, connect_db: Callable[[], Connection],
                  mine: Callable[[list[Session]], list[Session]] = lambda known: known,
                  bullpen: str | None = None) -> None:
-        from workers.coordinator.pings import _bullpen
+        from workers.coordinator.pings import BULLPEN
 
         self.root = Path(root)
         self._connect = connect_db
         self._mine = mine
-        self._bullpen = bullpen or _bullpen()  # by its path: an agent's PATH may lack it
+        self._bullpen = bullpen or BULLPEN  # by name: bullpen's directory is on the pane's PATH
         self._views: dict[str, View] = {}
         self._base: str | None = None  # the base branch's commit at the last scan
         self._base_name: str | None = None

@@ -9,7 +9,10 @@ Commits are found by watching the common git dir for branch refs, packed-refs an
 files; when one moves, every watched checkout's HEAD is re-read and the commits that are
 new to it (and on no other watched HEAD, so a merge of another session's work is not
 reported as this one's) make one batch. Edits seen in the same burst that the new HEAD
-explains are folded into that batch, so "edit then commit" is one change.
+explains are folded into that batch, so "edit then commit" is one change. A commit's
+file not written in that burst and clean after it was committed as it stood: the batch
+names it in `as_edited`, so an edit and its commit with the same content alert once,
+whichever bursts they fell in.
 
 Not covered: a commit made while the watch restarts is reported at the next start
 (HEADs are compared then); a checkout, merge or reset whose file writes straddle two
@@ -186,15 +189,17 @@ class Watcher:
     def _handle(self, generation: _Generation, raw: set[tuple[int, str]]) -> None:
         routed = route(raw, generation.targets, generation.git_common_dir)
         edits: dict[str, list[str]] = {}
+        written: dict[str, set[str]] = {}
         for target in generation.targets:
             changes = routed.files.get(target.source)
             if not changes or not self._alive(target):
                 continue
             paths = settled(changes, target.root)
+            written[target.source] = set(paths)
             changed = dirty(target.root, paths)
             edits[target.source] = [path for path in paths if path in changed]
         if routed.refs_moved:
-            self._report_commits(generation, edits)
+            self._report_commits(generation, edits, written)
         for source, paths in sorted(edits.items()):
             if paths:
                 self._emit(ChangeBatch(source, tuple(paths)))
@@ -203,8 +208,10 @@ class Watcher:
         """A worktree being removed is no change by its session."""
         return target.root.is_dir() and (target.root / ".git").exists()
 
-    def _report_commits(self, generation: _Generation, edits: dict[str, list[str]]) -> None:
-        """Report each target's HEAD move; drop from `edits` the files the move explains."""
+    def _report_commits(self, generation: _Generation, edits: dict[str, list[str]],
+                        written: Mapping[str, set[str]] | None = None) -> None:
+        """Report each target's HEAD move; drop from `edits` the files the move explains.
+        `written`: the files each target wrote in this burst (none at a restart's catch-up)."""
         heads = {t.source: _git(t.root, "rev-parse", "HEAD") for t in generation.targets
                  if self._alive(t)}
         for target in generation.targets:
@@ -217,7 +224,8 @@ class Watcher:
             if old is None or old == new:
                 continue
             others = [sha for name, sha in heads.items() if sha and name != target.source]
-            batch, explained = self._commit_batch(target, old, new, others)
+            batch, explained = self._commit_batch(target, old, new, others,
+                                                  (written or {}).get(target.source, set()))
             if target.source in edits:
                 edits[target.source] = [p for p in edits[target.source] if p not in explained]
             if batch is not None:
@@ -230,8 +238,8 @@ class Watcher:
             log.exception("known head of %s unreadable", source)
             return None
 
-    def _commit_batch(self, target: Target, old: str, new: str,
-                      others: list[str]) -> tuple[ChangeBatch | None, set[str]]:
+    def _commit_batch(self, target: Target, old: str, new: str, others: list[str],
+                      written: set[str]) -> tuple[ChangeBatch | None, set[str]]:
         """The batch for HEAD moving old -> new, and every path that differs between them."""
         root = target.root
         net = set((_git(root, "diff", "--name-only", old, new) or "").splitlines())
@@ -244,7 +252,11 @@ class Watcher:
         if not files:
             return None, net
         message = _git(root, "log", "-1", "--format=%s", own[0])
-        return ChangeBatch(target.source, tuple(sorted(files)), own[0], message), net
+        unwritten = sorted(files - written)
+        still_dirty = dirty(root, unwritten)
+        as_edited = tuple(path for path in unwritten if path not in still_dirty)
+        return ChangeBatch(target.source, tuple(sorted(files)), own[0], message,
+                           as_edited), net
 
     def _emit(self, batch: ChangeBatch) -> None:
         try:

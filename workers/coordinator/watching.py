@@ -156,7 +156,8 @@ class Watching:
             if batch.commit and marks.get_mark(conn, catch_up.head_mark(batch.source)) \
                     == batch.commit:
                 return  # the start-up catch-up recorded this commit already
-            alerts.record_change(conn, batch.source, batch.paths, batch.commit, batch.message)
+            alerts.record_change(conn, batch.source, batch.paths, batch.commit,
+                                 batch.message, batch.as_edited)
             if batch.commit:
                 marks.set_mark(conn, catch_up.head_mark(batch.source), batch.commit)
         if batch.commit and self.pusher is not None:

@@ -39,29 +39,20 @@ def format_notes(pending: list[Note], executable: str | None = None,
                  repeats: set[int] | frozenset[int] = frozenset(), overflow: int = 0) -> str:
     """Pending notes as text for the agent's next turn: bullpen's header from the stored
     sender and id (a body can never read as one), the body indented, and how to reply
-    with what the agent really has (the MCP tool, or this `bullpen` by its absolute path,
-    which a terminal tool with a reset PATH still finds)."""
+    with what the agent really has (the MCP tool, or `bullpen` by name: its directory is
+    on the pane's PATH, and on the PATH of Hermes' terminal tool through the profile)."""
     if not pending and not overflow:
         return ""
     from workers.agents import framing  # only when there are notes: it compiles patterns
 
     def answer(note: Note) -> str:
-        cli = executable or _executable_or_name()
+        cli = executable or "bullpen"
         return (f"(reply with the tool mcp__bullpen__send_note to={note.sender!r}"
                 f" reply_to={note.id}, or run: {cli} note send {note.sender} 'TEXT'"
                 f" --reply-to {note.id})")
     notice = (framing.overflow_notice(overflow, deliveries.QUEUE_CAP, typed=False)
               if overflow else "")
     return framing.hook_text(pending, repeats, answer, notice)
-
-
-def _executable_or_name() -> str:
-    from workers.agents.bullpen_command import bullpen_executable
-
-    try:
-        return bullpen_executable()
-    except BullpenError:
-        return "bullpen"
 
 
 def _session(room: Room) -> str:

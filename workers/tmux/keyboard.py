@@ -14,7 +14,7 @@ import time
 from pathlib import PurePath
 
 from workers.tmux.sanitize import is_one_line
-from workers.tmux.server import RoomServer
+from workers.tmux.server import WAITING_OPTION, RoomServer
 
 SHELLS = frozenset({"sh", "bash", "zsh", "fish", "dash", "ksh"})
 ENTER_DELAY = 0.1  # seconds between the paste and the Enter (DESIGN.md: ~100 ms)
@@ -66,8 +66,13 @@ def announce(server: RoomServer, pane_id: str, text: str, seconds: float = 8.0) 
     program in the pane: this is how a shell session is told a note waits."""
     # `display-message` expands formats: a `#` in note text must not be one.
     shown = text.replace("#", "##")
-    server.check("set-option", "-p", "-t", pane_id, "@bullpen_waiting", text, ";",
+    server.check("set-option", "-p", "-t", pane_id, WAITING_OPTION, text, ";",
                  "display-message", "-d", str(int(seconds * 1000)), "-t", pane_id, shown)
+
+
+def clear_announcement(server: RoomServer, pane_id: str) -> None:
+    """Take the pane's `@bullpen_waiting` mark away (its notes were read)."""
+    server.check("set-option", "-p", "-u", "-t", pane_id, WAITING_OPTION)
 
 
 def screen_now(server: RoomServer, pane_id: str, joined: bool = False) -> tuple[str, int, int]:

@@ -23,13 +23,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from workers.tmux.processes import EXIT_TIMEOUT, PaneGroup, group_of, wait_gone
-from workers.tmux.server import SESSION_OPTION, RoomServer
+from workers.tmux.server import SESSION_OPTION, WAITING_OPTION, RoomServer
 
 TAIL_LINES = 8  # last non-blank lines kept per pane for prompt detection
 
 _FIELDS = ("pane_id", "pane_pid", "pane_dead", "pane_dead_status", "pane_dead_signal",
            "pane_width", "pane_height", "cursor_x", "cursor_y", "alternate_on",
-           "pane_in_mode", SESSION_OPTION, "pane_current_command", "pane_title")
+           "pane_in_mode", SESSION_OPTION, WAITING_OPTION, "pane_current_command",
+           "pane_title")
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class PaneSnapshot:
     # the foreground); None when that cannot be read (a dead pane, no /proc).
     in_front: bool | None = None
     key_at: float | None = None  # unix time a human last typed at a client on this pane
+    waiting_mark: str = ""  # the `@bullpen_waiting` option: a shell told notes wait
 
 
 def _int_or_none(text: str) -> int | None:
@@ -73,7 +75,7 @@ def _parse_row(line: str) -> PaneSnapshot | None:
     if len(parts) != len(_FIELDS) or not parts[0].startswith("%"):
         return None
     (pane_id, pid, dead, status, signal, width, height, cursor_x, cursor_y, alternate,
-     in_mode, session, command, title) = parts
+     in_mode, session, waiting_mark, command, title) = parts
     is_dead = dead == "1"
     return PaneSnapshot(
         pane_id=pane_id, pid=_int_or_none(pid), dead=is_dead,
@@ -82,7 +84,7 @@ def _parse_row(line: str) -> PaneSnapshot | None:
         height=_int_or_none(height) or 0, content_hash=None, session=session,
         dead_signal=_int_or_none(signal) if is_dead else None,
         cursor_x=_int_or_none(cursor_x) or 0, cursor_y=_int_or_none(cursor_y) or 0,
-        alternate=alternate == "1", in_mode=in_mode == "1",
+        alternate=alternate == "1", in_mode=in_mode == "1", waiting_mark=waiting_mark,
     )
 
 

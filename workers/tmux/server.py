@@ -17,6 +17,7 @@ from board.errors import BadInput, BullpenError
 
 DEFAULT_SESSION = "bullpen"
 SESSION_OPTION = "@bullpen_session"  # pane option naming the bullpen session; agents can't alter it
+WAITING_OPTION = "@bullpen_waiting"  # a shell pane's "note(s) waiting" mark
 _PLACEHOLDER = "exec cat"  # holds a new pane open until its options are set
 
 

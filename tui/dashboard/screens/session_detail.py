@@ -6,6 +6,7 @@ the conflict radar's predictions about it (the other side, files, both sides' li
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
@@ -72,7 +73,7 @@ class SessionDetailScreen(ModalScreen[None]):
         me = self.detail.session.name
         if not self.detail.conflicts:
             return [Text("  merges cleanly with every session and the base", style="dim")]
-        lines = []
+        lines: list[RenderableType] = []
         for conflict in self.detail.conflicts:
             other = conflict.other(me)
             lines.append(Text.assemble(("  ⚠ ", "bold red"), (other, "bold"),
@@ -93,7 +94,7 @@ class SessionDetailScreen(ModalScreen[None]):
     def _inbox(self) -> RenderableType:
         if not self.detail.inbox:
             return Text("no notes yet", style="dim")
-        lines = []
+        lines: list[RenderableType] = []
         for note, delivery in self.detail.inbox:
             head = Text.assemble((clock(note.created_at)[:5] + " ", "dim"),
                                  (note.sender, "bold cyan"), (f" #{note.id}", "bold"),
@@ -101,19 +102,19 @@ class SessionDetailScreen(ModalScreen[None]):
                                  (f" re #{note.reply_to}" if note.reply_to else "", "italic"),
                                  (" · ", "dim"))
             head.append_text(delivery_text([delivery]))
-            lines += [head, Text("  " + note.body.strip().replace("\n", "\n  "))]
+            lines += [head, _indented(note.body)]
         return Group(*lines)
 
     def _notebook(self) -> RenderableType:
         if not self.detail.notebook:
             return Text("nothing written yet", style="dim")
-        lines = []
+        lines: list[RenderableType] = []
         for entry in self.detail.notebook:
             head = Text(clock(entry.created_at)[:5], style="dim")
             if entry.private:
                 head.append(" [private] only you and its author see this",
                             style="bold reverse yellow")
-            lines += [head, Text("  " + entry.body.strip().replace("\n", "\n  "))]
+            lines += [head, _indented(entry.body)]
         return Group(*lines)
 
     def action_tab(self, tab: str) -> None:
@@ -121,6 +122,11 @@ class SessionDetailScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _indented(body: str) -> Padding:
+    """A body under its header: every line indented, also those wrapping on screen."""
+    return Padding(Text(body.strip()), (0, 0, 0, 2))
 
 
 def _ranges(ranges: tuple[tuple[int, int], ...]) -> str:

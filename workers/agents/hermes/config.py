@@ -5,6 +5,9 @@ The MCP server goes under `mcp_servers` (identity passed through `${…}` interp
 since Hermes scrubs a stdio server's environment); three shell hooks run `bullpen hook
 hermes`; `memory.provider: bullpen` selects the notebook-backed memory plugin
 (`workers.agents.hermes.memory`) unless the profile already uses another provider.
+Hermes' terminal tool runs a login shell whose /etc/profile resets PATH, so
+`terminal.shell_init_files` gets `${BULLPEN_HOME}/hermes-path.sh` (written by each launch:
+bullpen's directory first on PATH), and agents can run `bullpen` by name there too.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ SERVER_NAME = "bullpen"
 HOOK_EVENTS = ("pre_llm_call", "post_tool_call", "on_session_end")
 HOOK_TIMEOUT_SECONDS = 10
 IDENTITY_ENV = {name.value: f"${{{name}}}" for name in IDENTITY_VARIABLES}
+PATH_FILE = "hermes-path.sh"  # in the room's home; Hermes expands the variable itself
+PATH_INIT = "${BULLPEN_HOME}/" + PATH_FILE
+# What Hermes sources when `shell_init_files` is empty; an explicit list replaces it.
+HERMES_INIT_DEFAULTS = ["~/.profile", "~/.bash_profile", "~/.bashrc"]
 
 
 def hermes_root(env: Mapping[str, str] | None = None) -> Path:
@@ -98,7 +105,20 @@ def with_bullpen(config: dict, executable: str) -> dict:
     memory = section(merged, "memory")
     if memory.get("provider") in (None, "", PLUGIN_NAME):  # never replace one
         merged["memory"] = {**memory, "provider": PLUGIN_NAME}
+    terminal = section(merged, "terminal")
+    init = [entry for entry in _init_files(terminal) if entry != PATH_INIT]
+    if not init and terminal.get("auto_source_bashrc", True) is not False:
+        init = list(HERMES_INIT_DEFAULTS)  # keep what Hermes sourced by itself
+    merged["terminal"] = {**terminal, "shell_init_files": [*init, PATH_INIT]}
     return merged
+
+
+def _init_files(terminal: dict) -> list:
+    files = terminal.get("shell_init_files") or []
+    if not isinstance(files, list):
+        raise BadInput("terminal.shell_init_files of the hermes config is not a list;"
+                       " fix it first")
+    return files
 
 
 def without_bullpen(config: dict) -> dict:
@@ -119,6 +139,17 @@ def without_bullpen(config: dict) -> dict:
             cleaned[key] = part
         else:
             cleaned.pop(key, None)
+    terminal = section(cleaned, "terminal")
+    if PATH_INIT in _init_files(terminal):
+        init = [entry for entry in _init_files(terminal) if entry != PATH_INIT]
+        if init and init != HERMES_INIT_DEFAULTS:
+            terminal["shell_init_files"] = init
+        else:
+            terminal.pop("shell_init_files")
+        if terminal:
+            cleaned["terminal"] = terminal
+        else:
+            cleaned.pop("terminal")
     memory = section(cleaned, "memory")
     if memory.get("provider") == PLUGIN_NAME:
         memory.pop("provider")

@@ -8,6 +8,7 @@ The profile flags go after the program, through its wrappers (`env X=1 hermes`,
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def launch_command(agent: str, session: Session, home: Path, env: dict[str, str]
                       f" and hooks; set it up again with: bullpen hermes setup"
                       f" {session.profile}")
     env.update(launch_secrets(session.profile, root))
+    write_path_file(home, env.get("PATH", ""))
     if fresh:
         agent_files.forget(home, session.name, agent_files.CONVERSATION)
     line = split_command(agent)
@@ -50,6 +52,19 @@ def launch_command(agent: str, session: Session, home: Path, env: dict[str, str]
         return agent  # its own words may be a subcommand or a profile of its own
     resume = agent_files.read_value(home, session.name, agent_files.CONVERSATION)
     return with_flags(agent, hermes_flags(session.profile, resume))
+
+
+def write_path_file(home: Path, path: str) -> None:
+    """The file the profile's `terminal.shell_init_files` sources (config.PATH_INIT):
+    the pane's PATH first again, since the terminal tool's login shell reset it."""
+    first = path.split(os.pathsep)[0] if path else ""
+    if not first:
+        return
+    target = home / config.PATH_FILE
+    text = f"PATH={shlex.quote(first)}:\"$PATH\"; export PATH\n"
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, files.FILE_MODE)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(text)
 
 
 def launch_secrets(profile: str, hermes_home: Path) -> dict[str, str]:
