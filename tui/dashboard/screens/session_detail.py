@@ -73,7 +73,7 @@ class SessionDetailScreen(ModalScreen[None]):
         me = self.detail.session.name
         if not self.detail.conflicts:
             return [Text("  merges cleanly with every session and the base", style="dim")]
-        lines: list[RenderableType] = []
+        lines: list[Text] = []
         for conflict in self.detail.conflicts:
             other = conflict.other(me)
             lines.append(Text.assemble(("  ⚠ ", "bold red"), (other, "bold"),
