@@ -11,7 +11,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-from board.db import write
+from board.db import is_postgres, write
 from board.models import iso
 
 DETAIL_CHARS = 500  # enough for the one-line reason of a refusal or failure
@@ -26,11 +26,12 @@ class AuditEntry:
     outcome: str
     detail: str | None
     created_at: float
+    machine: str | None = None  # where it was done (a room on PostgreSQL)
 
     def to_json(self) -> dict:
         return {"id": self.id, "actor": self.actor, "action": self.action,
                 "target": self.target, "outcome": self.outcome, "detail": self.detail,
-                "created_at": iso(self.created_at)}
+                "created_at": iso(self.created_at), "machine": self.machine}
 
 
 def record(conn: sqlite3.Connection, actor: str, action: str, target: str | None,
@@ -40,9 +41,21 @@ def record(conn: sqlite3.Connection, actor: str, action: str, target: str | None
         detail = " ".join(detail.split())[:DETAIL_CHARS]
     with write(conn):
         return conn.execute(
-            "INSERT INTO audit (actor, action, target, outcome, detail, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (actor, action, target, outcome, detail, time.time())).lastrowid
+            "INSERT INTO audit (actor, action, target, outcome, detail, created_at, machine)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (actor, action, target, outcome, detail, time.time(),
+             acting_machine(conn))).lastrowid
+
+
+def acting_machine(conn: sqlite3.Connection) -> str | None:
+    """The machine this connection acts for, as the database knows it: on PostgreSQL the
+    machine whose role it logged in as (a paired machine cannot claim another's), when
+    exactly one machine has that role; on SQLite, None (one machine)."""
+    if not is_postgres(conn):
+        return None
+    row = conn.execute("SELECT min(name) FROM machines WHERE role = current_user"
+                       " HAVING count(*) = 1").fetchone()
+    return row[0] if row else None
 
 
 def entries(conn: sqlite3.Connection, limit: int = 1000) -> list[AuditEntry]:
@@ -51,4 +64,5 @@ def entries(conn: sqlite3.Connection, limit: int = 1000) -> list[AuditEntry]:
         "SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) ORDER BY id",
         (limit,)).fetchall()
     return [AuditEntry(row["id"], row["actor"], row["action"], row["target"],
-                       row["outcome"], row["detail"], row["created_at"]) for row in rows]
+                       row["outcome"], row["detail"], row["created_at"], row["machine"])
+            for row in rows]

@@ -111,6 +111,25 @@ def check_task(conn: sqlite3.Connection, caller: Caller, task_id: int, verb: str
     raise Refused(reason)
 
 
+# Verbs that act on a session's pane or worktree: only the machine that runs it can.
+ON_ITS_MACHINE = frozenset({Power.STOP, Power.RESTART, Power.REMOVE})
+
+
+def refuse_elsewhere(conn: sqlite3.Connection, caller: Caller, power: Power,
+                     target: str | None, here: str) -> None:
+    """Refuse (audited) a verb on the pane or worktree of a session another machine runs:
+    whatever the grants, machine `here` has neither (its tmux, its clone are its own)."""
+    if target is None or power not in ON_ITS_MACHINE:
+        return
+    row = conn.execute("SELECT machine FROM sessions WHERE name = ?", (target,)).fetchone()
+    if row is None or row["machine"] in (None, here):
+        return
+    reason = (f"{target} runs on machine {row['machine']}: its pane and worktree are"
+              f" there; run bullpen {power.value} {target} on {row['machine']}")
+    audit.record(conn, caller.name, power.value, target, REFUSED, reason)
+    raise Refused(reason)
+
+
 def _refuse_unless_allowed(conn: sqlite3.Connection, caller: Caller, power: Power,
                            target: str | None, force: bool) -> None:
     if _may(conn, caller, power, target):

@@ -113,6 +113,17 @@ def claim(conn: sqlite3.Connection, home: Path) -> str:
     return name
 
 
+def listed(conn: sqlite3.Connection, name: str) -> tuple[str | None, str] | None:
+    """(id, state) of machine `name` in the room's list, None when it is not there."""
+    row = conn.execute("SELECT id, state FROM machines WHERE name = ?", (name,)).fetchone()
+    return None if row is None else (row["id"], row["state"])
+
+
+def current_role(conn: sqlite3.Connection) -> str | None:
+    """The database role this connection logged in as (PostgreSQL), else None."""
+    return conn.execute("SELECT current_user").fetchone()[0] if is_postgres(conn) else None
+
+
 def owner_machine(conn: sqlite3.Connection) -> str | None:
     """The machine that owns the room, when one was recorded (invite, migrate)."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (OWNER_KEY,)).fetchone()

@@ -236,4 +236,8 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sessions ADD COLUMN agent_version TEXT;
     """,
+    # 10: the machine each audited action was taken from (issue 22)
+    """
+    ALTER TABLE audit ADD COLUMN machine TEXT;
+    """,
 ]

@@ -232,3 +232,12 @@ REVOKE ALL ON FUNCTION bullpen_retire_pending_roles() FROM PUBLIC;
 
 SELECT bullpen_setup_pairing();
 """
+
+# Migration 8: a machine's stable id, join requests carrying the verifier of the role
+# approval makes, wrong codes per request, the room's own events channel.
+MIGRATION = """
+ALTER TABLE machines ADD COLUMN id TEXT;
+ALTER TABLE join_requests ADD COLUMN id TEXT;
+ALTER TABLE join_requests ADD COLUMN verifier TEXT;
+ALTER TABLE join_requests ADD COLUMN wrong_codes BIGINT NOT NULL DEFAULT 0;
+""" + PAIRING

@@ -331,17 +331,14 @@ MIGRATIONS: list[str] = [
     """,
     # 7: code flow (board/postgres/code_flow.py)
     CODE_FLOW,
-    # 8: pairing that holds (issue 22; the rules are in pairing_sql): a machine's stable
-    # id, join requests carrying the verifier of the role approval makes, wrong codes per
-    # request, the room's own events channel
-    """
-    ALTER TABLE machines ADD COLUMN id TEXT;
-    ALTER TABLE join_requests ADD COLUMN id TEXT;
-    ALTER TABLE join_requests ADD COLUMN verifier TEXT;
-    ALTER TABLE join_requests ADD COLUMN wrong_codes BIGINT NOT NULL DEFAULT 0;
-    """ + pairing_sql.PAIRING,
+    # 8: pairing that holds (issue 22): board/postgres/pairing_sql.py
+    pairing_sql.MIGRATION,
     # 9: the version of the agent a session runs, read at launch
     """
     ALTER TABLE sessions ADD COLUMN agent_version TEXT;
+    """,
+    # 10: the machine each audited action was taken from (issue 22)
+    """
+    ALTER TABLE audit ADD COLUMN machine TEXT;
     """,
 ]

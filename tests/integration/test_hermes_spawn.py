@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.integration.test_down_waits import alive
 from tests.rooms import live_room
+from tests.waiting import wait_until
 from workers.agents.hermes.profile import auto_profile_name
 
 
@@ -54,3 +58,35 @@ def test_hermes_profiles_on_spawn(git_repo: Path, tmp_path: Path, hermes_home: P
         with room.db() as conn:
             profile = conn.execute("SELECT profile FROM sessions WHERE name = 'scout'")
             assert profile.fetchone()[0] == auto_profile_name("scout", git_repo)
+
+
+@pytest.mark.slow
+def test_the_sessions_own_orphan_is_ended_when_up_starts_it_again(
+        git_repo: Path, tmp_path: Path, hermes_home: Path) -> None:
+    """The tmux server died but the session's Hermes lived on (it outlives its hangup):
+    `up` ends that orphan of the session itself instead of refusing its own profile, and
+    another room still cannot take the profile while it lives."""
+    state = tmp_path / "orphan.state"
+    agent = Path(__file__).resolve().parents[1] / "agents" / "hangup_agent.py"
+    stub = tmp_path / "bin" / "hermes"  # a Hermes that ignores SIGHUP and SIGTERM
+    stub.write_text(f'#!/bin/sh\n[ "$1" = --version ] && exec echo "Hermes Agent v0.19.0"\n'
+                    f"exec {sys.executable} {agent} {state} --ignore\n")
+    with live_room(git_repo, tmp_path / "logs") as room:
+        room.cli("spawn", "scout", "--agent", "hermes", "--no-dashboard")
+        first = int(wait_until(lambda: state.exists() and state.read_text().split()[1:2],
+                               15, message="the stand-in's pid")[0])
+        room.server.kill_server()
+        assert alive(first)  # the orphan, holding scout's profile
+        profile = auto_profile_name("scout", git_repo)
+        other = tmp_path / "other"
+        shutil.copytree(git_repo, other, ignore=shutil.ignore_patterns(".bullpen"))
+        with live_room(other, tmp_path / "logs-other") as stranger:
+            taken = stranger.cli("spawn", "s2", "--agent", "hermes", "--profile", profile,
+                                 "--no-dashboard", check=False)
+            assert taken.returncode == 2 and f"(pid {first})" in taken.stderr
+        again = room.cli("up", "--detach", "--no-dashboard")
+        assert not alive(first)
+        assert "restarted scout" in again.stdout, again.stdout
+        wait_until(lambda: state.read_text().count("pid ") == 2, 30,
+                   message=lambda: f"scout started again: {state.read_text()}"
+                   f" {room.sessions()} {again.stdout}")

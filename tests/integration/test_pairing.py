@@ -170,3 +170,20 @@ def test_doctor_checks_the_postgresql_store_and_this_machines_place(
     found = {f["what"]: f["ok"] for f in json.loads(joined.stdout)}
     assert any(what.startswith("this machine is beta") and ok for what, ok in found.items())
     assert any(what.startswith("alpha: no coordinator yet") for what in found)
+
+
+def test_a_machine_acts_only_on_its_own_sessions_and_the_audit_names_it(
+        shared_room) -> None:
+    a, b = shared_room["a"], shared_room["b"]
+    code = join(shared_room, b, "beta")
+    assert run_cli("machines", "approve", "beta", code, cwd=a).returncode == 0
+    assert run_cli("register", "research", cwd=a).returncode == 0
+    for verb in ("stop", "restart"):  # beta's operator, on alpha's session
+        refused = run_cli(verb, "research", cwd=b)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+        assert "research runs on machine alpha" in refused.stderr
+    trail = json.loads(run_cli("audit", "--json", cwd=a).stdout)
+    refusals = [e for e in trail if e["outcome"] == "refused" and e["target"] == "research"]
+    assert [(e["action"], e["machine"]) for e in refusals] == [("stop", "beta"),
+                                                               ("restart", "beta")]
+    assert "machine" in run_cli("audit", cwd=a).stdout.splitlines()[0]

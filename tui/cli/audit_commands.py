@@ -33,7 +33,10 @@ def list_audit(args: argparse.Namespace) -> int:
     elif not entries:
         print("no privileged actions yet")
     else:
-        print_table(["when", "who", "what", "target", "outcome", "detail"],
-                    [(iso(e.created_at), e.actor, e.action, e.target, e.outcome,
-                      one_line(e.detail or "", 70) or None) for e in entries])
+        where = any(e.machine for e in entries)  # a room across machines: say which
+        print_table(["when", *(["machine"] if where else []), "who", "what", "target",
+                     "outcome", "detail"],
+                    [(iso(e.created_at), *([e.machine or "-"] if where else []), e.actor,
+                      e.action, e.target, e.outcome, one_line(e.detail or "", 70) or None)
+                     for e in entries])
     return 0

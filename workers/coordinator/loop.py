@@ -124,7 +124,7 @@ class Coordinator:
             for reader in self._fs_reads.values():
                 reader.stop()
             mark_clean_stop(self.conn)
-            self.presence.stopped(self.conn)  # other machines need not wait for its beat
+            self.presence.stopped(self.conn)  # others need not wait for its beat to age
             self.conn.close()
 
     def _my_sessions(self) -> list[Session]:
@@ -193,8 +193,7 @@ class Coordinator:
                 if guard.is_store_fault(error):
                     self.dispatcher.save()  # what was done stays done; retry from here
                     raise
-                log.error("event %d (%s) skipped: %s", event.id, event.kind,
-                          guard.reason(error))
+                log.error("event %d (%s) skipped: %s", event.id, event.kind, guard.reason(error))
             self.dispatcher.cursor = event.id
             retarget |= event.kind in WATCH_EVENTS
         self.dispatcher.save()

@@ -24,8 +24,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from board import authority, sessions
+from board import authority, machines, sessions
 from board.authority import Power
+from board.db import is_postgres
 from board.errors import BadInput, BullpenError
 from board.identity import Caller
 from board.models import Session
@@ -65,6 +66,10 @@ class RoomControl:
                     force: bool = False) -> Iterator[None]:
         """Refuse (audited) unless the caller holds `power`; audit how the verb ended."""
         caller = self.caller
+        with spawn.open_operator_room(self.home) as room:
+            if is_postgres(room.conn):  # a room across machines: this machine's own only
+                authority.refuse_elsewhere(room.conn, caller, power, target,
+                                           machines.local_name(self.home))
         with spawn.open_operator_room(self.home) as room, \
                 authority.privileged(room.conn, caller, power, target, force=force):
             if target is not None and target == caller.name:

@@ -60,18 +60,19 @@ def _schema(conn: PgConnection, shown: str) -> Check:
 
 
 def _this_machine(conn: PgConnection, home: Path, name: str) -> Check:
-    role = conn.execute("SELECT current_user").fetchone()[0]
-    row = conn.execute("SELECT id, state FROM machines WHERE name = ?", (name,)).fetchone()
+    role = machines.current_role(conn)
+    row = machines.listed(conn, name)
     own_id = machines.local_id(home)
     what = f"this machine is {name} (id {own_id or 'none yet'}, role {role})"
     if row is None:
         return Check("machine", True, f"{what}; not in the machine list yet (bullpen up"
                        " adds it)")
-    if row["id"] is not None and row["id"] != own_id:
+    listed_id, state = row
+    if listed_id is not None and listed_id != own_id:
         return Check("machine", False, f"{what}; that name belongs to another machine"
-                       f" (id {row['id']})", "bullpen room join URL --machine NAME")
-    if row["state"] != "approved":
-        return Check("machine", False, f"{what}; {row['state']}",
+                       f" (id {listed_id})", "bullpen room join URL --machine NAME")
+    if state != "approved":
+        return Check("machine", False, f"{what}; {state}",
                        f"on the room's machine: bullpen machines approve {name} CODE")
     return Check("machine", True, f"{what}; approved")
 

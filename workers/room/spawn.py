@@ -24,7 +24,7 @@ from workers.agents.kinds import adapter_for
 from workers.agents.launch import LaunchPlan, launch_plan
 from workers.agents.versions import agent_version
 from workers.room import config
-from workers.tmux import layout
+from workers.tmux import layout, processes
 from workers.tmux.panes import close_pane
 from workers.tmux.server import RoomServer, require_tmux
 from worktrees.changes import branch_head
@@ -242,6 +242,8 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
     sole = adapter_for(session.agent, session.deliver).sole_use(session.agent or "",
                                                                 session.profile)
+    if sole is not None:
+        _end_own_orphan(room, name, sole)
     # Machine-wide: decided under the claim's lock, with the pane's process recorded.
     with (exclusive.claim(sole.directory, sole.what, room.home, name) if sole is not None
           else contextlib.nullcontext(lambda pid: None)) as hold:
@@ -256,6 +258,18 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
                     worktree=str(worktree), agent_version=_agent_version(room, session, plan))
     sessions.set_status(room.conn, name, SessionStatus.STARTING)
     return sessions.require(room.conn, name)
+
+
+def _end_own_orphan(room: Room, name: str, sole: SoleUse) -> None:
+    """This session's own earlier process, left without its pane (a tmux server that
+    died, a reboot's leftovers): give it the time to exit, then end it, so the new launch
+    does not refuse the session's own profile."""
+    found = exclusive.holder(sole.directory)
+    if found is not None and (found.room, found.session) == (str(room.home), name):
+        group = processes.group_of(found.pid, name)
+        for line in processes.wait_gone([group] if group is not None else [],
+                                        processes.EXIT_TIMEOUT):
+            log.warning("%s", line)
 
 
 def _agent_version(room: Room, session: Session, plan: LaunchPlan) -> str | None:
