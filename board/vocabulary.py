@@ -128,6 +128,7 @@ class HoldReason(StrEnum):
     NOT_IN_FRONT = "another program in front"
     UNKNOWN = "state unknown"
     NO_PANE = "no pane"
+    MCP_CONNECTING = "its bullpen MCP server is still connecting"
 
 
 class DeliveryChannel(StrEnum):

@@ -49,6 +49,7 @@ TURN = 120.0  # seconds; a turn takes a few seconds here, CI machines are slower
 PROMPT = "❯"
 INTERRUPTED = "sent a new message while you were working"
 AUTO_MODE_NOTICE = "Auto mode can't check actions in this session"
+STILL_CONNECTING = "still connecting"  # Claude's answer to a tool of an MCP server not up
 READ_WHILE_DOWN = "READ-WHILE-DOWN"  # typed to coder: it reads src/app.py
 
 
@@ -84,15 +85,11 @@ def turn_text(request: dict) -> str:
 
 
 def respond(request: dict) -> Reply:
-    """Each session's script, chosen by its worktree and the text it was given.
-
-    Like a real model, it follows Claude's advice when bullpen's MCP server is still
-    starting ("call WaitForMcpServers"), then carries on with the step that failed."""
+    """Each session's script, chosen by its worktree and the text it was given. The first
+    handoff waits for bullpen's MCP server, so no call of a script ever meets Claude's
+    "still connecting" (the test asserts it)."""
     calls = turn_calls(request)
-    if calls and "still connecting" in calls[-1][1]:
-        return ToolCall("WaitForMcpServers", {})
-    step = sum(1 for name, result in calls
-               if name != "WaitForMcpServers" and "still connecting" not in result)
+    step = len(calls)
     who, text = session_of(request), turn_text(request)
     ready = READY.search(text)
     if who == "research" and ready:
@@ -200,6 +197,10 @@ def test_real_claude_room_keeps_every_promise(
                                      if "SUMMARY-R" in all_text(r)], TURN,
                             message=lambda: f"coder's handoff: {transcript(model)}")
     assert "Handoff from research" in all_text(coder_turn[0])
+    # Every handoff was typed once the session's bullpen tools existed: none of research's
+    # MCP calls (its first turn's first call included) met "still connecting".
+    assert not any(STILL_CONNECTING in result for request in model.snapshot()
+                   for _, result in turn_calls(request)), transcript(model)
 
     # The commit needs the human's permission: needs_input with the question as the
     # reason `ls` (and the needs-you strip) show. In auto mode (the default since

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import libtmux
@@ -12,9 +13,10 @@ import pytest
 from board import deliveries, notes, pings, sessions
 from board.identity import Caller
 from board.room import Room
-from board.vocabulary import NoteKind
+from board.vocabulary import HoldReason, NoteKind
 from tests.agents.scripted_agent import command_line
 from tests.waiting import wait_for_text, wait_until
+from workers.agents import agent_files
 from workers.agents.adapter import AgentState
 from workers.agents.kinds import adapter_for
 from workers.coordinator.delivery import PER_LINE, QUEUE_CAP, Deliverer
@@ -196,3 +198,37 @@ def test_a_shells_waiting_mark_clears_once_its_notes_are_read(
     later = notes.send(room.conn, Caller("operator"), "shell", "and deployed")
     tick()  # a new note is announced again
     assert f"newest #{later.id}" in mark()
+
+
+def test_a_note_waits_until_the_agents_bullpen_mcp_server_listed_its_tools(
+        room: Room, agent_pane) -> None:
+    """Launched with bullpen's MCP server, an agent told "claim task 2 with
+    mcp__bullpen__task_claim" before the server is up answers "still connecting": the
+    note waits for the server's tools/list, or MCP_WAIT at most."""
+    server, pane, log = agent_pane
+    sessions.register(room.conn, "bob")
+    agent_files.mark_mcp_waiting(room.home, "bob")
+    note = notes.send(room.conn, Caller("operator"), "bob", "claim it")
+    deliverer = Deliverer(room.conn, server)
+    snap = snapshot_all(server)[pane]
+
+    def tick() -> list[int]:
+        return deliverer.deliver(sessions.get(room.conn, "bob"),
+                                 adapter_for("python3", "type"), IDLE, snap,
+                                 mcp_connecting=lambda: agent_files.mcp_connecting(room.home,
+                                                                                   "bob"))
+    assert tick() == []
+    held = room.conn.execute("SELECT state, held_reason FROM deliveries WHERE note = ?",
+                             (note.id,)).fetchone()
+    assert tuple(held) == ("held", HoldReason.MCP_CONNECTING)
+    agent_files.mark_mcp_connected(room.home, "bob")  # what `bullpen mcp` does at tools/list
+    assert tick() == [note.id]
+    wait_until(lambda: typed_lines(log), message="the note")
+
+
+def test_a_server_that_never_connects_holds_notes_for_mcp_wait_at_most(room: Room) -> None:
+    agent_files.mark_mcp_waiting(room.home, "bob")
+    assert agent_files.mcp_connecting(room.home, "bob")
+    later = time.time() + agent_files.MCP_WAIT + 1
+    assert not agent_files.mcp_connecting(room.home, "bob", now=later)
+    assert not agent_files.mcp_connecting(room.home, "nobody")  # launched without MCP

@@ -14,6 +14,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from board import reads, sessions
 from board.room import Room
 from tests.cli_runner import BULLPEN, identity, run_cli
+from workers.agents import agent_files
 from workers.surfaces.mcp_server import TOOL_NAMES
 
 pytestmark = pytest.mark.both_stores
@@ -118,3 +119,15 @@ async def test_b_cannot_finish_or_block_a_task_of_a_and_the_refusal_is_audited(
     assert [(e["actor"], e["action"], e["target"], e["outcome"]) for e in audited] == [
         ("b", "task finish", f"task {task['id']}", "refused"),
         ("b", "task block", f"task {task['id']}", "refused")]
+
+
+async def test_the_server_records_that_the_agent_has_its_tools(room: Room,
+                                                              git_repo: Path) -> None:
+    """The first note to an agent launched with bullpen's MCP server waits for this."""
+    alice = identity(room.home, "alice", sessions.register(room.conn, "alice"))
+    agent_files.mark_mcp_waiting(room.home, "alice")  # what its launch wrote
+    async with mcp_client(alice, git_repo) as client:
+        assert agent_files.mcp_connecting(room.home, "alice")  # initialized, no tools yet
+        await client.list_tools()
+        await call(client, "inbox")  # the answer to tools/list came before this one's
+        assert not agent_files.mcp_connecting(room.home, "alice")

@@ -81,3 +81,14 @@ async def test_every_modal_shows_its_keys(fake_room: Room, fake_actions: FakeAct
         assert "Close" in shown, shown
         if keys == ("1", "enter"):  # the session detail's tabs
             assert all(tab in shown for tab in ("Overview", "Diff", "Inbox", "Notebook"))
+
+
+def test_an_inbox_body_keeps_its_indent_when_it_wraps() -> None:
+    from rich.console import Console
+
+    from tui.dashboard.screens.session_detail import _indented
+
+    console = Console(width=40, record=True)
+    console.print(_indented("one " * 30 + "\nsecond paragraph"))
+    lines = console.export_text().rstrip("\n").splitlines()
+    assert len(lines) > 3 and all(line.startswith("  ") and line.strip() for line in lines)

@@ -190,6 +190,11 @@ class Adapter:
         The default runs `agent` as it is."""
         return agent
 
+    def serves_mcp(self, agent: str, session: Session) -> bool:
+        """Whether `launch_command` gives this launch bullpen's MCP server (so the first
+        note waits until the server listed its tools). The default adds none."""
+        return False
+
     def plan_spawn(self, name: str, profile: str | None, agent: str = "",
                    home: Path | None = None) -> SpawnPlan:
         """What spawning session `name` (running `agent`, in the room at `home`) makes

@@ -10,12 +10,15 @@ committed from it. Stdlib only: the hook process imports this on every call.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 AGENTS_DIR = "agents"
 CONVERSATION = "conversation"  # the agent's conversation/session id, for resuming
 MAIN_TURN = "main-turn"  # Hermes: task id of the turn the session itself runs
 QUESTION = "question"  # Claude: what its permission prompt asks, while it asks
+MCP = "mcp"  # "waiting <time>" from launch, "connected <time>" once bullpen mcp listed tools
+MCP_WAIT = 30.0  # seconds a note waits for the agent's bullpen MCP server, at most
 
 
 def agent_dir(home: Path, session: str) -> Path:
@@ -45,6 +48,28 @@ def write_value(home: Path, session: str, key: str, value: str) -> None:
 def forget(home: Path, session: str, key: str) -> None:
     """Drop one value (`--fresh`: the next launch starts a new conversation)."""
     (home / AGENTS_DIR / session / key).unlink(missing_ok=True)
+
+
+def mark_mcp_waiting(home: Path, session: str) -> None:
+    """A launch whose agent gets bullpen's MCP server: notes wait until it connected."""
+    write_value(home, session, MCP, f"waiting {time.time():.3f}")
+
+
+def mark_mcp_connected(home: Path, session: str) -> None:
+    """`bullpen mcp` gave the agent its tools: a note may now ask the model to use them."""
+    write_value(home, session, MCP, f"connected {time.time():.3f}")
+
+
+def mcp_connecting(home: Path, session: str, now: float | None = None) -> bool:
+    """True while the session's agent was launched with bullpen's MCP server, the server
+    has not listed its tools yet, and MCP_WAIT has not passed (a server that never
+    connects must not hold notes for good)."""
+    state, _, since = (read_value(home, session, MCP) or "").partition(" ")
+    try:
+        started = float(since)
+    except ValueError:
+        return False
+    return state == "waiting" and (now if now is not None else time.time()) - started < MCP_WAIT
 
 
 # The port the coordinator serves agents' hooks on (127.0.0.1), in the room's home. It is

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from board.models import Session
 from board.vocabulary import IdentityVariable
+from workers.agents import agent_files
 from workers.agents.adapter import AgentKind, Launch
 from workers.agents.command_line import is_assignment, is_simple, split_command, takes_flags
 from workers.agents.kinds import adapter_for
@@ -41,6 +42,8 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
         "PATH": tool_path(),
     }
     command = adapter.launch_command(agent, Launch(session, token, home, fresh, env))
+    if adapter.serves_mcp(agent, session):
+        agent_files.mark_mcp_waiting(home, session.name)
     if setup:
         # The set-up step runs first in the worktree; if it fails the pane shows its exit.
         command = f"{setup} || exit $?; exec {exec_form(command)}"

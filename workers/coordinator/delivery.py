@@ -124,8 +124,11 @@ class Deliverer:
         self._announced: dict[str, int] = {}  # shell session -> newest note announced
 
     def deliver(self, session: Session, adapter: Adapter, status: PaneStatus | None,
-                snap: PaneSnapshot | None) -> list[int]:
-        """Type the session's next waiting notes if its pane allows; returns the ids typed."""
+                snap: PaneSnapshot | None,
+                mcp_connecting: Callable[[], bool] = lambda: False) -> list[int]:
+        """Type the session's next waiting notes if its pane allows; returns the ids typed.
+        `mcp_connecting`: the agent's bullpen MCP server has not listed its tools yet, so
+        a note asking the model to use them waits (Claude answered "still connecting")."""
         waiting = deliveries.waiting(self.conn, session.name)
         if not waiting:
             self._held.pop(session.name, None)
@@ -138,6 +141,8 @@ class Deliverer:
                             [note.id for note in overflow])
             waiting = waiting[len(overflow):]
         reason = hold_reason(adapter, status, snap.key_at if snap is not None else None)
+        if reason is None and mcp_connecting():  # asked only when a note could be typed
+            reason = HoldReason.MCP_CONNECTING
         if reason is not None or snap is None:
             self._hold(session.name, reason or HoldReason.NO_PANE)
             if reason == HoldReason.SHELL and snap is not None:

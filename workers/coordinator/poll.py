@@ -86,5 +86,11 @@ class PanePoller:
 
     def deliver(self, session: Session, seen: Observation) -> list[int]:
         """Type, hold or announce the session's waiting notes."""
+        home = self.home
+
+        def connecting() -> bool:
+            return home is not None and agent_files.mcp_connecting(home, session.name)
+
         return self.deliverer.deliver(session, seen.adapters[session.name],
-                                      seen.states.get(session.name), seen.panes.get(session.name))
+                                      seen.states.get(session.name), seen.panes.get(session.name),
+                                      mcp_connecting=connecting)

@@ -20,7 +20,7 @@ from board.errors import BadInput, BullpenError, NotFound
 from board.repo_paths import repo_relative
 from board.room import Room
 from board.vocabulary import ReadSource
-from workers.agents import framing
+from workers.agents import agent_files, framing
 from workers.surfaces.mcp_stdio import serve_stdio
 from workers.surfaces.mcp_tools import Protocol, Tool, ToolError
 
@@ -192,4 +192,8 @@ def build_server(room: Room) -> Protocol:
 def serve(room: Room) -> None:
     """Serve the tools on stdin/stdout until the client closes the connection; a line
     that is not a request the server can take gets a JSON-RPC error instead."""
-    serve_stdio(build_server(room))
+    def connected() -> None:
+        if not room.caller.is_operator:  # the first note to it no longer waits for this
+            agent_files.mark_mcp_connected(room.home, room.caller.name)
+
+    serve_stdio(build_server(room), on_tools_listed=connected)

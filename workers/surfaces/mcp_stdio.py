@@ -19,7 +19,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any, NamedTuple
 
 PARSE_ERROR = -32700  # JSON-RPC: the line is not JSON
@@ -161,19 +161,24 @@ def _claimed_std_streams() -> Iterator[tuple[IO[bytes], IO[bytes]]]:
         os.close(saved_out)
 
 
-def serve_stdio(protocol: Any) -> None:
+def serve_stdio(protocol: Any, on_tools_listed: Callable[[], None] | None = None) -> None:
     """Answer the client on stdin/stdout until it closes its end: every line checked
-    (`check_line`), the rest answered by `protocol` (workers.surfaces.mcp_tools)."""
+    (`check_line`), the rest answered by `protocol` (workers.surfaces.mcp_tools).
+    `on_tools_listed` runs once, when the client has been sent the tools."""
     with _claimed_std_streams() as (source, out):
         for raw in source:
             if not raw.strip():
                 continue
             verdict = check_line(raw)
-            answer = (protocol.answer(json.loads(raw)) if verdict.forward
-                      else verdict.answer)
+            message = json.loads(raw) if verdict.forward else None
+            answer = protocol.answer(message) if verdict.forward else verdict.answer
             if answer is not None:
                 out.write(_encode(answer))
                 out.flush()
+            if on_tools_listed is not None and isinstance(message, dict) and \
+                    message.get("method") == "tools/list":
+                on_tools_listed()  # the agent knows bullpen's tools from now on
+                on_tools_listed = None
 
 
 def _encode(answer: object) -> bytes:

@@ -6,6 +6,7 @@ the conflict radar's predictions about it (the other side, files, both sides' li
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
@@ -101,7 +102,7 @@ class SessionDetailScreen(ModalScreen[None]):
                                  (f" re #{note.reply_to}" if note.reply_to else "", "italic"),
                                  (" · ", "dim"))
             head.append_text(delivery_text([delivery]))
-            lines += [head, Text("  " + note.body.strip().replace("\n", "\n  "))]
+            lines += [head, _indented(note.body)]
         return Group(*lines)
 
     def _notebook(self) -> RenderableType:
@@ -113,7 +114,7 @@ class SessionDetailScreen(ModalScreen[None]):
             if entry.private:
                 head.append(" [private] only you and its author see this",
                             style="bold reverse yellow")
-            lines += [head, Text("  " + entry.body.strip().replace("\n", "\n  "))]
+            lines += [head, _indented(entry.body)]
         return Group(*lines)
 
     def action_tab(self, tab: str) -> None:
@@ -121,6 +122,11 @@ class SessionDetailScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _indented(body: str) -> Padding:
+    """A body under its header: every line indented, also those wrapping on screen."""
+    return Padding(Text(body.strip()), (0, 0, 0, 2))
 
 
 def _ranges(ranges: tuple[tuple[int, int], ...]) -> str:

@@ -26,6 +26,9 @@ class ClaudeAdapter(ClaudeScreen):
     says_version = True
     tested_versions = ("2.1.197", "2.1.332")  # tests/claude_install.py's lanes
 
+    def serves_mcp(self, agent: str, session: Session) -> bool:
+        return takes_flags(agent)  # launch_command adds the MCP server to such a command
+
     def launch_command(self, agent: str, launch: Launch) -> str:
         """`agent` with the session's settings and MCP config (after its own words) and
         the conversation to resume; the per-tool hook's key in the environment."""

@@ -6,6 +6,7 @@ the defaults hold for hooks and missed reads: notes are typed at its empty compo
 
 from __future__ import annotations
 
+from board.models import Session
 from workers.agents.adapter import Launch
 from workers.agents.codex.screen import CodexScreen
 from workers.agents.command_line import takes_flags
@@ -14,6 +15,9 @@ from workers.agents.command_line import takes_flags
 class CodexAdapter(CodexScreen):
     says_version = True
     tested_versions = ("0.169.0", "0.171.0")  # tests/codex_install.py's lanes
+
+    def serves_mcp(self, agent: str, session: Session) -> bool:
+        return takes_flags(agent)  # launch_command adds the MCP server to such a command
 
     def launch_command(self, agent: str, launch: Launch) -> str:
         """`agent` with bullpen's MCP server, without Codex's background server, resuming

@@ -24,6 +24,9 @@ class HermesAdapter(HermesScreen):
     says_version = True
     tested_versions = ("0.19.0",)  # tests/hermes_install.py (PyPI's newest too)
 
+    def serves_mcp(self, agent: str, session: Session) -> bool:
+        return session.profile is not None  # a profile bullpen set up has its MCP server
+
     def launch_command(self, agent: str, launch: Launch) -> str:
         from workers.agents.hermes import launch as hermes_launch
 
