@@ -55,7 +55,9 @@ class SessionDetailScreen(ModalScreen[None]):
             status.append(f": {detail.reason}", style="yellow")
         parts: list[RenderableType] = [
             Text(session.name, style="bold"),
-            Text(f"{agent_label(session.agent)} · {session.agent or '-'}", style="dim"),
+            Text(f"{agent_label(session.agent)}"
+                 f"{' ' + session.agent_version if session.agent_version else ''}"
+                 f" · {session.agent or '-'}", style="dim"),
             Text(""), status,
             Text.assemble(("task ", "bold"), session.task or "-"),
             Text.assemble(("branch ", "bold"), session.branch or "-", ("  base ", "bold"),

@@ -29,6 +29,8 @@ _BUSY = re.compile(r"Ctrl\+C cancel|⏱ \d")
 _APPROVAL_TITLE = "Dangerous Command"
 _BOX_ROW = re.compile(r"^\s*│ ?(.*?) ?│\s*$")
 _CHOICE = re.compile(r"^(?:❯\s*)?\d+\.\s+(.+)$")
+_CUT = "… ("  # Hermes' own marks on a long command: `… (choose Show full command)`
+COMMAND_SHOWN = 160  # characters of the command kept in the question
 
 
 def approval_question(lines: tuple[str, ...]) -> str | None:
@@ -49,7 +51,9 @@ def approval_question(lines: tuple[str, ...]) -> str | None:
     if not choices:
         return None
     first, last = choices[0][0], choices[-1][0]
-    command = " ".join(text for text in rows[:first] if text)
+    command = " ".join(text for text in rows[:first] if text and not text.startswith(_CUT))
+    if len(command) > COMMAND_SHOWN:
+        command = command[:COMMAND_SHOWN - 1] + "…"
     reason = " ".join(text for text in rows[last + 1:] if text)
     asked = f"{_APPROVAL_TITLE}: {command}" + (f" ({reason})" if reason else "")
     return f"{asked}: {' / '.join(label for _row, label in choices)}"
