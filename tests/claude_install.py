@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.installs import Lane, install_npm_cli, lane_version, newest_npm_version
 
 PACKAGE = "@anthropic-ai/claude-code"
-CLAUDE_VERSION = "2.1.197"  # the pinned lane; the newest lane asks npm at test time
+CLAUDE_VERSION = "2.1.332"  # the pinned lane; the newest lane asks npm at test time
 API_KEY = "sk-ant-bullpen-test-0123456789abcdef"
 
 

@@ -7,7 +7,7 @@ or the install fails.
 `codex_home` writes the `config.toml` a user pointing Codex at their own Responses
 endpoint would have, plus what keeps it off the network: no update check, no analytics,
 no plugin / app / marketplace sync, no model discovery, no background server. The one
-call Codex 0.169.0 makes with no switch to stop it (its start-up announcement,
+call Codex (0.169.0, 0.171.0) makes with no switch to stop it (its start-up announcement,
 raw.githubusercontent.com) is sent to a proxy on 127.0.0.1 that refuses it
 (`codex_env`), and the scripted server is reached directly (`NO_PROXY`).
 """
@@ -19,11 +19,11 @@ from pathlib import Path
 from tests.installs import Lane, install_npm_cli, lane_version, newest_npm_version
 
 PACKAGE = "@openai/codex"
-CODEX_VERSION = "0.169.0"  # the pinned lane; the newest lane asks npm at test time
+CODEX_VERSION = "0.171.0"  # the pinned lane; the newest lane asks npm at test time
 API_KEY = "sk-bullpen-codex-test-0123456789"
 KEY_VARIABLE = "BULLPEN_TEST_CODEX_KEY"
 MODEL = "stub-model"
-# Features of 0.169.0 that reach chatgpt.com or github.com at start-up, or start helpers.
+# Features of 0.169 and 0.171 that reach chatgpt.com or github.com at start-up, or start helpers.
 OFFLINE_FEATURES = ("plugins", "remote_plugin", "plugin_sharing", "apps", "in_app_updates",
                     "tool_suggest", "skill_mcp_dependency_install", "daemon_auto_start",
                     "image_generation", "browser_use", "browser_use_external",

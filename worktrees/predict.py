@@ -41,6 +41,8 @@ class Snapshot:
     commit: str
     head: str
     dirty: bool
+    tree: str = ""  # the commit's tree
+    head_tree: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,10 +96,10 @@ def snapshot(worktree: Path | str, keep: Path | None = None,
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     if tree == head_tree:
-        return Snapshot(head, head, False)
+        return Snapshot(head, head, False, tree, head_tree)
     commit = run_git(cwd, "commit-tree", tree, "-p", head, "-m", "bullpen radar snapshot",
                      env=_IDENTITY).stdout.strip()
-    return Snapshot(commit, head, True)
+    return Snapshot(commit, head, True, tree, head_tree)
 
 
 def merge_base(repo: Path | str, ours: str, theirs: str) -> str | None:

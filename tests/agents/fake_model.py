@@ -55,6 +55,7 @@ class Exchange:
     finished: bool = False
     ended: bool = False  # its stream is over, whole or cut short
     credential: str = ""  # the Authorization or x-api-key header the agent sent
+    received_at: float = field(default_factory=time.time)  # when the request came in
 
 
 class _ScriptedServer:
@@ -105,6 +106,11 @@ class _ScriptedServer:
     def exchanges(self) -> list[Exchange]:
         with self._lock:
             return list(self._exchanges)
+
+    def timed(self) -> list[tuple[float, dict]]:
+        """(when it came in, request) of every main request, oldest first."""
+        with self._lock:
+            return [(exchange.received_at, exchange.request) for exchange in self._exchanges]
 
     def snapshot(self) -> list[dict]:
         """The main requests so far, in order."""

@@ -2,11 +2,12 @@
 
 The coordinator calls `changed(source)` for every recorded change (a session's edit or
 commit, or the main checkout's); the radar's own thread coalesces them and scans. A
-session's work is one commit (`worktrees.predict.snapshot`: uncommitted edits count),
-with the paths it changed since it left the base branch. Only pairs whose changed paths
-overlap are predicted (`git merge-tree`), so the cost follows the overlap, not the number
-of sessions; each session is also predicted against the base branch when the base changed
-a path it changed too. Nothing touches a worktree or an index.
+session's work is one commit (uncommitted edits count: `worktrees.predict.snapshot` the
+first time and after its HEAD moved, then the files each change names written in-process
+by `worktrees.tree_edit`), with the paths it changed since it left the base branch. Only
+pairs whose changed paths overlap are predicted (`git merge-tree`), so the cost follows
+the overlap, not the number of sessions; each session is also predicted against the base
+branch when the base changed a path it changed too. Nothing touches a worktree or an index.
 
 A predicted conflict is stored (board.conflicts) and told to each session once, as a
 `conflict` note naming the other side, the files, the lines and what to do; when it
@@ -20,15 +21,17 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from board import conflicts, sessions
 from board.conflicts import ConflictFile
+from board.connection import Connection
 from board.errors import BullpenError
 from board.models import Session
-from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind
+from board.vocabulary import MAIN_CHECKOUT, EventKind
 from workers.coordinator.radar_notes import tell_cleared, tell_found
+from workers.coordinator.radar_views import View, edited_view, is_live
 from worktrees.gitcmd import run_git
 from worktrees.naming import branch_for
 from worktrees.predict import (
@@ -39,6 +42,7 @@ from worktrees.predict import (
     predict_merge,
     snapshot,
 )
+from worktrees.tree_edit import TreeEditor
 
 log = logging.getLogger(__name__)
 
@@ -51,22 +55,10 @@ HEARD = {EventKind.CHANGE_RECORDED, EventKind.SESSION_LANDED, EventKind.SESSION_
 _CACHE = 4096  # predictions kept, by the pair of commits
 
 
-@dataclass(frozen=True)
-class View:
-    """One session's work as the radar last saw it."""
-
-    commit: str  # HEAD, or a snapshot commit holding its uncommitted edits
-    head: str
-    dirty: bool
-    fork: str | None  # where it left the base branch
-    changed: frozenset[str]  # paths changed since then
-    partial: bool = False  # built from the reported paths only (a conflict re-checks all)
-
-
 class Radar:
     """Predicts conflicts between live sessions and with the base; see the module doc."""
 
-    def __init__(self, root: Path, connect_db: Callable[[], object],
+    def __init__(self, root: Path, connect_db: Callable[[], Connection],
                  mine: Callable[[list[Session]], list[Session]] = lambda known: known,
                  bullpen: str | None = None) -> None:
         from workers.coordinator.pings import BULLPEN
@@ -80,6 +72,7 @@ class Radar:
         self._base_name: str | None = None
         self._predictions: dict[tuple[str, str], MergePrediction] = {}
         self._forks: dict[tuple[str, str], str | None] = {}
+        self._editor: TreeEditor | None = None  # opened on the scanning thread
         self._forks_changed: dict[tuple[str | None, str], frozenset[str]] = {}
         self._open: set[tuple[str, str]] = set()  # open conflicts, read once per scan
         self._pending: dict[str, set[str] | None] = {}  # None: look at every file
@@ -146,9 +139,11 @@ class Radar:
                     with self._lock:
                         self._pending = {**dict.fromkeys(pending), **self._pending}
         finally:
-            conn.close()  # type: ignore[attr-defined]
+            conn.close()
+            if self._editor is not None:
+                self._editor.close()
 
-    def _reverted_maybe(self, conn) -> set[str]:
+    def _reverted_maybe(self, conn: Connection) -> set[str]:
         """Dirty sessions in an open conflict: an edit undone (back to HEAD) records no
         change, so these are looked at again each round to see a conflict clear."""
         sides = {side for c in conflicts.open_conflicts(conn) for side in (c.a, c.b)}
@@ -163,7 +158,7 @@ class Radar:
         if not isinstance(changed, Mapping):
             changed = dict.fromkeys(changed)
         self.scans += 1
-        live = {s.name: s for s in self._mine(sessions.all_sessions(conn)) if _live(s)}
+        live = {s.name: s for s in self._mine(sessions.all_sessions(conn)) if is_live(s)}
         # A session's own change cannot move the base or another branch: the refs are
         # read on the first scan, for the main checkout's changes and each quiet round.
         everything = self.scans == 1 or not changed or MAIN_CHECKOUT in changed
@@ -196,29 +191,30 @@ class Radar:
             self._check_base(conn, name)
 
     def _look(self, name: str, session: Session, paths: set[str] | None = None) -> set[str]:
-        """Refresh one session's view (only `paths` re-read, when given); the names whose
-        view changed."""
+        """Refresh a session's view (`paths` only, when given); the names whose view changed."""
+        if not session.worktree:  # a session without its worktree (yet) has no work to see
+            return set()
         old = self._views.get(name)
-        keep = self._keep / f"{name}.index"
-        try:
-            shot = snapshot(session.worktree, keep, sorted(paths) if paths and old else None)
-            if old is not None and paths and shot.head != old.head:
-                shot = snapshot(session.worktree, keep)  # HEAD moved: files may all differ
-                paths = None
+        if old is not None and paths:
+            if self._editor is None:  # opened on the scanning thread
+                self._editor = TreeEditor(self.root)
+            quick = edited_view(self._editor, session, old, paths)
+            if quick is not None:
+                if quick.commit == old.commit:
+                    return set()
+                self._views[name] = quick
+                return {name}
+        try:  # git's own way, every file: first look, HEAD moved, or no fast path
+            shot = snapshot(session.worktree, self._keep / f"{name}.index")
         except BullpenError as error:  # a worktree mid-removal, or no commit yet
             log.info("radar: %s skipped: %s", name, error)
             return set()
         if old is not None and old.commit == shot.commit:
             return set()
-        if old is not None and paths and old.head == shot.head:
-            # Same HEAD and fork, only these files edited: the changed set can only grow
-            # by them (an undone edit stays listed until the next full look: harmless).
-            self._views[name] = View(shot.commit, shot.head, shot.dirty, old.fork,
-                                     old.changed | frozenset(paths), partial=True)
-            return {name}
         fork = self._fork(shot.head)
         self._views[name] = View(shot.commit, shot.head, shot.dirty, fork,
-                                 changed_paths(self.root, fork, shot.commit))
+                                 changed_paths(self.root, fork, shot.commit),
+                                 tree=shot.tree, head_tree=shot.head_tree)
         return {name}
 
     def _fork(self, head: str) -> str | None:
@@ -269,7 +265,7 @@ class Radar:
             self.predicted += 1
         return self._predictions[key]
 
-    def _check_pair(self, conn, one: str, other: str) -> None:
+    def _check_pair(self, conn: Connection, one: str, other: str) -> None:
         a, b = conflicts.pair(one, other)
         va, vb = self._views[a], self._views[b]
         if not va.changed & vb.changed:
@@ -291,7 +287,7 @@ class Radar:
         self._found(conn, a, b, prediction, self._commits(va, prediction),
                     self._commits(vb, prediction), with_base=False)
 
-    def _check_base(self, conn, name: str) -> None:
+    def _check_base(self, conn: Connection, name: str) -> None:
         view, base = self._views[name], self._base
         if base is None or self._base_name is None:
             return
@@ -318,7 +314,7 @@ class Radar:
 
     # -- the board and the notes ---------------------------------------------------------
 
-    def _found(self, conn, a: str, b: str, prediction: MergePrediction,
+    def _found(self, conn: Connection, a: str, b: str, prediction: MergePrediction,
                a_commits: tuple[str, ...], b_commits: tuple[str, ...], *,
                with_base: bool) -> None:
         files = tuple(ConflictFile(f.path, f.ours, f.theirs) for f in prediction.files)
@@ -341,8 +337,3 @@ class Radar:
             sides = (conflict.a,) if conflict.with_base else (conflict.a, conflict.b)
             if any(side not in live for side in sides):
                 self._clear(conn, conflict.a, conflict.b)
-
-
-def _live(session: Session) -> bool:
-    return (session.desired != DesiredState.STOPPED and bool(session.worktree)
-            and Path(session.worktree).is_dir())
