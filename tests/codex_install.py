@@ -23,7 +23,7 @@ CODEX_VERSION = "0.171.0"  # the pinned lane; the newest lane asks npm at test t
 API_KEY = "sk-bullpen-codex-test-0123456789"
 KEY_VARIABLE = "BULLPEN_TEST_CODEX_KEY"
 MODEL = "stub-model"
-# Features of 0.169.0 and 0.171.0 that reach chatgpt.com or github.com at start-up, or start helpers.
+# Features of 0.169 and 0.171 that reach chatgpt.com or github.com at start-up, or start helpers.
 OFFLINE_FEATURES = ("plugins", "remote_plugin", "plugin_sharing", "apps", "in_app_updates",
                     "tool_suggest", "skill_mcp_dependency_install", "daemon_auto_start",
                     "image_generation", "browser_use", "browser_use_external",

@@ -11,7 +11,6 @@ import: the command hook writes its line through `append_line`.
 from __future__ import annotations
 
 import os
-import threading
 import time
 
 DIR_NAME = "logs"
@@ -80,6 +79,8 @@ class Sampler:
     counted, and the count is handed back once with the first event of the next window."""
 
     def __init__(self, burst: int = 5, window: float = 60.0) -> None:
+        import threading  # here: the command hook, which imports this module, needs none
+
         self.burst, self.window = burst, window
         self._lock = threading.Lock()
         self._start = time.monotonic()

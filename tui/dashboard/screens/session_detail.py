@@ -55,7 +55,9 @@ class SessionDetailScreen(ModalScreen[None]):
             status.append(f": {detail.reason}", style="yellow")
         parts: list[RenderableType] = [
             Text(session.name, style="bold"),
-            Text(f"{agent_label(session.agent)} · {session.agent or '-'}", style="dim"),
+            Text(f"{agent_label(session.agent)}"
+                 f"{' ' + session.agent_version if session.agent_version else ''}"
+                 f" · {session.agent or '-'}", style="dim"),
             Text(""), status,
             Text.assemble(("task ", "bold"), session.task or "-"),
             Text.assemble(("branch ", "bold"), session.branch or "-", ("  base ", "bold"),
@@ -73,7 +75,7 @@ class SessionDetailScreen(ModalScreen[None]):
         me = self.detail.session.name
         if not self.detail.conflicts:
             return [Text("  merges cleanly with every session and the base", style="dim")]
-        lines = []
+        lines: list[Text] = []
         for conflict in self.detail.conflicts:
             other = conflict.other(me)
             lines.append(Text.assemble(("  ⚠ ", "bold red"), (other, "bold"),
@@ -94,7 +96,7 @@ class SessionDetailScreen(ModalScreen[None]):
     def _inbox(self) -> RenderableType:
         if not self.detail.inbox:
             return Text("no notes yet", style="dim")
-        lines = []
+        lines: list[RenderableType] = []
         for note, delivery in self.detail.inbox:
             head = Text.assemble((clock(note.created_at)[:5] + " ", "dim"),
                                  (note.sender, "bold cyan"), (f" #{note.id}", "bold"),
@@ -108,7 +110,7 @@ class SessionDetailScreen(ModalScreen[None]):
     def _notebook(self) -> RenderableType:
         if not self.detail.notebook:
             return Text("nothing written yet", style="dim")
-        lines = []
+        lines: list[RenderableType] = []
         for entry in self.detail.notebook:
             head = Text(clock(entry.created_at)[:5], style="dim")
             if entry.private:
