@@ -111,3 +111,20 @@ def test_with_one_window_per_session_the_dashboard_window_comes_back_first(
                                     "#{window_name} #{window_panes}").splitlines()
         assert windows[0] == "room 1" and len(windows) == 3
         assert panes(room)[0]["role"] == DASHBOARD
+
+
+def test_a_dead_dashboard_pane_kept_by_remain_on_exit_is_started_again(
+        git_repo: Path, tmp_path: Path) -> None:
+    with started(git_repo, tmp_path) as room:
+        room.cli("up", "--detach")
+        before = session_panes(room)
+        dashboard = assert_dashboard_beside_sessions(room, before)
+        room.server.check("set-option", "-p", "-t", dashboard, "remain-on-exit", "on")
+        pid = int(room.server.check("display-message", "-p", "-t", dashboard,
+                                    "#{pane_pid}").strip())
+        os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: room.server.check("display-message", "-p", "-t", dashboard,
+                                             "#{pane_dead}").strip() == "1", 10,
+                   message="the dashboard's pane dead but kept")
+        room.cli("up", "--detach")
+        assert assert_dashboard_beside_sessions(room, before) == dashboard  # in its place

@@ -187,3 +187,16 @@ def test_a_machine_acts_only_on_its_own_sessions_and_the_audit_names_it(
     assert [(e["action"], e["machine"]) for e in refusals] == [("stop", "beta"),
                                                                ("restart", "beta")]
     assert "machine" in run_cli("audit", cwd=a).stdout.splitlines()[0]
+
+
+def test_a_machine_whose_request_was_spent_joins_again(shared_room) -> None:
+    a, b = shared_room["a"], shared_room["b"]
+    code = join(shared_room, b, "beta")
+    wrong = "".join(reversed(code)) if "".join(reversed(code)) != code else "AAAAAAAA"
+    for _ in range(pairing.MAX_WRONG_CODES):
+        run_cli("machines", "approve", "beta", wrong, cwd=a)
+    again = join(shared_room, b, "beta")  # a new request, a new code
+    assert run_cli("machines", "approve", "beta", again, cwd=a).returncode == 0
+    assert run_cli("task", "ls", cwd=b).returncode == 0
+    twice = run_cli("room", "join", shared_room["join_url"], "--machine", "beta", cwd=b)
+    assert twice.returncode == 2 and "already in a room" in twice.stderr

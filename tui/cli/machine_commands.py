@@ -53,8 +53,8 @@ def join_room(args: argparse.Namespace) -> int:
     if not store.is_url(args.url):
         raise BadInput(f"{store.redact(args.url)!r} is not a postgresql:// URL")
     home = room_home()
-    if machines.local_id(home) is not None:
-        raise Refused("this clone already asked to join or is in a room (see"
+    if machines.local_id(home) is not None and _in_the_room(home):
+        raise Refused("this clone is already in a room (see"
                       f" {home / store.LOCAL_CONFIG}); bullpen machines shows its state")
     name = machines.validate_name(args.machine) if args.machine else machines.local_name(home)
     from board.room import prepare_home
@@ -71,13 +71,28 @@ def join_room(args: argparse.Namespace) -> int:
     return 0
 
 
+def _in_the_room(home) -> bool:
+    """Whether this clone's own login opens its room (a request that was never approved,
+    expired or spent by wrong codes may be filed again)."""
+    from board import postgres
+
+    url = store.choose(home).url
+    if url is None:
+        return False
+    try:
+        postgres.connect(url, migrate=False).close()
+    except Refused:
+        return False
+    return True
+
+
 def invite_partner(args: argparse.Namespace) -> int:
     with room() as current:
         if not current.caller.is_operator:
             raise Refused("only the operator can invite partners")
         name = machines.register_here(current.conn, current.home, owner=True)
         role, password = pairing.invite(current.conn)
-        url = pairing.guest_url(current.conn.url, role, password, args.host)  # type: ignore[attr-defined]
+        url = pairing.guest_url(pairing.room_url(current.conn), role, password, args.host)
         origin = current_origin(current.home.parent)
     print(f"this room is ready for partners: guest login {role} (it may only ask to"
           " join; this rotates its password)")

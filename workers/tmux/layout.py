@@ -71,11 +71,13 @@ def ensure_room_window(server: RoomServer, repo_root: Path, home: Path,
     false, as in tests and headless runs). A dashboard closed (`q`) or killed while the
     room ran is put back where it was: first in the room's window, its main pane.
     """
-    existing = pane_of(server, DASHBOARD)
-    if existing:
-        return existing
+    existing, dead = _dashboard_pane(server)
     command = bullpen_command("dashboard") if with_dashboard else "exec cat"
     env = {IdentityVariable.HOME: str(home), "PATH": tool_path()}
+    if existing:
+        if dead:  # kept by a remain-on-exit of the user's tmux.conf: start it again there
+            server.respawn_pane(existing, command, repo_root, env)
+        return existing
     if server.has_session(ROOM_SESSION):
         return _restore_dashboard(server, repo_root, command, env, layout_name)
     server.ensure_session(ROOM_SESSION, cwd=repo_root, width=220, height=60)
@@ -84,6 +86,17 @@ def ensure_room_window(server: RoomServer, repo_root: Path, home: Path,
                  "set-option", "-t", first, "mouse", "on")
     _become_dashboard(server, first, command, repo_root, env)
     return first
+
+
+def _dashboard_pane(server: RoomServer) -> tuple[str | None, bool]:
+    """The dashboard's pane and whether it is dead, in one tmux call."""
+    proc = server.run("list-panes", "-a", "-F",
+                      f"#{{pane_id}}\t#{{{SESSION_OPTION}}}\t#{{pane_dead}}")
+    for line in proc.stdout.decode().splitlines() if proc.returncode == 0 else []:
+        pane_id, owner, dead = (line.split("\t") + ["", ""])[:3]
+        if owner == DASHBOARD:
+            return pane_id, dead == "1"
+    return None, False
 
 
 def _restore_dashboard(server: RoomServer, repo_root: Path, command: str,
