@@ -42,6 +42,7 @@ LATENCY_ROUNDS = 20
 TARGET_RATIO = 1.5
 TARGET_LATENCY = 1.0
 WAIT = 30.0
+RESCAN = 2.0  # seconds: two of the radar's quiet rounds
 SHARED = "shared/config.txt"
 LINES = 200
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@b",
@@ -140,7 +141,13 @@ def latency(repo: Path) -> tuple[list[float], list[float]]:
         shared0 = worktrees["s0"] / SHARED
         shared0.write_text(own_lines(shared0.read_text(), 0, "committed"))
         git(worktrees["s0"], "commit", "-qam", "s0's lines")
-        time.sleep(1.0)  # the commit recorded and scanned before the rounds begin
+        # The rounds start once the watcher sees both worktrees: s0's commit and an edit
+        # of s1's are recorded (an edit made before a watch begins is caught up only by
+        # the next coordinator).
+        _recorded(conn, "s0")
+        (worktrees["s1"] / "warm-up.txt").write_text("watched?\n")
+        _recorded(conn, "s1")
+        time.sleep(RESCAN)  # and the radar has had its look at them
         found, cleared = [], []
         target = worktrees["s1"] / SHARED
         original = target.read_text()
@@ -156,6 +163,14 @@ def latency(repo: Path) -> tuple[list[float], list[float]]:
         subprocess.run([bullpen, "down"], cwd=repo, env=env, capture_output=True)
         RoomServer(socket_name_for(repo)).kill_server()
     return found, cleared
+
+
+def _recorded(conn, session: str) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + WAIT * 4  # 10 worktrees of 10,000 files to watch first
+    while not conn.execute("SELECT 1 FROM changes WHERE changed_by = ?", (session,)).fetchone():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"radar bench: no change of {session} was ever recorded")
+        time.sleep(0.05)
 
 
 def _both_told(conn, since: float, words: str) -> float:  # noqa: ANN001
