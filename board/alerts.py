@@ -10,20 +10,20 @@ an uncommitted one) alerts nobody for that path: its readers were told of that c
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterable
 
-from board import events, notes, reads, validate
+from board import deliveries, events, notes, reads, validate
+from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.models import Alert
-from board.vocabulary import MAIN_CHECKOUT, SYSTEM_SENDER, EventKind, NoteKind
+from board.vocabulary import MAIN_CHECKOUT, SYSTEM_SENDER, DeliveryState, EventKind, NoteKind
 
 SUBJECT_CHARS = 200  # a commit subject as stored and shown (cleaned, never refused)
 PATH_CHARS = 300  # each path as shown in an alert's text (the stored paths are exact)
 
 
-def _row_to_alert(row: sqlite3.Row) -> Alert:
+def _row_to_alert(row: Row) -> Alert:
     return Alert(id=row["id"], session=row["session"], path=row["path"],
                  changed_by=row["changed_by"], commit=row["commit_sha"],
                  created_at=row["created_at"], paths=tuple(json.loads(row["paths"])),
@@ -48,7 +48,7 @@ def describe(alert_paths: list[str], changed_by: str, commit: str | None,
             f" See: {look} — continue on the new version?")
 
 
-def record_change(conn: sqlite3.Connection, changed_by: str, paths: Iterable[str],
+def record_change(conn: Connection, changed_by: str, paths: Iterable[str],
                   commit: str | None = None, message: str | None = None,
                   as_edited: Iterable[str] = ()) -> list[Alert]:
     """Store one change and alert every other session that read a changed path before it.
@@ -66,10 +66,10 @@ def record_change(conn: sqlite3.Connection, changed_by: str, paths: Iterable[str
     with write(conn):
         told = _told_uncommitted(conn, changed_by, set(as_edited) & set(changed)) \
             if commit else set()
-        change_id = conn.execute(
+        change_id = inserted_id(conn.execute(
             "INSERT INTO changes (changed_by, paths, commit_sha, message, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
-            (changed_by, json.dumps(changed), commit, message, now)).lastrowid
+            (changed_by, json.dumps(changed), commit, message, now)))
         events.emit(conn, EventKind.CHANGE_RECORDED, changed_by, change_id, paths=changed[:20],
                     commit=commit)
         by_reader: dict[str, list[str]] = {}
@@ -82,11 +82,11 @@ def record_change(conn: sqlite3.Connection, changed_by: str, paths: Iterable[str
         for reader, reader_paths in sorted(by_reader.items()):
             body = describe(reader_paths, changed_by, commit, message)
             note = notes.send(conn, SYSTEM_SENDER, reader, body, kind=NoteKind.ALERT)
-            alert_id = conn.execute(
+            alert_id = inserted_id(conn.execute(
                 "INSERT INTO alerts (session, change, path, paths, changed_by, commit_sha,"
                 " note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (reader, change_id, reader_paths[0], json.dumps(reader_paths), changed_by,
-                 commit, note.id, now)).lastrowid
+                 commit, note.id, now)))
             events.emit(conn, EventKind.ALERT_RAISED, reader, alert_id, path=reader_paths[0],
                         changed_by=changed_by, commit=commit)
             alerts.append(Alert(alert_id, reader, reader_paths[0], changed_by, commit, now,
@@ -97,7 +97,7 @@ def record_change(conn: sqlite3.Connection, changed_by: str, paths: Iterable[str
 RECENT_CHANGES = 500  # how far back a session's own changes are looked through
 
 
-def _told_uncommitted(conn: sqlite3.Connection, changed_by: str, paths: set[str]) -> set[str]:
+def _told_uncommitted(conn: Connection, changed_by: str, paths: set[str]) -> set[str]:
     """Those of `paths` whose latest change by `changed_by` is an uncommitted one."""
     if not paths:
         return set()
@@ -112,16 +112,16 @@ def _told_uncommitted(conn: sqlite3.Connection, changed_by: str, paths: set[str]
     return {path for path, uncommitted in latest.items() if uncommitted}
 
 
-def _unseen_alert_paths(conn: sqlite3.Connection, reader: str) -> set[str]:
+def _unseen_alert_paths(conn: Connection, reader: str) -> set[str]:
     """Paths in alerts the reader has not seen yet (their note is still pending)."""
     rows = conn.execute(
         "SELECT a.paths FROM alerts a JOIN deliveries d ON d.note = a.note"
         " AND d.recipient = a.session WHERE a.session = ?"
-        " AND d.state IN ('queued', 'held', 'claimed')", (reader,))
+        " AND d.state IN (?, ?, ?)", (reader, *deliveries.WAITING, DeliveryState.CLAIMED))
     return {path for (paths,) in rows for path in json.loads(paths)}
 
 
-def for_session(conn: sqlite3.Connection, session: str, limit: int = 200) -> list[Alert]:
+def for_session(conn: Connection, session: str, limit: int = 200) -> list[Alert]:
     """A session's alerts, newest first."""
     rows = conn.execute(
         "SELECT a.*, c.message FROM alerts a JOIN changes c ON c.id = a.change"
@@ -129,7 +129,7 @@ def for_session(conn: sqlite3.Connection, session: str, limit: int = 200) -> lis
     return [_row_to_alert(row) for row in rows]
 
 
-def recent(conn: sqlite3.Connection, limit: int = 200) -> list[Alert]:
+def recent(conn: Connection, limit: int = 200) -> list[Alert]:
     """Every session's alerts, newest first (the operator's watcher panel)."""
     rows = conn.execute(
         "SELECT a.*, c.message FROM alerts a JOIN changes c ON c.id = a.change"

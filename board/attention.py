@@ -8,11 +8,12 @@ handed, typed, read). Stores from before that change keep `pending`/`delivered` 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from board.connection import Connection, Row
 from board.models import Note
+from board.vocabulary import DeliveryChannel, DeliveryState
 
 
 @dataclass(frozen=True)
@@ -33,29 +34,37 @@ class HeldNote:
     reason: str | None
 
 
-def _column(row: sqlite3.Row, name: str) -> object:
+def _column(row: Row, name: str) -> object:
     return row[name] if name in row.keys() else None  # noqa: SIM118 - Row: `in` is values
+
+
+# The two states of stores from before issue 11, which no enum knows any more.
+_OLD_PENDING, _OLD_DELIVERED = "pending", "delivered"
+
+
+def _given(via: str | None) -> DeliveryState:
+    return DeliveryState.TYPED if via == DeliveryChannel.PANE else DeliveryState.HANDED
 
 
 def state_word(state: str, via: str | None, read_at: float | None) -> str:
     """A delivery state in today's words, whichever schema stored it."""
-    if read_at is not None and state in ("delivered", "read"):
-        return "read" if via in (None, "inbox") else ("typed" if via == "pane" else "handed")
-    if state == "pending":
-        return "queued"
-    if state == "delivered":
-        return "typed" if via == "pane" else "handed"
+    if read_at is not None and state in (_OLD_DELIVERED, DeliveryState.READ):
+        return DeliveryState.READ if via in (None, DeliveryChannel.INBOX) else _given(via)
+    if state == _OLD_PENDING:
+        return DeliveryState.QUEUED
+    if state == _OLD_DELIVERED:
+        return _given(via)
     return state
 
 
-def delivery_of(row: sqlite3.Row) -> Delivery:
+def delivery_of(row: Row) -> Delivery:
     """A `deliveries` row in today's vocabulary, whichever schema wrote it."""
     reason = _column(row, "held_reason")
     return Delivery(row["recipient"], state_word(row["state"], row["via"], row["read_at"]),
                     str(reason) if reason else None)
 
 
-def deliveries_of(conn: sqlite3.Connection, note_ids: Iterable[int]) -> dict[int, list[Delivery]]:
+def deliveries_of(conn: Connection, note_ids: Iterable[int]) -> dict[int, list[Delivery]]:
     """Each note's deliveries, by note id (notes to nobody are absent)."""
     wanted = sorted(set(note_ids))
     found: dict[int, list[Delivery]] = {}
@@ -69,13 +78,13 @@ def deliveries_of(conn: sqlite3.Connection, note_ids: Iterable[int]) -> dict[int
     return found
 
 
-def held_notes(conn: sqlite3.Connection, limit: int = 50) -> list[HeldNote]:
+def held_notes(conn: Connection, limit: int = 50) -> list[HeldNote]:
     """Notes held back from their recipients' panes, oldest first."""
     rows = conn.execute(
         "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.via AS d_via,"
         " d.read_at AS d_read_at, d.* FROM deliveries d JOIN notes n ON n.id = d.note"
-        " WHERE d.state = 'held' AND d.read_at IS NULL ORDER BY n.id LIMIT ?",
-        (limit,)).fetchall()
+        " WHERE d.state = ? AND d.read_at IS NULL ORDER BY n.id LIMIT ?",
+        (DeliveryState.HELD, limit)).fetchall()
     return [HeldNote(Note(id=row["note"], sender=row["sender"], recipient=row["d_recipient"],
                           body=row["body"], reply_to=row["reply_to"],
                           created_at=row["created_at"], kind=row["kind"], task=row["task"]),
@@ -83,7 +92,7 @@ def held_notes(conn: sqlite3.Connection, limit: int = 50) -> list[HeldNote]:
                      str(_column(row, "held_reason") or "") or None) for row in rows]
 
 
-def status_reasons(conn: sqlite3.Connection) -> dict[str, str]:
+def status_reasons(conn: Connection) -> dict[str, str]:
     """Why each session is in its status (the question of one that needs input), for
     the sessions that have a reason recorded."""
     rows = conn.execute("SELECT * FROM sessions").fetchall()
@@ -91,7 +100,7 @@ def status_reasons(conn: sqlite3.Connection) -> dict[str, str]:
             if (reason := _column(row, "status_reason"))}
 
 
-def inbox_of(conn: sqlite3.Connection, recipient: str,
+def inbox_of(conn: Connection, recipient: str,
              limit: int = 50) -> list[tuple[Note, Delivery]]:
     """The newest notes `recipient` received, oldest first, each with how far it got —
     the operator's look at a session's inbox (nothing is marked read)."""

@@ -7,10 +7,10 @@ deleted, so the trail shows what was tried as well as what happened.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 
+from board.connection import Connection, inserted_id
 from board.db import is_postgres, write
 from board.models import iso
 
@@ -34,20 +34,19 @@ class AuditEntry:
                 "created_at": iso(self.created_at), "machine": self.machine}
 
 
-def record(conn: sqlite3.Connection, actor: str, action: str, target: str | None,
+def record(conn: Connection, actor: str, action: str, target: str | None,
            outcome: str, detail: str | None = None) -> int:
     """Append one entry in its own short transaction; returns its id."""
     if detail is not None:
         detail = " ".join(detail.split())[:DETAIL_CHARS]
     with write(conn):
-        return conn.execute(
+        return inserted_id(conn.execute(
             "INSERT INTO audit (actor, action, target, outcome, detail, created_at, machine)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (actor, action, target, outcome, detail, time.time(),
-             acting_machine(conn))).lastrowid
+            (actor, action, target, outcome, detail, time.time(), acting_machine(conn))))
 
 
-def acting_machine(conn: sqlite3.Connection) -> str | None:
+def acting_machine(conn: Connection) -> str | None:
     """The machine this connection acts for, as the database knows it: on PostgreSQL the
     machine whose role it logged in as (a paired machine cannot claim another's), when
     exactly one machine has that role; on SQLite, None (one machine)."""
@@ -58,7 +57,7 @@ def acting_machine(conn: sqlite3.Connection) -> str | None:
     return row[0] if row else None
 
 
-def entries(conn: sqlite3.Connection, limit: int = 1000) -> list[AuditEntry]:
+def entries(conn: Connection, limit: int = 1000) -> list[AuditEntry]:
     """The newest `limit` entries, oldest first (the order things happened)."""
     rows = conn.execute(
         "SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) ORDER BY id",

@@ -12,12 +12,12 @@ and raised as `Refused` before anything is touched.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 
 from board import audit
+from board.connection import Connection
 from board.db import write
 from board.errors import BadInput, Refused
 from board.identity import Caller
@@ -53,7 +53,7 @@ def parse_powers(values: Iterable[str], where: str = "may") -> tuple[Power, ...]
     return tuple(dict.fromkeys(powers))
 
 
-def granted(conn: sqlite3.Connection, session: str) -> frozenset[Power]:
+def granted(conn: Connection, session: str) -> frozenset[Power]:
     """The powers the plan granted `session` (none for an unknown session)."""
     row = conn.execute("SELECT may FROM sessions WHERE name = ?", (session,)).fetchone()
     if row is None or not row["may"]:
@@ -61,7 +61,7 @@ def granted(conn: sqlite3.Connection, session: str) -> frozenset[Power]:
     return frozenset(parse_powers(json.loads(row["may"])))
 
 
-def grant(conn: sqlite3.Connection, by: Caller, session: str, powers: Iterable[Power]) -> bool:
+def grant(conn: Connection, by: Caller, session: str, powers: Iterable[Power]) -> bool:
     """Set `session`'s granted powers (only the operator's plan grants); audited when they
     change. Returns True if they changed."""
     wanted = sorted(set(parse_powers(powers)))
@@ -78,7 +78,7 @@ def grant(conn: sqlite3.Connection, by: Caller, session: str, powers: Iterable[P
     return True
 
 
-def check(conn: sqlite3.Connection, caller: Caller, power: Power,
+def check(conn: Connection, caller: Caller, power: Power,
           target: str | None = None, *, force: bool = False) -> None:
     """Allow or refuse `caller` using `power` on `target`; the answer is audited.
 
@@ -88,7 +88,7 @@ def check(conn: sqlite3.Connection, caller: Caller, power: Power,
     audit.record(conn, caller.name, _action(power, force), target, ALLOWED)
 
 
-def check_task(conn: sqlite3.Connection, caller: Caller, task_id: int, verb: str) -> None:
+def check_task(conn: Connection, caller: Caller, task_id: int, verb: str) -> None:
     """Refuse `caller` changing task `task_id` (`verb`: finish, block, move…) unless it is
     the task's assignee or creator, the operator, or granted `may: [tasks]`. A refusal and
     a use of the grant are audited; call it outside a transaction, so the refusal's audit
@@ -115,7 +115,7 @@ def check_task(conn: sqlite3.Connection, caller: Caller, task_id: int, verb: str
 ON_ITS_MACHINE = frozenset({Power.STOP, Power.RESTART, Power.REMOVE})
 
 
-def refuse_elsewhere(conn: sqlite3.Connection, caller: Caller, power: Power,
+def refuse_elsewhere(conn: Connection, caller: Caller, power: Power,
                      target: str | None, here: str) -> None:
     """Refuse (audited) a verb on the pane or worktree of a session another machine runs:
     whatever the grants, machine `here` has neither (its tmux, its clone are its own)."""
@@ -130,7 +130,7 @@ def refuse_elsewhere(conn: sqlite3.Connection, caller: Caller, power: Power,
     raise Refused(reason)
 
 
-def _refuse_unless_allowed(conn: sqlite3.Connection, caller: Caller, power: Power,
+def _refuse_unless_allowed(conn: Connection, caller: Caller, power: Power,
                            target: str | None, force: bool) -> None:
     if _may(conn, caller, power, target):
         return
@@ -145,7 +145,7 @@ def _action(power: Power, force: bool) -> str:
     return power.value + (" --force" if force else "")
 
 
-def _may(conn: sqlite3.Connection, caller: Caller, power: Power, target: str | None) -> bool:
+def _may(conn: Connection, caller: Caller, power: Power, target: str | None) -> bool:
     if caller.is_operator:
         return True
     if target == caller.name and power in SELF_POWERS:
@@ -154,7 +154,7 @@ def _may(conn: sqlite3.Connection, caller: Caller, power: Power, target: str | N
 
 
 @contextmanager
-def privileged(conn: sqlite3.Connection, caller: Caller, power: Power,
+def privileged(conn: Connection, caller: Caller, power: Power,
                target: str | None = None, *, force: bool = False) -> Iterator[None]:
     """Check the permission, run the action, and audit how it ended (one entry:
     `done`, `failed` with the reason, or `refused` when it never started)."""

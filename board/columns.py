@@ -7,9 +7,8 @@ move (waiting parents, released children, events) applies unchanged.
 
 from __future__ import annotations
 
-import sqlite3
-
 from board import tasks
+from board.connection import Connection
 from board.errors import Refused
 from board.identity import Caller
 from board.models import Task
@@ -22,7 +21,7 @@ def neighbour(status: str, step: int) -> str | None:
     return TASK_STATUSES[index] if 0 <= index < len(TASK_STATUSES) else None
 
 
-def move_by(conn: sqlite3.Connection, caller: Caller, task_id: int, step: int) -> Task:
+def move_by(conn: Connection, caller: Caller, task_id: int, step: int) -> Task:
     """Move a task one column left or right: `tasks.move` to the neighbouring status."""
     task = tasks.get(conn, task_id)
     target = neighbour(task.status, step)

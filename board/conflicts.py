@@ -11,11 +11,11 @@ cleared. A pair of sessions is stored in name order (`a` < `b`); with the base b
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 
 from board import events
+from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.models import iso
 from board.vocabulary import EventKind
@@ -73,7 +73,7 @@ def pair(one: str, other: str) -> tuple[str, str]:
     return (one, other) if one <= other else (other, one)
 
 
-def _row(row: sqlite3.Row) -> Conflict:
+def _row(row: Row) -> Conflict:
     files = tuple(ConflictFile(f["path"], tuple(tuple(r) for r in f["a_lines"]),
                                tuple(tuple(r) for r in f["b_lines"]))
                   for f in json.loads(row["files"]))
@@ -83,14 +83,14 @@ def _row(row: sqlite3.Row) -> Conflict:
                     row["updated_at"], row["cleared_at"])
 
 
-def open_between(conn: sqlite3.Connection, a: str, b: str) -> Conflict | None:
+def open_between(conn: Connection, a: str, b: str) -> Conflict | None:
     """The open conflict of this (stored-order) pair, or None."""
     row = conn.execute("SELECT * FROM conflicts WHERE cleared_at IS NULL AND a = ? AND b = ?",
                        (a, b)).fetchone()
     return _row(row) if row else None
 
 
-def found(conn: sqlite3.Connection, a: str, b: str, files: tuple[ConflictFile, ...], *,
+def found(conn: Connection, a: str, b: str, files: tuple[ConflictFile, ...], *,
           a_commits: tuple[str, ...], b_commits: tuple[str, ...],
           with_base: bool = False) -> tuple[Conflict, bool]:
     """Record a predicted conflict; returns it and whether it is new (just opened)."""
@@ -106,17 +106,17 @@ def found(conn: sqlite3.Connection, a: str, b: str, files: tuple[ConflictFile, .
                              " WHERE id = ?", (data, commits, now, row["id"]))
             fresh = conn.execute("SELECT * FROM conflicts WHERE id = ?", (row["id"],)).fetchone()
             return _row(fresh), False
-        conflict_id = conn.execute(
+        conflict_id = inserted_id(conn.execute(
             "INSERT INTO conflicts (a, b, with_base, files, commits, since, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (a, b, int(with_base), data, commits, now, now)).lastrowid
+            (a, b, int(with_base), data, commits, now, now)))
         events.emit(conn, EventKind.CONFLICT_FOUND, a, conflict_id, other=b,
                     paths=[f.path for f in files])
         created = conn.execute("SELECT * FROM conflicts WHERE id = ?", (conflict_id,)).fetchone()
     return _row(created), True
 
 
-def clear(conn: sqlite3.Connection, a: str, b: str) -> Conflict | None:
+def clear(conn: Connection, a: str, b: str) -> Conflict | None:
     """Close the open conflict of this pair; returns it (now cleared), or None if none was open."""
     with write(conn):
         row = conn.execute("SELECT * FROM conflicts WHERE cleared_at IS NULL AND a = ? AND b = ?",
@@ -129,7 +129,7 @@ def clear(conn: sqlite3.Connection, a: str, b: str) -> Conflict | None:
     return _row(cleared)
 
 
-def open_conflicts(conn: sqlite3.Connection, session: str | None = None) -> list[Conflict]:
+def open_conflicts(conn: Connection, session: str | None = None) -> list[Conflict]:
     """Open conflicts, oldest first; with `session`, only those it is part of."""
     if session is None:
         rows = conn.execute("SELECT * FROM conflicts WHERE cleared_at IS NULL ORDER BY id")

@@ -7,16 +7,21 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeGuard
 
 from board import store
+from board.connection import Connection
 from board.errors import BadInput, StoreFault
 from board.home import DB_NAME
 from board.schema import APPLICATION_ID, MIGRATIONS
 
+if TYPE_CHECKING:
+    from board.postgres.connection import PgConnection
+
 BUSY_TIMEOUT_MS = 10_000
 
 
-def connect(path: Path | str) -> sqlite3.Connection:
+def connect(path: Path | str) -> Connection:
     """Open the room store whose SQLite file is `path` (or a postgresql:// URL).
 
     The room's choice wins (board.store: BULLPEN_DATABASE_URL or `store:` in the home's
@@ -27,7 +32,7 @@ def connect(path: Path | str) -> sqlite3.Connection:
     if url is not None:
         from board import postgres  # psycopg is imported only by rooms that use it
 
-        return postgres.connect(url)  # type: ignore[return-value]
+        return postgres.connect(url)
     return connect_sqlite(path)
 
 
@@ -41,7 +46,7 @@ def _postgres_url(path: Path | str) -> str | None:
     return choice.url if choice.kind == store.StoreKind.POSTGRESQL else None
 
 
-def is_postgres(conn: sqlite3.Connection) -> bool:
+def is_postgres(conn: Connection) -> TypeGuard[PgConnection]:
     """True for a connection to a PostgreSQL room (board.postgres.PgConnection)."""
     return getattr(conn, "dialect", "sqlite") == "postgresql"
 
@@ -142,15 +147,16 @@ def _check_ownership(conn: sqlite3.Connection, path: Path | str) -> None:
         )
 
 
-def schema_version(conn: sqlite3.Connection) -> int:
+def schema_version(conn: Connection) -> int:
+    """The number of the last migration applied to the store."""
     if is_postgres(conn):
         from board import postgres
 
-        return postgres.schema_version(conn)  # type: ignore[arg-type]
+        return postgres.schema_version(conn)
     return conn.execute("PRAGMA user_version").fetchone()[0]
 
 
-def _migrate(conn: sqlite3.Connection) -> None:
+def _migrate(conn: Connection) -> None:
     if schema_version(conn) == len(MIGRATIONS):
         return
     with write(conn):
@@ -177,7 +183,7 @@ def _statements(script: str) -> Iterator[str]:
 
 
 @contextmanager
-def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def write(conn: Connection) -> Iterator[Connection]:
     """One short write transaction that takes the write lock up front (no upgrade deadlocks)."""
     if conn.in_transaction:  # nested: the outer transaction commits
         yield conn

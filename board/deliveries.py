@@ -15,20 +15,21 @@ and the agent is told so once, on whichever path reaches it next (`untold_overfl
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 
 from board import events, marks
+from board.connection import Connection, Row
 from board.db import write
 from board.models import Note, iso
-from board.vocabulary import DeliveryState, EventKind
+from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, HoldReason
 
 QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in the inbox
 WAITING = (DeliveryState.QUEUED, DeliveryState.HELD)
 GIVEN = (DeliveryState.TYPED, DeliveryState.HANDED)
-_WAITING_SQL = ("d.state IN ('queued', 'held')"
-                " AND (d.held_reason IS NULL OR d.held_reason <> 'capped')")
+# States are bound as parameters from the enums, never spelled inside SQL.
+_WAITING_SQL = "d.state IN (?, ?) AND (d.held_reason IS NULL OR d.held_reason <> ?)"
+_WAITING_PARAMS = (*WAITING, HoldReason.CAPPED)
 
 
 @dataclass(frozen=True)
@@ -51,22 +52,22 @@ class Delivery:
                 "possible_repeat": self.possible_repeat}
 
 
-def _note(row: sqlite3.Row) -> Note:
+def _note(row: Row) -> Note:
     return Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
                 body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
                 kind=row["kind"], task=row["task"])
 
 
-def waiting(conn: sqlite3.Connection, recipient: str, limit: int | None = None) -> list[Note]:
+def waiting(conn: Connection, recipient: str, limit: int | None = None) -> list[Note]:
     """Notes waiting for `recipient` (queued or held, not capped), oldest first."""
     rows = conn.execute(
         "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
         f" WHERE d.recipient = ? AND {_WAITING_SQL} ORDER BY n.id LIMIT ?",
-        (recipient, 2**62 if limit is None else limit)).fetchall()
+        (recipient, *_WAITING_PARAMS, 2**62 if limit is None else limit)).fetchall()
     return [_note(row) for row in rows]
 
 
-def repeats(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> set[int]:
+def repeats(conn: Connection, recipient: str, note_ids: list[int]) -> set[int]:
     """Which of `note_ids` are flagged as a possible repeat for `recipient`."""
     if not note_ids:
         return set()
@@ -76,7 +77,7 @@ def repeats(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> se
     return {row[0] for row in rows}
 
 
-def _step(conn: sqlite3.Connection, recipient: str, note_ids: list[int], assignment: str,
+def _step(conn: Connection, recipient: str, note_ids: list[int], assignment: str,
           condition: str, values: tuple) -> list[int]:
     changed = []
     for note_id in note_ids:
@@ -87,7 +88,7 @@ def _step(conn: sqlite3.Connection, recipient: str, note_ids: list[int], assignm
     return changed
 
 
-def hold(conn: sqlite3.Connection, recipient: str, reason: str,
+def hold(conn: Connection, recipient: str, reason: str,
          note_ids: list[int] | None = None) -> int:
     """Mark `recipient`'s waiting notes (all, or `note_ids`) held for `reason`; a note
     already held for that reason is not written again. Returns how many changed."""
@@ -95,16 +96,17 @@ def hold(conn: sqlite3.Connection, recipient: str, reason: str,
     if not ids:
         return 0
     with write(conn):
-        held = _step(conn, recipient, ids, "state = 'held', held_reason = ?",
-                     "state IN ('queued', 'held') AND (held_reason IS NULL OR"
-                     " (held_reason <> ? AND held_reason <> 'capped'))", (reason, reason))
+        held = _step(conn, recipient, ids, "state = ?, held_reason = ?",
+                     "state IN (?, ?) AND (held_reason IS NULL OR"
+                     " (held_reason <> ? AND held_reason <> ?))",
+                     (DeliveryState.HELD, reason, *WAITING, reason, HoldReason.CAPPED))
         if held:
             events.emit(conn, EventKind.NOTES_HELD, recipient, held[-1], count=len(held),
                         reason=reason)
     return len(held)
 
 
-def claim(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
+def claim(conn: Connection, recipient: str, note_ids: list[int],
           pane: str) -> list[int]:
     """Phase one of typing: waiting → claimed (with the pane it is for). Returns the ids
     this call won; a note a hook or the inbox took first is not among them."""
@@ -112,28 +114,29 @@ def claim(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
         return []
     with write(conn):
         return _step(conn, recipient, note_ids,
-                     "state = 'claimed', claimed_at = ?, claim_pane = ?",
-                     "state IN ('queued', 'held') AND (held_reason IS NULL OR"
-                     " held_reason <> 'capped')", (time.time(), pane))
+                     "state = ?, claimed_at = ?, claim_pane = ?",
+                     "state IN (?, ?) AND (held_reason IS NULL OR held_reason <> ?)",
+                     (DeliveryState.CLAIMED, time.time(), pane, *_WAITING_PARAMS))
 
 
-def confirm(conn: sqlite3.Connection, recipient: str, note_ids: list[int]) -> list[int]:
+def confirm(conn: Connection, recipient: str, note_ids: list[int]) -> list[int]:
     """Phase two: claimed → typed (it reached the agent's input), which counts as read."""
     if not note_ids:
         return []
     now = time.time()
     with write(conn):
         done = _step(conn, recipient, note_ids,
-                     "state = 'typed', via = 'pane', delivered_at = ?,"
+                     "state = ?, via = ?, delivered_at = ?,"
                      " read_at = coalesce(read_at, ?), held_reason = NULL",
-                     "state = 'claimed'", (now, now))
+                     "state = ?",
+                     (DeliveryState.TYPED, DeliveryChannel.PANE, now, now, DeliveryState.CLAIMED))
         if done:
-            events.emit(conn, EventKind.NOTES_DELIVERED, recipient, done[-1], via="pane",
-                        notes=done)
+            events.emit(conn, EventKind.NOTES_DELIVERED, recipient, done[-1],
+                        via=DeliveryChannel.PANE, notes=done)
     return done
 
 
-def release(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
+def release(conn: Connection, recipient: str, note_ids: list[int],
             possible_repeat: bool = False) -> list[int]:
     """claimed → queued: nothing reached the agent, or whether it did cannot be known
     (then it is re-offered marked as a possible repeat, never dropped)."""
@@ -142,19 +145,19 @@ def release(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
     flag = ", possible_repeat = 1" if possible_repeat else ""  # a flag set stays set
     with write(conn):
         return _step(conn, recipient, note_ids,
-                     "state = 'queued', claimed_at = NULL, claim_pane = NULL" + flag,
-                     "state = 'claimed'", ())
+                     "state = ?, claimed_at = NULL, claim_pane = NULL" + flag,
+                     "state = ?", (DeliveryState.QUEUED, DeliveryState.CLAIMED))
 
 
-def hand(conn: sqlite3.Connection, recipient: str, via: str = "hook") -> list[Note]:
+def hand(conn: Connection, recipient: str, via: str = DeliveryChannel.HOOK) -> list[Note]:
     """A hook takes every waiting note into the agent's turn: waiting → handed."""
     now = time.time()
     with write(conn):
         found = waiting(conn, recipient)
         done = set(_step(conn, recipient, [n.id for n in found],
-                         "state = 'handed', via = ?, delivered_at = ?,"
+                         "state = ?, via = ?, delivered_at = ?,"
                          " read_at = coalesce(read_at, ?), held_reason = NULL",
-                         "state IN ('queued', 'held')", (via, now, now)))
+                         "state IN (?, ?)", (DeliveryState.HANDED, via, now, now, *WAITING)))
         if done:
             events.emit(conn, EventKind.NOTES_DELIVERED, recipient, max(done), via=via,
                         notes=sorted(done))
@@ -165,40 +168,40 @@ def _overflow_key(recipient: str) -> str:
     return f"overflow_told:{recipient}"
 
 
-def untold_overflow(conn: sqlite3.Connection, recipient: str) -> tuple[int, int]:
+def untold_overflow(conn: Connection, recipient: str) -> tuple[int, int]:
     """(how many, newest id) of `recipient`'s capped notes, still unread, that it was not
     told about yet. Capped notes are the oldest waiting ones, so later ones have higher ids."""
     told = int(marks.get_mark(conn, _overflow_key(recipient)) or 0)
     row = conn.execute(
-        "SELECT count(*), max(note) FROM deliveries WHERE recipient = ? AND state = 'held'"
-        " AND held_reason = 'capped' AND read_at IS NULL AND note > ?",
-        (recipient, told)).fetchone()
+        "SELECT count(*), max(note) FROM deliveries WHERE recipient = ? AND state = ?"
+        " AND held_reason = ? AND read_at IS NULL AND note > ?",
+        (recipient, DeliveryState.HELD, HoldReason.CAPPED, told)).fetchone()
     return int(row[0]), int(row[1] or 0)
 
 
-def told_overflow(conn: sqlite3.Connection, recipient: str, newest: int) -> None:
+def told_overflow(conn: Connection, recipient: str, newest: int) -> None:
     """`recipient` was told about its capped notes up to note `newest`."""
     if newest:
         marks.set_mark(conn, _overflow_key(recipient), str(newest))
 
 
-def claimed(conn: sqlite3.Connection) -> list[tuple[Note, Delivery]]:
+def claimed(conn: Connection) -> list[tuple[Note, Delivery]]:
     """Every claimed delivery (after a crash: typed or not?), oldest first."""
     rows = conn.execute(
         "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.held_reason,"
         " d.via, d.delivered_at, d.read_at, d.possible_repeat, d.claim_pane"
-        " FROM deliveries d JOIN notes n ON n.id = d.note WHERE d.state = 'claimed'"
-        " ORDER BY n.id").fetchall()
+        " FROM deliveries d JOIN notes n ON n.id = d.note WHERE d.state = ?"
+        " ORDER BY n.id", (DeliveryState.CLAIMED,)).fetchall()
     return [(_note(row), _delivery(row)) for row in rows]
 
 
-def _delivery(row: sqlite3.Row) -> Delivery:
+def _delivery(row: Row) -> Delivery:
     return Delivery(row["d_recipient"], row["d_state"], row["held_reason"], row["via"],
                     row["delivered_at"], row["read_at"], bool(row["possible_repeat"]),
                     row["claim_pane"])
 
 
-def of_note(conn: sqlite3.Connection, note_id: int) -> list[Delivery]:
+def of_note(conn: Connection, note_id: int) -> list[Delivery]:
     """Each recipient's delivery of a note."""
     rows = conn.execute(
         "SELECT d.recipient AS d_recipient, d.state AS d_state, d.held_reason, d.via,"
@@ -207,7 +210,7 @@ def of_note(conn: sqlite3.Connection, note_id: int) -> list[Delivery]:
     return [_delivery(row) for row in rows]
 
 
-def state_of(conn: sqlite3.Connection, note_id: int, recipient: str) -> str | None:
+def state_of(conn: Connection, note_id: int, recipient: str) -> str | None:
     """The delivery state of a note for one recipient (None: not addressed to it)."""
     row = conn.execute("SELECT state FROM deliveries WHERE note = ? AND recipient = ?",
                        (note_id, recipient)).fetchone()

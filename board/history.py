@@ -8,38 +8,38 @@ commit event. Nothing here writes; every statement is plain SQL both stores acce
 from __future__ import annotations
 
 import json
-import sqlite3
 
+from board.connection import Connection, Row
 from board.models import Change, Note
 from board.vocabulary import DeliveryChannel, DeliveryState, NoteKind
 
 
-def _row_to_change(row: sqlite3.Row) -> Change:
+def _row_to_change(row: Row) -> Change:
     return Change(id=row["id"], changed_by=row["changed_by"],
                   paths=tuple(json.loads(row["paths"])), commit=row["commit_sha"],
                   message=row["message"], created_at=row["created_at"])
 
 
-def _row_to_note(row: sqlite3.Row) -> Note:
+def _row_to_note(row: Row) -> Note:
     return Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
                 body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
                 kind=row["kind"], task=row["task"])
 
 
-def change(conn: sqlite3.Connection, change_id: int | None) -> Change | None:
+def change(conn: Connection, change_id: int | None) -> Change | None:
     """One recorded change by id, or None."""
     row = conn.execute("SELECT * FROM changes WHERE id = ?", (change_id,)).fetchone()
     return _row_to_change(row) if row else None
 
 
-def changes_by(conn: sqlite3.Connection, changed_by: str) -> list[Change]:
+def changes_by(conn: Connection, changed_by: str) -> list[Change]:
     """Every change a session (or the main checkout) made, oldest first."""
     rows = conn.execute("SELECT * FROM changes WHERE changed_by = ? ORDER BY id",
                         (changed_by,)).fetchall()
     return [_row_to_change(row) for row in rows]
 
 
-def first_note(conn: sqlite3.Connection, sender: str, recipient: str, *,
+def first_note(conn: Connection, sender: str, recipient: str, *,
                kind: NoteKind | None = None, reply_to: int | None = None) -> Note | None:
     """The oldest note from `sender` to `recipient` (optionally of a kind, or answering
     note `reply_to`), or None."""
@@ -55,7 +55,7 @@ def first_note(conn: sqlite3.Connection, sender: str, recipient: str, *,
     return _row_to_note(row) if row else None
 
 
-def first_typed(conn: sqlite3.Connection, recipient: str, kind: NoteKind,
+def first_typed(conn: Connection, recipient: str, kind: NoteKind,
                 body_like: str = "%") -> tuple[Note, float] | None:
     """The oldest note of `kind` to `recipient` whose body matches the SQL LIKE pattern
     and that was typed into its pane, with when it was typed; or None."""
@@ -69,7 +69,7 @@ def first_typed(conn: sqlite3.Connection, recipient: str, kind: NoteKind,
     return (_row_to_note(row), row["typed_at"]) if row else None
 
 
-def typed_at(conn: sqlite3.Connection, note_id: int | None, recipient: str) -> float | None:
+def typed_at(conn: Connection, note_id: int | None, recipient: str) -> float | None:
     """When note `note_id` was typed into `recipient`'s pane, or None (not typed)."""
     row = conn.execute(
         "SELECT delivered_at FROM deliveries WHERE note = ? AND recipient = ? AND state = ?"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from _operator import _compare_digest as compare_digest  # what hmac.compare_digest is
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from board.connection import Connection
 from board.errors import NotFound, Refused
 from board.models import OPERATOR
 
@@ -54,7 +54,7 @@ def _key_of(token_hash: str) -> str:
     return sha256(f"bullpen hook key {token_hash}".encode()).hexdigest()
 
 
-def resolve_hook_caller(conn: sqlite3.Connection, name: str, key: str) -> Caller:
+def resolve_hook_caller(conn: Connection, name: str, key: str) -> Caller:
     """Session `name`, proven by its hook key (see hook_key)."""
     row = conn.execute("SELECT token_hash FROM sessions WHERE name = ?", (name,)).fetchone()
     if row is None:
@@ -64,7 +64,7 @@ def resolve_hook_caller(conn: sqlite3.Connection, name: str, key: str) -> Caller
     return Caller(name)
 
 
-def resolve_caller(conn: sqlite3.Connection, env: Mapping[str, str] | None = None) -> Caller:
+def resolve_caller(conn: Connection, env: Mapping[str, str] | None = None) -> Caller:
     """The caller named by BULLPEN_SESSION with a matching BULLPEN_TOKEN, else the operator."""
     env = os.environ if env is None else env
     name = env.get("BULLPEN_SESSION")

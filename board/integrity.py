@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from board import marks
+from board.connection import Connection
 from board.db import StoreFault, is_postgres
 
 log = logging.getLogger(__name__)
@@ -15,7 +16,7 @@ log = logging.getLogger(__name__)
 RUNNING_MARK = "coordinator_running"  # "1" while a coordinator runs, "0" after a clean stop
 
 
-def quick_check(conn: sqlite3.Connection) -> str | None:
+def quick_check(conn: Connection) -> str | None:
     """None when SQLite's quick check passes; else its first complaint."""
     if is_postgres(conn):
         return None  # PostgreSQL checks its own pages
@@ -26,7 +27,7 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
     return None if rows == ["ok"] else "; ".join(rows)
 
 
-def check_after_unclean_stop(conn: sqlite3.Connection, path: Path) -> None:
+def check_after_unclean_stop(conn: Connection, path: Path) -> None:
     """Raise StoreFault if the last coordinator did not stop cleanly and the store is
     damaged; then mark this one running."""
     if marks.get_mark(conn, RUNNING_MARK) == "1":
@@ -37,7 +38,7 @@ def check_after_unclean_stop(conn: sqlite3.Connection, path: Path) -> None:
     marks.set_mark(conn, RUNNING_MARK, "1")
 
 
-def mark_clean_stop(conn: sqlite3.Connection) -> None:
+def mark_clean_stop(conn: Connection) -> None:
     """Best effort: a store that cannot take it gets checked at the next start."""
     try:
         marks.set_mark(conn, RUNNING_MARK, "0")

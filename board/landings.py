@@ -6,11 +6,11 @@ landed (squash and rebase make new commits, so reachability cannot tell).
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 
 from board import events
+from board.connection import Connection, inserted_id
 from board.db import write
 from board.models import iso
 from board.vocabulary import EventKind
@@ -35,21 +35,21 @@ class LandingRecord:
                 "created_at": iso(self.created_at)}
 
 
-def record(conn: sqlite3.Connection, session: str, *, base_branch: str, old_base: str,
+def record(conn: Connection, session: str, *, base_branch: str, old_base: str,
            new_base: str, head: str, strategy: str, landed_by: str) -> int:
     """Store one landing (and its event); returns its id."""
     with write(conn):
-        landing_id = conn.execute(
+        landing_id = inserted_id(conn.execute(
             "INSERT INTO landings (session, base_branch, old_base, new_base, head, strategy,"
             " landed_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (session, base_branch, old_base, new_base, head, strategy, landed_by,
-             time.time())).lastrowid
+             time.time())))
         events.emit(conn, EventKind.SESSION_LANDED, session, landing_id,
                     new_base=new_base, head=head)
     return landing_id
 
 
-def latest(conn: sqlite3.Connection) -> dict[str, LandingRecord]:
+def latest(conn: Connection) -> dict[str, LandingRecord]:
     """Each session's newest landing, in one query."""
     rows = conn.execute(
         "SELECT * FROM landings WHERE id IN (SELECT max(id) FROM landings GROUP BY session)"

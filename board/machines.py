@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 import secrets
 import socket
-import sqlite3
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from board import store
+from board.connection import Connection
 from board.db import is_postgres, write
 from board.errors import BadInput, Refused
 from board.models import iso
@@ -70,7 +70,7 @@ def local_id(home: Path) -> str | None:
     return None if value is None else str(value)
 
 
-def register_here(conn: sqlite3.Connection, home: Path, *, owner: bool = False) -> str:
+def register_here(conn: Connection, home: Path, *, owner: bool = False) -> str:
     """Claim this machine's name (`claim`) and record its database role; with `owner`,
     this machine also becomes the room's owner machine unless one is recorded (plan
     sessions without `machine:` run there). Returns its name."""
@@ -85,7 +85,7 @@ def register_here(conn: sqlite3.Connection, home: Path, *, owner: bool = False) 
     return name
 
 
-def claim(conn: sqlite3.Connection, home: Path) -> str:
+def claim(conn: Connection, home: Path) -> str:
     """This machine's name, once it is sure no other machine of a shared room holds it:
     the machine list maps each name to one stable id, so two clones that both call
     themselves `vm` (cloned VMs share host names) never act on each other's sessions. On
@@ -113,24 +113,24 @@ def claim(conn: sqlite3.Connection, home: Path) -> str:
     return name
 
 
-def listed(conn: sqlite3.Connection, name: str) -> tuple[str | None, str] | None:
+def listed(conn: Connection, name: str) -> tuple[str | None, str] | None:
     """(id, state) of machine `name` in the room's list, None when it is not there."""
     row = conn.execute("SELECT id, state FROM machines WHERE name = ?", (name,)).fetchone()
     return None if row is None else (row["id"], row["state"])
 
 
-def current_role(conn: sqlite3.Connection) -> str | None:
+def current_role(conn: Connection) -> str | None:
     """The database role this connection logged in as (PostgreSQL), else None."""
     return conn.execute("SELECT current_user").fetchone()[0] if is_postgres(conn) else None
 
 
-def owner_machine(conn: sqlite3.Connection) -> str | None:
+def owner_machine(conn: Connection) -> str | None:
     """The machine that owns the room, when one was recorded (invite, migrate)."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (OWNER_KEY,)).fetchone()
     return row[0] if row else None
 
 
-def beat(conn: sqlite3.Connection, name: str, now: float | None = None) -> None:
+def beat(conn: Connection, name: str, now: float | None = None) -> None:
     """Record that this machine's coordinator is alive (no event: nobody needs waking)."""
     now = time.time() if now is None else now
     with write(conn):
@@ -139,13 +139,13 @@ def beat(conn: sqlite3.Connection, name: str, now: float | None = None) -> None:
             " ON CONFLICT(name) DO UPDATE SET beat_at = excluded.beat_at", (name, now, now))
 
 
-def stop_beating(conn: sqlite3.Connection, name: str) -> None:
+def stop_beating(conn: Connection, name: str) -> None:
     """This machine's coordinator stopped cleanly: no beat, rather than a recent one."""
     with write(conn):
         conn.execute("UPDATE machines SET beat_at = NULL WHERE name = ?", (name,))
 
 
-def beats(conn: sqlite3.Connection) -> dict[str, float | None]:
+def beats(conn: Connection) -> dict[str, float | None]:
     """Each machine's last heartbeat."""
     return {row[0]: row[1] for row in conn.execute("SELECT name, beat_at FROM machines")}
 
@@ -155,7 +155,7 @@ def is_reachable(beat_at: float | None, now: float | None = None) -> bool:
     return beat_at is not None and now - beat_at <= UNREACHABLE_AFTER
 
 
-def all_machines(conn: sqlite3.Connection) -> list[Machine]:
+def all_machines(conn: Connection) -> list[Machine]:
     now = time.time()
     rows = conn.execute(
         "SELECT name, state, role, beat_at FROM machines ORDER BY name").fetchall()

@@ -7,18 +7,17 @@ coordinator stopped cleanly. Each write is its own short transaction.
 
 from __future__ import annotations
 
-import sqlite3
-
+from board.connection import Connection
 from board.db import write
 
 
-def get_mark(conn: sqlite3.Connection, key: str) -> str | None:
+def get_mark(conn: Connection, key: str) -> str | None:
     """The value stored under `key`, or None when it was never set."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return row[0] if row else None
 
 
-def set_mark(conn: sqlite3.Connection, key: str, value: str) -> None:
+def set_mark(conn: Connection, key: str, value: str) -> None:
     """Store `value` under `key`, replacing what was there."""
     with write(conn):
         conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key)"

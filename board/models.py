@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
 
 from board.vocabulary import (  # noqa: F401 (re-exported: callers import them from here)
     BROADCAST,
@@ -25,8 +26,11 @@ def iso(timestamp: float | None) -> str | None:
 
 
 class _Json:
+    # Every subclass is a dataclass: the attribute `asdict` reads, declared for the checker.
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
     def to_json(self) -> dict:
-        data = asdict(self)  # type: ignore[call-overload]
+        data = asdict(self)
         for key, value in data.items():
             if key.endswith("_at") and isinstance(value, float):
                 data[key] = iso(value)

@@ -7,10 +7,10 @@ only. Every reader (CLI, MCP, search, dashboard) goes through `_VISIBLE`.
 from __future__ import annotations
 
 import re
-import sqlite3
 import time
 
 from board import events, validate
+from board.connection import Connection, Row, inserted_id
 from board.db import is_postgres, write
 from board.errors import BadInput
 from board.identity import Caller
@@ -22,29 +22,29 @@ _VISIBLE = "(nb.private = 0 OR nb.author = :viewer)"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def _row_to_entry(row: sqlite3.Row) -> NotebookEntry:
+def _row_to_entry(row: Row) -> NotebookEntry:
     return NotebookEntry(id=row["id"], author=row["author"], body=row["body"],
                          private=bool(row["private"]), created_at=row["created_at"],
                          tag=row["tag"])
 
 
-def write_entry(conn: sqlite3.Connection, caller: Caller, body: str, *, private: bool = False,
+def write_entry(conn: Connection, caller: Caller, body: str, *, private: bool = False,
                 tag: str | None = None) -> NotebookEntry:
     validate.text(body, "notebook entry")
     if tag is not None:
         validate.text(tag, "tag")
     now = time.time()
     with write(conn):
-        entry_id = conn.execute(
+        entry_id = inserted_id(conn.execute(
             "INSERT INTO notebook (author, body, private, tag, created_at) VALUES (?, ?, ?, ?, ?)",
             (caller.name, body, int(private), tag, now),
-        ).lastrowid
+        ))
         # A private entry's event says only that something was written, never what.
         events.emit(conn, EventKind.NOTEBOOK_WRITTEN, caller.name, entry_id, private=private)
     return NotebookEntry(entry_id, caller.name, body, private, now, tag)
 
 
-def read(conn: sqlite3.Connection, viewer: Caller, author: str | None = None,
+def read(conn: Connection, viewer: Caller, author: str | None = None,
          limit: int = 500) -> list[NotebookEntry]:
     """Entries the viewer may see, oldest first, optionally of one author."""
     query = f"SELECT nb.* FROM notebook nb WHERE {_VISIBLE}"
@@ -58,7 +58,7 @@ def read(conn: sqlite3.Connection, viewer: Caller, author: str | None = None,
     return [_row_to_entry(row) for row in rows]
 
 
-def search(conn: sqlite3.Connection, viewer: Caller, query: str,
+def search(conn: Connection, viewer: Caller, query: str,
            limit: int = 100) -> list[NotebookEntry]:
     """Full-text search (FTS5) over the entries the viewer may see, best match first."""
     words = _WORD.findall(query or "")
@@ -76,7 +76,7 @@ def search(conn: sqlite3.Connection, viewer: Caller, query: str,
     return [_row_to_entry(row) for row in rows]
 
 
-def _search_postgres(conn: sqlite3.Connection, viewer: Caller, words: list[str],
+def _search_postgres(conn: Connection, viewer: Caller, words: list[str],
                      limit: int) -> list[NotebookEntry]:
     """The same search on PostgreSQL: every word must appear (as FTS5's quoted words),
     case-folded, through the GIN index; plainto_tsquery keeps user text out of the
@@ -90,7 +90,7 @@ def _search_postgres(conn: sqlite3.Connection, viewer: Caller, words: list[str],
     return [_row_to_entry(row) for row in rows]
 
 
-def operator_view(conn: sqlite3.Connection, limit: int = 500) -> list[NotebookEntry]:
+def operator_view(conn: Connection, limit: int = 500) -> list[NotebookEntry]:
     """Every entry, private ones included (each carries `private`) — for the human's
     dashboard only; never exposed through a session-facing command."""
     rows = conn.execute(

@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from board import deliveries, events, sessions, validate
+from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.errors import BadInput, NotFound
 from board.identity import Caller
 from board.models import BROADCAST, EVERYONE, OPERATOR, Note
-from board.vocabulary import EventKind, NoteKind
+from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, NoteKind
 
 KINDS = tuple(NoteKind)
+# The state a note given through a channel ends in (any other way: read).
+_GIVEN_VIA: dict[str, DeliveryState] = {DeliveryChannel.PANE: DeliveryState.TYPED,
+                                        DeliveryChannel.HOOK: DeliveryState.HANDED}
 
 
-def _row_to_note(row: sqlite3.Row) -> Note:
+def _row_to_note(row: Row) -> Note:
     return Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
                 body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
                 kind=row["kind"], task=row["task"])
 
 
-def _recipients(conn: sqlite3.Connection, sender: str, to: str) -> list[str]:
+def _recipients(conn: Connection, sender: str, to: str) -> list[str]:
     if to == EVERYONE:
         return [name for name in sessions.names(conn) if name != sender]
     if to == OPERATOR:
@@ -30,7 +33,7 @@ def _recipients(conn: sqlite3.Connection, sender: str, to: str) -> list[str]:
     return [to]
 
 
-def send(conn: sqlite3.Connection, caller: Caller | str, to: str, body: str, *,
+def send(conn: Connection, caller: Caller | str, to: str, body: str, *,
          reply_to: int | None = None, kind: str = NoteKind.NOTE, task: int | None = None) -> Note:
     """Store a note to a session, `all` or the operator, queued for each recipient.
 
@@ -52,18 +55,18 @@ def send(conn: sqlite3.Connection, caller: Caller | str, to: str, body: str, *,
         if repeat is not None:
             return repeat
         now = time.time()
-        note_id = conn.execute(
+        note_id = inserted_id(conn.execute(
             "INSERT INTO notes (sender, recipient, body, reply_to, task, kind, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (sender, stored_to, body, reply_to, task, kind, now),
-        ).lastrowid
+        ))
         conn.executemany("INSERT INTO deliveries (note, recipient, state) VALUES (?, ?, ?)",
-                         [(note_id, name, "queued") for name in recipients])
+                         [(note_id, name, DeliveryState.QUEUED) for name in recipients])
         events.emit(conn, EventKind.NOTE_SENT, sender, note_id, to=stored_to, note_kind=kind)
     return Note(note_id, sender, stored_to, body, reply_to, now, kind, task)
 
 
-def _identical_waiting(conn: sqlite3.Connection, sender: str, recipient: str, body: str,
+def _identical_waiting(conn: Connection, sender: str, recipient: str, body: str,
                        kind: str, task: int | None, reply_to: int | None) -> Note | None:
     """The same note (sender, recipient, body, kind, task and reply) still waiting."""
     # `= ?` never matches NULL, so a missing task or reply is compared with IS NULL.
@@ -73,14 +76,14 @@ def _identical_waiting(conn: sqlite3.Connection, sender: str, recipient: str, bo
     row = conn.execute(
         "SELECT n.* FROM notes n JOIN deliveries d ON d.note = n.id"
         " WHERE n.sender = ? AND n.recipient = ? AND n.body = ? AND n.kind = ?"
-        f" AND {task_is} AND {reply_is} AND d.state IN ('queued', 'held')"
+        f" AND {task_is} AND {reply_is} AND d.state IN (?, ?)"
         " ORDER BY n.id DESC LIMIT 1",
-        (sender, recipient, body, kind, *values),
+        (sender, recipient, body, kind, *values, *deliveries.WAITING),
     ).fetchone()
     return _row_to_note(row) if row else None
 
 
-def visible(conn: sqlite3.Connection, viewer: str, note_id: int) -> Note | None:
+def visible(conn: Connection, viewer: str, note_id: int) -> Note | None:
     """A note the viewer sent or received (the operator sees every note)."""
     row = conn.execute("SELECT * FROM notes WHERE id = ?", (note_id,)).fetchone()
     if row is None:
@@ -92,70 +95,73 @@ def visible(conn: sqlite3.Connection, viewer: str, note_id: int) -> Note | None:
     return _row_to_note(row) if received else None
 
 
-def inbox(conn: sqlite3.Connection, caller: Caller, *, mark_read: bool = True,
+def inbox(conn: Connection, caller: Caller, *, mark_read: bool = True,
           include_read: bool = False) -> list[Note]:
     """The caller's notes not yet given to it (not read, typed or handed), oldest first;
     with `include_read`, every note it received. Reading marks them read, so nothing is
     typed into the pane afterwards. A note being typed right now (claimed) is left out."""
-    condition = "" if include_read else " AND d.read_at IS NULL AND d.state <> 'claimed'"
+    condition = "" if include_read else " AND d.read_at IS NULL AND d.state <> ?"
+    unclaimed = () if include_read else (DeliveryState.CLAIMED,)
     with write(conn):
         rows = conn.execute(
             "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
             f" WHERE d.recipient = ?{condition} ORDER BY n.id",
-            (caller.name,),
+            (caller.name, *unclaimed),
         ).fetchall()
         if mark_read and rows:
             now = time.time()
             ids = [row["id"] for row in rows]
             conn.executemany(
-                "UPDATE deliveries SET read_at = ?, state = 'read', via = 'inbox',"
+                "UPDATE deliveries SET read_at = ?, state = ?, via = ?,"
                 " delivered_at = ?, held_reason = NULL"
-                " WHERE note = ? AND recipient = ? AND state IN ('queued', 'held')",
-                [(now, now, note_id, caller.name) for note_id in ids],
+                " WHERE note = ? AND recipient = ? AND state IN (?, ?)",
+                [(now, DeliveryState.READ, DeliveryChannel.INBOX, now, note_id, caller.name,
+                  *deliveries.WAITING) for note_id in ids],
             )
             events.emit(conn, EventKind.NOTES_READ, caller.name, ids[-1], count=len(ids))
     return [_row_to_note(row) for row in rows]
 
 
-def unread_count(conn: sqlite3.Connection, recipient: str) -> int:
+def unread_count(conn: Connection, recipient: str) -> int:
     """Notes the recipient has not been given yet (not read, typed or handed)."""
     return conn.execute(
         "SELECT count(*) FROM deliveries WHERE recipient = ? AND read_at IS NULL"
-        " AND state <> 'claimed'", (recipient,)).fetchone()[0]
+        " AND state <> ?", (recipient, DeliveryState.CLAIMED)).fetchone()[0]
 
 
-def pending(conn: sqlite3.Connection, recipient: str, limit: int | None = None) -> list[Note]:
+def pending(conn: Connection, recipient: str, limit: int | None = None) -> list[Note]:
     """Notes waiting for `recipient` (not typed, not handed by a hook, not read)."""
     return deliveries.waiting(conn, recipient, limit)
 
 
-def mark_delivered(conn: sqlite3.Connection, recipient: str, note_ids: list[int],
+def mark_delivered(conn: Connection, recipient: str, note_ids: list[int],
                    via: str) -> int:
     """Mark waiting notes given to `recipient` (typed via "pane", handed via "hook", else
     read); returns how many were still waiting."""
-    state = {"pane": "typed", "hook": "handed"}.get(via, "read")
+    state = _GIVEN_VIA.get(via, DeliveryState.READ)
     now = time.time()
     with write(conn):
         done = [note_id for note_id in note_ids if conn.execute(
             "UPDATE deliveries SET state = ?, via = ?, delivered_at = ?, read_at = ?"
-            " WHERE note = ? AND recipient = ? AND state IN ('queued', 'held')",
-            (state, via, now, now, note_id, recipient)).rowcount]
+            " WHERE note = ? AND recipient = ? AND state IN (?, ?)",
+            (state, via, now, now, note_id, recipient, *deliveries.WAITING)).rowcount]
         if done:
             events.emit(conn, EventKind.NOTES_DELIVERED, recipient, done[-1], via=via, notes=done)
     return len(done)
 
 
-def take_pending(conn: sqlite3.Connection, recipient: str, via: str = "hook") -> list[Note]:
+def take_pending(conn: Connection, recipient: str,
+                 via: str = DeliveryChannel.HOOK) -> list[Note]:
     """Atomically hand every waiting note for `recipient` to a hook pulling them into a turn."""
     return deliveries.hand(conn, recipient, via)
 
 
-def delivery_state(conn: sqlite3.Connection, note_id: int, recipient: str) -> str | None:
+def delivery_state(conn: Connection, note_id: int, recipient: str) -> str | None:
     """queued, held, claimed, typed, handed or read (None: not addressed to `recipient`)."""
     return deliveries.state_of(conn, note_id, recipient)
 
 
-def recent(conn: sqlite3.Connection, limit: int = 200, before_id: int | None = None) -> list[Note]:
+def recent(conn: Connection, limit: int = 200, before_id: int | None = None) -> list[Note]:
     """The newest notes for the operator's stream, oldest first."""
     rows = conn.execute(
         "SELECT * FROM notes WHERE id < ? ORDER BY id DESC LIMIT ?",

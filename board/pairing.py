@@ -17,15 +17,18 @@ import hashlib
 import hmac
 import os
 import secrets
-import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
+from board.connection import Connection
 from board.db import is_postgres
 from board.errors import BadInput, NotFound, Refused
 from board.models import iso
+from board.postgres.connection import PgConnection
 from board.postgres.pairing_sql import MAX_WAITING, MAX_WRONG_CODES, PAIRING_TTL
+from board.vocabulary import JoinState
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, no 1/I: read aloud safely
 CODE_LENGTH = 8
@@ -115,7 +118,7 @@ def request_to_join(url: str, machine: str) -> JoinTicket:
                       url_as(url, row["role"]))
 
 
-def invite(conn: sqlite3.Connection) -> tuple[str, str]:
+def invite(conn: Connection) -> tuple[str, str]:
     """Make (or re-key) the room's guest login; returns its role and new password. Only
     the room's owner may: the role needs CREATEROLE."""
     import psycopg
@@ -157,7 +160,8 @@ def guest_url(url: str, role: str, password: str, host: str | None = None) -> st
             f"/{quote(str(info.get('dbname', '')))}")
 
 
-def remember_password(url: str, password: str, env: dict | None = None) -> Path:
+def remember_password(url: str, password: str,
+                      env: Mapping[str, str] | None = None) -> Path:
     """Add this role's password to the pgpass file (PGPASSFILE, else ~/.pgpass, mode 600),
     where libpq finds it; the URL in the local config never holds it."""
     from psycopg.conninfo import conninfo_to_dict
@@ -179,13 +183,19 @@ def remember_password(url: str, password: str, env: dict | None = None) -> Path:
     return path
 
 
-def _require_shared(conn: sqlite3.Connection) -> None:
+def _require_shared(conn: Connection) -> PgConnection:
     if not is_postgres(conn):
         raise BadInput("this room is on SQLite, on one machine; move it to PostgreSQL first"
                        " (bullpen room migrate --to URL)")
+    return conn
 
 
-def approve(conn: sqlite3.Connection, approver: str, machine: str, code: str) -> str:
+def room_url(conn: Connection) -> str:
+    """The URL of the PostgreSQL room `conn` is open on (BadInput on SQLite)."""
+    return _require_shared(conn).url
+
+
+def approve(conn: Connection, approver: str, machine: str, code: str) -> str:
     """Let `machine`, which showed `code`, into the room; returns its name."""
     _require_shared(conn)
     shown = normalise(code)
@@ -208,18 +218,18 @@ def approve(conn: sqlite3.Connection, approver: str, machine: str, code: str) ->
     }[outcome]
 
 
-def revoke(conn: sqlite3.Connection, machine: str) -> None:
+def revoke(conn: Connection, machine: str) -> None:
     """Take the room away from `machine`: its role loses every right at once."""
     _require_shared(conn)
     if not conn.execute("SELECT bullpen_revoke(?)", (machine,)).fetchone()[0]:
         raise NotFound(f"unknown machine {machine!r}; see bullpen machines")
 
 
-def pending(conn: sqlite3.Connection) -> list[JoinRequest]:
+def pending(conn: Connection) -> list[JoinRequest]:
     """Join requests waiting for approval (codes not shown: only hashes are stored)."""
     if not is_postgres(conn):
         return []
     rows = conn.execute(
-        "SELECT machine, state, created_at FROM join_requests WHERE state = 'pending'"
-        " ORDER BY created_at").fetchall()
+        "SELECT machine, state, created_at FROM join_requests WHERE state = ?"
+        " ORDER BY created_at", (JoinState.PENDING,)).fetchall()
     return [JoinRequest(row["machine"], row["state"], row["created_at"]) for row in rows]

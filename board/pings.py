@@ -6,16 +6,16 @@ a coordinator killed at any point and started again never pings twice or not at 
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from board import notes
+from board.connection import Connection
 from board.db import write
 from board.models import Note
 from board.vocabulary import SYSTEM_SENDER, NoteKind
 
 
-def send_once(conn: sqlite3.Connection, key: str, to: str, body: str, *, kind: NoteKind,
+def send_once(conn: Connection, key: str, to: str, body: str, *, kind: NoteKind,
               task: int | None = None, sender: str = SYSTEM_SENDER) -> Note | None:
     """Send the note unless a note with this key was sent before; returns it or None."""
     with write(conn):
@@ -29,6 +29,6 @@ def send_once(conn: sqlite3.Connection, key: str, to: str, body: str, *, kind: N
     return note
 
 
-def was_sent(conn: sqlite3.Connection, key: str) -> bool:
+def was_sent(conn: Connection, key: str) -> bool:
     """Whether the note with this key was sent already."""
     return conn.execute("SELECT 1 FROM dispatched WHERE key = ?", (key,)).fetchone() is not None

@@ -12,11 +12,11 @@ links hold whoever starts first) and assigned by the `up` that registers it.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from board import sessions, tasks
+from board.connection import Connection
 from board.db import write
 from board.identity import Caller
 from board.vocabulary import OPERATOR
@@ -31,19 +31,19 @@ class PlannedTask:
     after: tuple[str, ...] = ()
 
 
-def plan_tasks(conn: sqlite3.Connection) -> dict[str, int]:
+def plan_tasks(conn: Connection) -> dict[str, int]:
     """Session name -> the id of its plan task, for every session that has one."""
     return {session: task for session, task in
             conn.execute("SELECT session, task FROM plan_tasks")}
 
 
-def plan_task(conn: sqlite3.Connection, session: str) -> int | None:
+def plan_task(conn: Connection, session: str) -> int | None:
     """The id of `session`'s plan task, or None when the plan gave it none."""
     row = conn.execute("SELECT task FROM plan_tasks WHERE session = ?", (session,)).fetchone()
     return row[0] if row else None
 
 
-def create_plan_tasks(conn: sqlite3.Connection, planned: Iterable[PlannedTask]) -> list[int]:
+def create_plan_tasks(conn: Connection, planned: Iterable[PlannedTask]) -> list[int]:
     """Create the missing plan tasks (parents first: `planned` is in dependency order),
     each assigned to its session and waiting for its parents'; returns the new ids."""
     operator = Caller(OPERATOR)

@@ -8,10 +8,10 @@ writer, throttled there: a short capture, never a log.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 
+from board.connection import Connection
 from board.db import write
 
 MAX_LINES = 20
@@ -26,14 +26,14 @@ class Preview:
     captured_at: float
 
 
-def store(conn: sqlite3.Connection, session: str, machine: str, lines: list[str]) -> None:
+def store(conn: Connection, session: str, machine: str, lines: list[str]) -> None:
     value = json.dumps({"machine": machine, "at": time.time(), "lines": lines[-MAX_LINES:]})
     with write(conn):
         conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key)"
                      " DO UPDATE SET value = excluded.value", (_KEY + session, value))
 
 
-def get(conn: sqlite3.Connection, session: str) -> Preview | None:
+def get(conn: Connection, session: str) -> Preview | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (_KEY + session,)).fetchone()
     if row is None:
         return None

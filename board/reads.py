@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 
 from board import events
+from board.connection import Connection
 from board.db import write
 from board.vocabulary import EventKind, ReadSource
 
 
-def record(conn: sqlite3.Connection, session: str, paths: Iterable[str],
+def record(conn: Connection, session: str, paths: Iterable[str],
            source: ReadSource = ReadSource.EXPLICIT) -> int:
     """Record that `session` read each repo-relative path now; returns how many."""
     now = time.time()
     return record_at(conn, session, {path: now for path in paths}, source)
 
 
-def record_at(conn: sqlite3.Connection, session: str, read_at: Mapping[str, float],
+def record_at(conn: Connection, session: str, read_at: Mapping[str, float],
               source: ReadSource) -> int:
     """Record that `session` read each repo-relative path at its epoch time (one event
     for them all); returns how many."""
@@ -37,7 +37,7 @@ def record_at(conn: sqlite3.Connection, session: str, read_at: Mapping[str, floa
     return len(unique)
 
 
-def readers(conn: sqlite3.Connection, path: str, before: float) -> dict[str, float]:
+def readers(conn: Connection, path: str, before: float) -> dict[str, float]:
     """Sessions that read `path` before `before`, with their latest such read."""
     rows = conn.execute(
         "SELECT session, max(read_at) FROM reads WHERE path = ? AND read_at <= ?"
@@ -45,7 +45,7 @@ def readers(conn: sqlite3.Connection, path: str, before: float) -> dict[str, flo
     return {session: read_at for session, read_at in rows}
 
 
-def of_session(conn: sqlite3.Connection, session: str) -> list[tuple[str, float]]:
+def of_session(conn: Connection, session: str) -> list[tuple[str, float]]:
     """The paths a session read, with its latest read of each, newest first."""
     rows = conn.execute(
         "SELECT path, max(read_at) AS at FROM reads WHERE session = ? GROUP BY path"
@@ -53,7 +53,7 @@ def of_session(conn: sqlite3.Connection, session: str) -> list[tuple[str, float]
     return [(path, at) for path, at in rows]
 
 
-def latest(conn: sqlite3.Connection, session: str) -> float | None:
+def latest(conn: Connection, session: str) -> float | None:
     """When `session`'s newest recorded read was, or None before its first."""
     row = conn.execute("SELECT max(read_at) FROM reads WHERE session = ?", (session,)).fetchone()
     return row[0] if row else None

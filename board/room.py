@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from board.connection import Connection
 from board.db import StoreFault, connect
 from board.errors import BadInput
 from board.home import DB_NAME, room_home
@@ -20,7 +20,7 @@ EXCLUDE_LINE = "/.bullpen/"
 @dataclass
 class Room:
     home: Path
-    conn: sqlite3.Connection
+    conn: Connection
     caller: Caller
 
     @property

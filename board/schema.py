@@ -240,4 +240,28 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE audit ADD COLUMN machine TEXT;
     """,
+    # 11: deliveries.state defaults to a word the vocabulary knows (queued, not the old
+    # pending). SQLite cannot change a column's default: the table is rebuilt as it was.
+    """
+    CREATE TABLE deliveries_rebuilt (
+        note INTEGER NOT NULL REFERENCES notes(id),
+        recipient TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'queued',
+        via TEXT,
+        delivered_at REAL,
+        read_at REAL,
+        held_reason TEXT,
+        claimed_at REAL,
+        claim_pane TEXT,
+        possible_repeat INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (note, recipient)
+    );
+    INSERT INTO deliveries_rebuilt (note, recipient, state, via, delivered_at, read_at,
+                                    held_reason, claimed_at, claim_pane, possible_repeat)
+        SELECT note, recipient, state, via, delivered_at, read_at, held_reason, claimed_at,
+               claim_pane, possible_repeat FROM deliveries;
+    DROP TABLE deliveries;
+    ALTER TABLE deliveries_rebuilt RENAME TO deliveries;
+    CREATE INDEX deliveries_by_recipient ON deliveries(recipient, state, note);
+    """,
 ]

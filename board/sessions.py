@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from board import events, validate
+from board.connection import Connection, Row
 from board.db import write
 from board.errors import NotFound, Refused
 from board.identity import hash_token, new_token
@@ -13,7 +13,7 @@ from board.models import Session
 from board.vocabulary import DesiredState, EventKind
 
 
-def _row_to_session(row: sqlite3.Row) -> Session:
+def _row_to_session(row: Row) -> Session:
     return Session(
         name=row["name"], agent=row["agent"], profile=row["profile"], branch=row["branch"],
         worktree=row["worktree"], pane=row["pane_id"], desired=row["desired"],
@@ -26,7 +26,7 @@ def _row_to_session(row: sqlite3.Row) -> Session:
     )
 
 
-def register(conn: sqlite3.Connection, name: str, *, agent: str | None = None,
+def register(conn: Connection, name: str, *, agent: str | None = None,
              profile: str | None = None, branch: str | None = None,
              worktree: str | None = None, base: str | None = None,
              task: str | None = None, machine: str | None = None) -> str:
@@ -49,14 +49,14 @@ def register(conn: sqlite3.Connection, name: str, *, agent: str | None = None,
     return token
 
 
-def unregister(conn: sqlite3.Connection, name: str) -> None:
+def unregister(conn: Connection, name: str) -> None:
     """Forget a session that never got going (a spawn that failed half-way); its notes,
     reads and tasks stay as they are."""
     with write(conn):
         conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
 
 
-def new_launch_token(conn: sqlite3.Connection, name: str) -> str:
+def new_launch_token(conn: Connection, name: str) -> str:
     """A fresh token for a new launch of `name`; the old one stops working."""
     token = new_token()
     with write(conn):
@@ -66,7 +66,7 @@ def new_launch_token(conn: sqlite3.Connection, name: str) -> str:
     return token
 
 
-def ensure_profile_free(conn: sqlite3.Connection, profile: str, for_session: str,
+def ensure_profile_free(conn: Connection, profile: str, for_session: str,
                         machine: str | None = None) -> None:
     """Refuse a profile that another running session holds (two hermes on one profile
     corrupt each other's memory). Profiles live in each machine's own hermes home, so
@@ -81,28 +81,28 @@ def ensure_profile_free(conn: sqlite3.Connection, profile: str, for_session: str
                       " or pick another profile")
 
 
-def get(conn: sqlite3.Connection, name: str) -> Session | None:
+def get(conn: Connection, name: str) -> Session | None:
     row = conn.execute("SELECT * FROM sessions WHERE name = ?", (name,)).fetchone()
     return _row_to_session(row) if row else None
 
 
-def require(conn: sqlite3.Connection, name: str) -> Session:
+def require(conn: Connection, name: str) -> Session:
     session = get(conn, name)
     if session is None:
         raise NotFound(f"unknown session {name!r}; see bullpen ls")
     return session
 
 
-def all_sessions(conn: sqlite3.Connection) -> list[Session]:
+def all_sessions(conn: Connection) -> list[Session]:
     rows = conn.execute("SELECT * FROM sessions ORDER BY created_at, name").fetchall()
     return [_row_to_session(row) for row in rows]
 
 
-def names(conn: sqlite3.Connection) -> list[str]:
+def names(conn: Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT name FROM sessions ORDER BY name")]
 
 
-def update(conn: sqlite3.Connection, name: str, **fields: object) -> None:
+def update(conn: Connection, name: str, **fields: object) -> None:
     """Set launch facts (pane, worktree, desired state...) and log one event."""
     allowed = {"agent", "profile", "branch", "worktree", "base", "task", "pane_id", "desired",
                "on_commit", "fs_reads", "deliver", "base_mode",
@@ -116,10 +116,10 @@ def update(conn: sqlite3.Connection, name: str, **fields: object) -> None:
     with write(conn):
         require(conn, name)
         conn.execute(f"UPDATE sessions SET {assignments} WHERE name = ?", (*fields.values(), name))
-        events.emit(conn, EventKind.SESSION_UPDATED, name, **{k: v for k, v in fields.items()})
+        events.emit(conn, EventKind.SESSION_UPDATED, name, None, **fields)
 
 
-def set_status(conn: sqlite3.Connection, name: str, status: str,
+def set_status(conn: Connection, name: str, status: str,
                exit_code: int | None = None, activity_at: float | None = None,
                reason: str | None = None) -> bool:
     """Record an observed status and why (`reason`: the question of a session that needs
@@ -141,7 +141,7 @@ def set_status(conn: sqlite3.Connection, name: str, status: str,
     return True
 
 
-def set_hook_status(conn: sqlite3.Connection, name: str, status: str | None) -> None:
+def set_hook_status(conn: Connection, name: str, status: str | None) -> None:
     """Status reported by the agent's own hooks; it wins over what the pane suggests."""
     with write(conn):
         conn.execute("UPDATE sessions SET hook_status = ?, hook_status_at = ? WHERE name = ?",

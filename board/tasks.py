@@ -7,11 +7,11 @@ conditional UPDATE, so of two sessions racing exactly one wins.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Iterable
 
 from board import authority, events, sessions, validate
+from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.errors import BadInput, NotFound, Refused
 from board.identity import Caller
@@ -24,17 +24,17 @@ from board.vocabulary import (
 )
 
 
-def _parents(conn: sqlite3.Connection, task_id: int) -> tuple[int, ...]:
+def _parents(conn: Connection, task_id: int) -> tuple[int, ...]:
     return tuple(row[0] for row in conn.execute(
         "SELECT parent FROM task_links WHERE child = ? ORDER BY parent", (task_id,)))
 
 
-def _children(conn: sqlite3.Connection, task_id: int) -> tuple[int, ...]:
+def _children(conn: Connection, task_id: int) -> tuple[int, ...]:
     return tuple(row[0] for row in conn.execute(
         "SELECT child FROM task_links WHERE parent = ? ORDER BY child", (task_id,)))
 
 
-def _row_to_task(conn: sqlite3.Connection, row: sqlite3.Row, *, detail: bool = False,
+def _row_to_task(conn: Connection, row: Row, *, detail: bool = False,
                  parents: tuple[int, ...] | None = None) -> Task:
     comments: tuple[Comment, ...] = ()
     children: tuple[int, ...] = ()
@@ -54,14 +54,14 @@ def _row_to_task(conn: sqlite3.Connection, row: sqlite3.Row, *, detail: bool = F
     )
 
 
-def get(conn: sqlite3.Connection, task_id: int) -> Task:
+def get(conn: Connection, task_id: int) -> Task:
     row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
     if row is None:
         raise NotFound(f"unknown task {task_id}; see bullpen task ls")
     return _row_to_task(conn, row, detail=True)
 
 
-def list_tasks(conn: sqlite3.Connection, *, statuses: Iterable[str] | None = None,
+def list_tasks(conn: Connection, *, statuses: Iterable[str] | None = None,
                assignee: str | None = None) -> list[Task]:
     """Every task (optionally filtered), with parents, in id order — two queries in all."""
     query, params = "SELECT * FROM tasks WHERE 1 = 1", []
@@ -79,18 +79,18 @@ def list_tasks(conn: sqlite3.Connection, *, statuses: Iterable[str] | None = Non
     return [_row_to_task(conn, row, parents=tuple(parents.get(row["id"], ()))) for row in rows]
 
 
-def _unfinished_parents(conn: sqlite3.Connection, task_id: int) -> list[int]:
+def _unfinished_parents(conn: Connection, task_id: int) -> list[int]:
     return [row[0] for row in conn.execute(
         "SELECT t.id FROM task_links l JOIN tasks t ON t.id = l.parent"
         " WHERE l.child = ? AND t.status != ?", (task_id, TaskStatus.DONE))]
 
 
-def _check_assignee(conn: sqlite3.Connection, assignee: str | None) -> None:
+def _check_assignee(conn: Connection, assignee: str | None) -> None:
     if assignee is not None:
         sessions.require(conn, assignee)
 
 
-def add(conn: sqlite3.Connection, caller: Caller, title: str, *, body: str = "",
+def add(conn: Connection, caller: Caller, title: str, *, body: str = "",
         assignee: str | None = None, after: Iterable[int] = (),
         status: str | None = None) -> Task:
     """Create a task; with unfinished parents it starts `todo`, otherwise `ready`."""
@@ -106,15 +106,14 @@ def add(conn: sqlite3.Connection, caller: Caller, title: str, *, body: str = "",
         waiting = any(get(conn, parent).status != TaskStatus.DONE for parent in parents)
         initial = TaskStatus.TODO if waiting else TaskStatus.READY
         if status is not None:
-            validate.status(status)
-            if waiting and status in NEEDS_PARENTS_DONE:
+            initial = validate.status(status)
+            if waiting and initial in NEEDS_PARENTS_DONE:
                 raise Refused(f"a task waiting on unfinished parents cannot start as {status}")
-            initial = status
-        task_id = conn.execute(
+        task_id = inserted_id(conn.execute(
             "INSERT INTO tasks (title, body, status, assignee, created_by, created_at,"
             " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (title, body, initial, assignee, caller.name, now, now),
-        ).lastrowid
+        ))
         conn.executemany("INSERT INTO task_links (parent, child) VALUES (?, ?)",
                          [(parent, task_id) for parent in parents])
         events.emit(conn, EventKind.TASK_ADDED, caller.name, task_id, status=initial,
@@ -124,7 +123,7 @@ def add(conn: sqlite3.Connection, caller: Caller, title: str, *, body: str = "",
         return get(conn, task_id)
 
 
-def link(conn: sqlite3.Connection, caller: Caller, parent: int, child: int) -> Task:
+def link(conn: Connection, caller: Caller, parent: int, child: int) -> Task:
     """Make `child` wait for `parent`; refuses a link that would close a cycle."""
     if parent == child:
         raise Refused(f"task {child} cannot wait for itself")
@@ -142,7 +141,7 @@ def link(conn: sqlite3.Connection, caller: Caller, parent: int, child: int) -> T
         return get(conn, child)
 
 
-def _descendants(conn: sqlite3.Connection, task_id: int) -> set[int]:
+def _descendants(conn: Connection, task_id: int) -> set[int]:
     rows = conn.execute(
         "WITH RECURSIVE below(id) AS (SELECT child FROM task_links WHERE parent = ?"
         " UNION SELECT l.child FROM task_links l JOIN below b ON l.parent = b.id)"
@@ -150,7 +149,7 @@ def _descendants(conn: sqlite3.Connection, task_id: int) -> set[int]:
     return {row[0] for row in rows}
 
 
-def _set_status(conn: sqlite3.Connection, caller: Caller, task_id: int, status: str,
+def _set_status(conn: Connection, caller: Caller, task_id: int, status: str,
                 **extra: object) -> None:
     old = conn.execute("SELECT status FROM tasks WHERE id = ?", (task_id,)).fetchone()[0]
     columns = {"status": status, "updated_at": time.time(), **extra}
@@ -163,7 +162,7 @@ def _set_status(conn: sqlite3.Connection, caller: Caller, task_id: int, status: 
         _hold_children(conn, caller, task_id)
 
 
-def _release_children(conn: sqlite3.Connection, caller: Caller, task_id: int) -> None:
+def _release_children(conn: Connection, caller: Caller, task_id: int) -> None:
     """Children whose last unfinished parent this was become ready, in this transaction."""
     for child in _children(conn, task_id):
         row = conn.execute("SELECT status, assignee FROM tasks WHERE id = ?", (child,)).fetchone()
@@ -172,7 +171,7 @@ def _release_children(conn: sqlite3.Connection, caller: Caller, task_id: int) ->
             events.emit(conn, EventKind.TASK_READY, row["assignee"], child, after=task_id)
 
 
-def _hold_children(conn: sqlite3.Connection, caller: Caller, task_id: int) -> None:
+def _hold_children(conn: Connection, caller: Caller, task_id: int) -> None:
     """A parent reopened: its ready children wait again."""
     for child in _children(conn, task_id):
         status = conn.execute("SELECT status FROM tasks WHERE id = ?", (child,)).fetchone()[0]
@@ -180,7 +179,7 @@ def _hold_children(conn: sqlite3.Connection, caller: Caller, task_id: int) -> No
             _set_status(conn, caller, child, TaskStatus.TODO)
 
 
-def move(conn: sqlite3.Connection, caller: Caller, task_id: int, status: str) -> Task:
+def move(conn: Connection, caller: Caller, task_id: int, status: str) -> Task:
     """Move a task to any status the rules allow (moving to done releases dependents)."""
     validate.status(status)
     authority.check_task(conn, caller, task_id, "move")
@@ -198,7 +197,7 @@ def move(conn: sqlite3.Connection, caller: Caller, task_id: int, status: str) ->
         return get(conn, task_id)
 
 
-def claim(conn: sqlite3.Connection, caller: Caller, task_id: int | None = None) -> Task:
+def claim(conn: Connection, caller: Caller, task_id: int | None = None) -> Task:
     """Take a ready task (given, or the next one assigned to me or unassigned) and run it."""
     if caller.is_operator:
         raise BadInput("only a session can claim a task (set BULLPEN_SESSION and BULLPEN_TOKEN)")
@@ -227,7 +226,7 @@ def claim(conn: sqlite3.Connection, caller: Caller, task_id: int | None = None) 
         return get(conn, task_id)
 
 
-def done(conn: sqlite3.Connection, caller: Caller, task_id: int,
+def done(conn: Connection, caller: Caller, task_id: int,
          summary: str | None = None) -> tuple[Task, list[Task]]:
     """Finish a task with an optional handoff summary; returns it and the tasks it released."""
     if summary is not None:
@@ -252,13 +251,13 @@ def done(conn: sqlite3.Connection, caller: Caller, task_id: int,
         return get(conn, task_id), released
 
 
-def _open_tasks_of(conn: sqlite3.Connection, assignee: str) -> int:
+def _open_tasks_of(conn: Connection, assignee: str) -> int:
     return conn.execute(
         "SELECT count(*) FROM tasks WHERE assignee = ? AND status NOT IN (?, ?)",
         (assignee, *sorted(FINISHED_TASK_STATUSES))).fetchone()[0]
 
 
-def block(conn: sqlite3.Connection, caller: Caller, task_id: int, reason: str) -> Task:
+def block(conn: Connection, caller: Caller, task_id: int, reason: str) -> Task:
     validate.text(reason, "reason")
     authority.check_task(conn, caller, task_id, "block")
     with write(conn):
@@ -270,19 +269,19 @@ def block(conn: sqlite3.Connection, caller: Caller, task_id: int, reason: str) -
         return get(conn, task_id)
 
 
-def comment(conn: sqlite3.Connection, caller: Caller, task_id: int, body: str) -> Comment:
+def comment(conn: Connection, caller: Caller, task_id: int, body: str) -> Comment:
     validate.text(body, "comment")
     now = time.time()
     with write(conn):
         get(conn, task_id)
-        comment_id = conn.execute(
+        comment_id = inserted_id(conn.execute(
             "INSERT INTO task_comments (task, author, body, created_at) VALUES (?, ?, ?, ?)",
-            (task_id, caller.name, body, now)).lastrowid
+            (task_id, caller.name, body, now)))
         events.emit(conn, EventKind.TASK_COMMENTED, caller.name, task_id, comment=comment_id)
     return Comment(comment_id, caller.name, body, now)
 
 
-def assign(conn: sqlite3.Connection, caller: Caller, task_id: int,
+def assign(conn: Connection, caller: Caller, task_id: int,
            assignee: str | None) -> Task:
     authority.check_task(conn, caller, task_id, "assign")
     with write(conn):

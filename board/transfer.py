@@ -9,8 +9,7 @@ counters then continue after the highest id; SQLite's full-text index fills itse
 
 from __future__ import annotations
 
-import sqlite3
-
+from board.connection import Connection
 from board.db import is_postgres, write
 from board.errors import Refused
 
@@ -24,7 +23,7 @@ SKIPPED = ("bullpen_schema",)  # each store keeps its own schema version
 OWN_ROWS = {"meta": "key NOT LIKE 'pg.%'"}
 
 
-def tables(conn: sqlite3.Connection) -> dict[str, list[str]]:
+def tables(conn: Connection) -> dict[str, list[str]]:
     """The room's tables and their columns, in column order."""
     if is_postgres(conn):
         rows = conn.execute(
@@ -51,7 +50,7 @@ def room_rows(table: str) -> str:
     return f" WHERE {OWN_ROWS[table]}" if table in OWN_ROWS else ""
 
 
-def copy_room(source: sqlite3.Connection, target: sqlite3.Connection) -> dict[str, int]:
+def copy_room(source: Connection, target: Connection) -> dict[str, int]:
     """Copy every row of `source` into the empty room `target`; returns rows per table."""
     source_tables, target_tables = tables(source), tables(target)
     common = set(source_tables) & set(target_tables)

@@ -2,7 +2,7 @@
 a few queries, whatever the room's size.
 
 Read-only: nothing here writes or emits an event. Each function takes a plain
-`sqlite3.Connection`; the dashboard calls them from its tail thread, so its event loop
+`Connection`; the dashboard calls them from its tail thread, so its event loop
 never waits on SQLite (the same functions, and the same SQL, for every caller).
 Private notebook entries are returned here only by `notebook_entries`, the operator's view.
 """
@@ -10,12 +10,13 @@ Private notebook entries are returned here only by `notebook_entries`, the opera
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from board.attention import state_word
+from board.connection import Connection, Row
 from board.models import Alert, Note, NotebookEntry, Task
+from board.vocabulary import DeliveryState
 
 
 @dataclass(frozen=True)
@@ -26,19 +27,19 @@ class AlertRow:
     state: str  # queued | held | claimed | handed | typed | read
 
 
-def last_event_id(conn: sqlite3.Connection) -> int:
+def last_event_id(conn: Connection) -> int:
     """The newest event id (0 for an empty log): one rowid lookup, cheap enough to poll."""
     return conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
 
 
-def unread_counts(conn: sqlite3.Connection) -> dict[str, int]:
+def unread_counts(conn: Connection) -> dict[str, int]:
     """Unread notes per recipient, every session in one query."""
     rows = conn.execute(
         "SELECT recipient, count(*) FROM deliveries WHERE read_at IS NULL GROUP BY recipient")
     return {recipient: count for recipient, count in rows}
 
 
-def alerts_with_state(conn: sqlite3.Connection, limit: int = 100) -> list[AlertRow]:
+def alerts_with_state(conn: Connection, limit: int = 100) -> list[AlertRow]:
     """The newest alerts (newest first), each with its note's delivery state."""
     rows = conn.execute(
         "SELECT a.*, c.message, d.state AS d_state, d.via AS d_via, d.read_at AS d_read"
@@ -53,12 +54,12 @@ def alerts_with_state(conn: sqlite3.Connection, limit: int = 100) -> list[AlertR
                       created_at=row["created_at"], paths=tuple(json.loads(row["paths"])),
                       note=row["note"], message=row["message"])
         state = state_word(row["d_state"], row["d_via"], row["d_read"]) \
-            if row["d_state"] else "queued"
+            if row["d_state"] else DeliveryState.QUEUED
         found.append(AlertRow(alert, state))
     return found
 
 
-def tasks_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> tuple[list[Task], set[int]]:
+def tasks_by_ids(conn: Connection, ids: Iterable[int]) -> tuple[list[Task], set[int]]:
     """The given tasks with their parents (card fields only), and the ids that no longer exist."""
     wanted = sorted(set(ids))
     if not wanted:
@@ -73,7 +74,7 @@ def tasks_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> tuple[list[Tas
     return found, set(wanted) - {task.id for task in found}
 
 
-def all_cards(conn: sqlite3.Connection) -> list[Task]:
+def all_cards(conn: Connection) -> list[Task]:
     """Every task as a card (parents, no children or comments): two queries, whatever
     the count. Children follow from the parents (see `task_graph`)."""
     parents: dict[int, list[int]] = {}
@@ -83,7 +84,7 @@ def all_cards(conn: sqlite3.Connection) -> list[Task]:
     return [_card(row, tuple(parents.get(row["id"], ()))) for row in rows]
 
 
-def _card(row: sqlite3.Row, parents: tuple[int, ...]) -> Task:
+def _card(row: Row, parents: tuple[int, ...]) -> Task:
     return Task(id=row["id"], title=row["title"], status=row["status"],
                 assignee=row["assignee"], parents=parents, summary=row["summary"],
                 body=row["body"], block_reason=row["block_reason"],
@@ -91,20 +92,20 @@ def _card(row: sqlite3.Row, parents: tuple[int, ...]) -> Task:
                 updated_at=row["updated_at"])
 
 
-def _note(row: sqlite3.Row) -> Note:
+def _note(row: Row) -> Note:
     return Note(id=row["id"], sender=row["sender"], recipient=row["recipient"],
                 body=row["body"], reply_to=row["reply_to"], created_at=row["created_at"],
                 kind=row["kind"], task=row["task"])
 
 
-def notes_after(conn: sqlite3.Connection, after_id: int, limit: int = 500) -> list[Note]:
+def notes_after(conn: Connection, after_id: int, limit: int = 500) -> list[Note]:
     """Notes newer than `after_id`, oldest first."""
     rows = conn.execute("SELECT * FROM notes WHERE id > ? ORDER BY id LIMIT ?",
                         (after_id, limit)).fetchall()
     return [_note(row) for row in rows]
 
 
-def notebook_entries(conn: sqlite3.Connection, ids: Iterable[int]) -> list[NotebookEntry]:
+def notebook_entries(conn: Connection, ids: Iterable[int]) -> list[NotebookEntry]:
     """Notebook entries by id, private ones included: the operator's view only."""
     wanted = sorted(set(ids))
     if not wanted:
@@ -117,7 +118,7 @@ def notebook_entries(conn: sqlite3.Connection, ids: Iterable[int]) -> list[Noteb
                           tag=row["tag"]) for row in rows]
 
 
-def notebook_of(conn: sqlite3.Connection, author: str, limit: int = 100) -> list[NotebookEntry]:
+def notebook_of(conn: Connection, author: str, limit: int = 100) -> list[NotebookEntry]:
     """One author's entries, oldest first, private ones included (each carries `private`):
     the operator's view of a session's notebook, like `notebook.operator_view`."""
     rows = conn.execute(

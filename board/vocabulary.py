@@ -149,6 +149,22 @@ class ReadSource(StrEnum):
     TRANSCRIPT = "transcript"  # the agent's own transcript: tool calls its hook missed
 
 
+class MachineState(StrEnum):
+    """Whether a machine may use a room across machines (`machines.state`)."""
+
+    APPROVED = "approved"
+    REVOKED = "revoked"  # its database role lost every right (bullpen machines revoke)
+
+
+class JoinState(StrEnum):
+    """Where a machine's request to join stands (`join_requests.state`); the database's
+    own functions move it (board/postgres/schema.py: bullpen_approve)."""
+
+    PENDING = "pending"  # waiting for the operator to approve its code
+    APPROVED = "approved"
+    EXPIRED = "expired"  # its code was older than the pairing time-to-live
+
+
 class RoomLayout(StrEnum):
     """How the room's tmux window holds the session panes (`layout:` in bullpen.yaml)."""
 

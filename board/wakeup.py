@@ -8,10 +8,10 @@ across processes; there a reader polls its cheap indexed query.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from typing import Protocol
 
+from board.connection import Connection
 from board.db import is_postgres
 
 
@@ -41,11 +41,11 @@ class PollWaiter:
         pass
 
 
-def waiter(conn: sqlite3.Connection, poll: float = 0.05) -> ChangeWaiter:
+def waiter(conn: Connection, poll: float = 0.05) -> ChangeWaiter:
     """A waiter for changes to the store `conn` is connected to (its own connection on
     PostgreSQL, listening from now on, so no commit after this call is missed)."""
     if is_postgres(conn):
         from board.postgres.listen import Listener
 
-        return Listener(conn.url)  # type: ignore[attr-defined]
+        return Listener(conn.url)
     return PollWaiter(poll)

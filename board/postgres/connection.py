@@ -13,10 +13,11 @@ The board's statements, rows and transactions keep their SQLite shape:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
+from board.connection import Params, Row
 from board.errors import BullpenError, Refused, StoreFault
 from board.postgres.dialect import translate
 from board.store import redact
@@ -29,12 +30,12 @@ CONNECT_TIMEOUT = 10  # seconds
 def _row_class(names: tuple[str, ...]) -> type:
     index = {name: position for position, name in enumerate(names)}
 
-    class Row(tuple):
+    class NamedRow(tuple):
         """A result row read by position or by column name, like sqlite3.Row."""
 
         __slots__ = ()
 
-        def __getitem__(self, key):  # type: ignore[override]
+        def __getitem__(self, key):
             if isinstance(key, str):
                 return tuple.__getitem__(self, index[key])
             return tuple.__getitem__(self, key)
@@ -42,11 +43,11 @@ def _row_class(names: tuple[str, ...]) -> type:
         def keys(self) -> list[str]:
             return list(names)
 
-    return Row
+    return NamedRow
 
 
 def _rows(cursor: Any):
-    """psycopg row factory making `Row`s (the maker is the tuple subclass itself)."""
+    """psycopg row factory making `NamedRow`s (the maker is the tuple subclass itself)."""
     if cursor.description is None:
         return tuple
     return _row_class(tuple(column.name for column in cursor.description))
@@ -56,19 +57,20 @@ def _params(params: Any) -> Any:
     """SQLite takes booleans as 0/1 in its INTEGER columns; PostgreSQL's BIGINT does not."""
     if params is None:
         return None
-    if isinstance(params, dict):
+    if isinstance(params, Mapping):
         return {key: int(value) if isinstance(value, bool) else value
                 for key, value in params.items()}
     return tuple(int(value) if isinstance(value, bool) else value for value in params)
 
 
 class Cursor:
-    """What the board reads from a statement: rows, `rowcount`, `lastrowid`."""
+    """What the board reads from a statement: rows, `rowcount`, `lastrowid`
+    (board.connection.Cursor)."""
 
     def __init__(self, cursor: Any, returned_id: bool) -> None:
         self._cursor = cursor
-        self.rowcount = cursor.rowcount
-        self.lastrowid = None
+        self.rowcount: int = cursor.rowcount
+        self.lastrowid: int | None = None
         if returned_id:
             row = cursor.fetchone()
             self.lastrowid = row[0] if row is not None else None
@@ -80,15 +82,16 @@ class Cursor:
     def fetchone(self) -> Any:
         return self._cursor.fetchone() if self._cursor.description else None
 
-    def fetchall(self) -> list:
+    def fetchall(self) -> list[Row]:
         return self._cursor.fetchall() if self._cursor.description else []
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[Row]:
         return iter(self.fetchall())
 
 
 class PgConnection:
-    """The board's connection to a PostgreSQL room (see the module docstring)."""
+    """The board's connection to a PostgreSQL room (see the module docstring); a
+    board.connection.Connection."""
 
     dialect = "postgresql"
 
@@ -103,7 +106,7 @@ class PgConnection:
 
         return self.raw.info.transaction_status != TransactionStatus.IDLE
 
-    def execute(self, sql: str, params: Sequence | dict | None = None) -> Cursor:
+    def execute(self, sql: str, params: Params | None = None, /) -> Cursor:
         """Run one statement written in the board's (SQLite) dialect."""
         if sql.strip().upper() == "BEGIN IMMEDIATE":
             # One round trip: both statements in one simple query (no parameters).
@@ -112,7 +115,7 @@ class PgConnection:
         text, returns_id = translate(sql, self.id_tables, params is not None, True)
         return Cursor(self._run(text, _params(params)), returns_id)
 
-    def executemany(self, sql: str, rows: Iterable[Sequence | dict]) -> None:
+    def executemany(self, sql: str, rows: Iterable[Params], /) -> None:
         text, _ = translate(sql, self.id_tables, True, False)
         batch = [_params(row) for row in rows]
         if batch:

@@ -84,7 +84,8 @@ def _name_subqueries(sql: str) -> str:
         close = _closing_paren(sql, sql.index("(", found.start()))
         if close is None:
             return sql
-        word = _AFTER_SUBQUERY.match(sql, close + 1).group(1)
+        after = _AFTER_SUBQUERY.match(sql, close + 1)  # always matches (all optional)
+        word = after.group(1) if after else None
         if word is None or word.lower() in _CLAUSES:
             count += 1
             sql = f"{sql[:close + 1]} AS subquery_{count}{sql[close + 1:]}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from board.errors import StoreFault
 from board.postgres.connection import open_raw
@@ -10,7 +11,7 @@ from board.postgres.pairing_sql import CHANNEL_KEY
 from board.postgres.schema import EVENTS_CHANNEL
 
 
-def channel(raw) -> str:
+def channel(raw: Any) -> str:
     """The room's own events channel: a name only the room's members can read (a guest
     could LISTEN on a name it can guess, and PostgreSQL cannot forbid it per channel)."""
     row = raw.execute("SELECT value FROM meta WHERE key = %s", (CHANNEL_KEY,)).fetchone()
@@ -27,12 +28,13 @@ class Listener:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self._conn = None
+        self._conn: Any = None  # psycopg's connection (open_raw); None while the server is away
         self._listen()
 
     def _listen(self) -> None:
-        self._conn = open_raw(self.url)
-        self._conn.execute(f'LISTEN "{channel(self._conn)}"')
+        conn = open_raw(self.url)
+        conn.execute(f'LISTEN "{channel(conn)}"')
+        self._conn = conn
 
     def wait(self, timeout: float) -> bool:
         import psycopg

@@ -9,6 +9,7 @@ DOUBLE PRECISION. The notebook's FTS5 index becomes a GIN index over the same wo
 
 from board.postgres import pairing_sql
 from board.postgres.code_flow import CODE_FLOW
+from board.postgres.first_pairing import FIRST_PAIRING
 
 VERSION_TABLE = "bullpen_schema"  # one row: the applied migration number
 
@@ -19,119 +20,6 @@ EVENTS_CHANNEL = "bullpen_events"
 # The words a notebook entry is found by; notebook.search uses this very expression so
 # the GIN index serves it.
 NOTEBOOK_WORDS = "to_tsvector('simple', body || ' ' || coalesce(tag, ''))"
-
-# Joining by pairing, enforced by the database itself (default deny). The room's tables
-# belong to its owner; approved machines get them through the group role <db>_room. A new
-# machine's role (<db>_m_<machine>, made by bullpen_request_role, which anyone who can
-# connect may call) can insert its join request (machine and code hash; its role and the
-# time are the server's) and nothing else. Approving a code, single use and valid for
-# PAIRING_TTL seconds, adds the role to the group; revoking removes it. Wrong codes are
-# counted: after MAX_WRONG_CODES in PAIRING_TTL, approvals are refused until they age out.
-# Creating roles needs CREATEROLE: a database owner without it gets a room without pairing.
-PAIRING_TTL = 3600
-MAX_WRONG_CODES = 5
-PAIRING = f"""
-CREATE FUNCTION bullpen_room_group() RETURNS text LANGUAGE sql STABLE AS
-    $$ SELECT current_database() || '_room' $$;
-
-CREATE FUNCTION bullpen_setup_pairing() RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE grp text := bullpen_room_group();
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = grp) THEN
-        EXECUTE format('CREATE ROLE %I NOLOGIN', grp);
-    END IF;
-    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public'
-                   ' TO %I', grp);
-    EXECUTE format('GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO %I', grp);
-    EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE,'
-                   ' DELETE ON TABLES TO %I', grp);
-    EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT, UPDATE'
-                   ' ON SEQUENCES TO %I', grp);
-    REVOKE ALL ON FUNCTION bullpen_approve(text, text), bullpen_revoke(text) FROM PUBLIC;
-    EXECUTE format('GRANT EXECUTE ON FUNCTION bullpen_approve(text, text),'
-                   ' bullpen_revoke(text) TO %I', grp);
-    RETURN true;
-EXCEPTION WHEN insufficient_privilege THEN
-    RETURN false;
-END $$;
-
-CREATE FUNCTION bullpen_request_role(machine text, secret text) RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
-DECLARE who text := current_database() || '_m_' || machine;
-BEGIN
-    IF machine !~ '^[a-z][a-z0-9-]{{0,39}}$' THEN
-        RAISE EXCEPTION 'invalid machine name %', machine USING ERRCODE = '22023';
-    END IF;
-    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = who) THEN
-        IF pg_has_role(who, bullpen_room_group(), 'MEMBER') THEN
-            RAISE EXCEPTION 'machine % is already in the room', machine
-                USING ERRCODE = '42710';
-        END IF;
-        EXECUTE format('ALTER ROLE %I PASSWORD %L', who, secret);  -- pending or revoked
-    ELSE
-        EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', who, secret);
-    END IF;
-    EXECUTE format('GRANT INSERT (machine, code_hash) ON join_requests TO %I', who);
-    RETURN who;
-END $$;
-
-CREATE FUNCTION bullpen_approve(code_hash text, approver text) RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
-DECLARE
-    request join_requests;
-    now_at double precision := extract(epoch FROM clock_timestamp());
-BEGIN
-    PERFORM pg_advisory_xact_lock({0x42554C4C});
-    IF (SELECT count(*) FROM pairing_attempts WHERE outcome = 'wrong'
-            AND created_at > now_at - {PAIRING_TTL}) >= {MAX_WRONG_CODES} THEN
-        RETURN 'locked';
-    END IF;
-    SELECT * INTO request FROM join_requests r WHERE r.code_hash = bullpen_approve.code_hash
-        AND r.role = current_database() || '_m_' || r.machine;
-    IF NOT FOUND THEN
-        INSERT INTO pairing_attempts (outcome, created_at) VALUES ('wrong', now_at);
-        RETURN 'wrong';
-    END IF;
-    IF request.state <> 'pending' THEN
-        RETURN 'used';
-    END IF;
-    IF request.created_at < now_at - {PAIRING_TTL} THEN
-        UPDATE join_requests r SET state = 'expired'
-            WHERE r.machine = request.machine AND r.code_hash = request.code_hash;
-        RETURN 'expired';
-    END IF;
-    UPDATE join_requests r SET state = 'approved'
-        WHERE r.machine = request.machine AND r.code_hash = request.code_hash;
-    EXECUTE format('GRANT %I TO %I', bullpen_room_group(), request.role);
-    INSERT INTO machines (name, role, state, approved_by, approved_at, created_at)
-        VALUES (request.machine, request.role, 'approved', approver, now_at, now_at)
-        ON CONFLICT (name) DO UPDATE SET role = excluded.role, state = 'approved',
-            approved_by = excluded.approved_by, approved_at = excluded.approved_at;
-    INSERT INTO pairing_attempts (outcome, created_at) VALUES ('approved', now_at);
-    RETURN 'approved:' || request.machine;
-END $$;
-
-CREATE FUNCTION bullpen_revoke(machine text) RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
-DECLARE who text;
-BEGIN
-    SELECT m.role INTO who FROM machines m WHERE m.name = bullpen_revoke.machine
-        AND m.role IS NOT NULL;
-    IF who IS NULL THEN
-        RETURN false;
-    END IF;
-    EXECUTE format('REVOKE %I FROM %I', bullpen_room_group(), who);
-    UPDATE machines m SET state = 'revoked' WHERE m.name = bullpen_revoke.machine;
-    BEGIN  -- its open sessions end now (needs pg_signal_backend; else at reconnect)
-        PERFORM pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = who;
-    EXCEPTION WHEN insufficient_privilege THEN
-        NULL;
-    END;
-    RETURN true;
-END $$;
-
-SELECT bullpen_setup_pairing();
-"""
 
 MIGRATIONS: list[str] = [
     # 1: the room
@@ -312,7 +200,7 @@ MIGRATIONS: list[str] = [
         outcome TEXT NOT NULL,
         created_at DOUBLE PRECISION NOT NULL
     );
-    """ + PAIRING,
+    """ + FIRST_PAIRING,
     # 6: two-phase delivery with visible states (queued, held + reason, claimed, typed,
     # handed, read); a session's `deliver:` setting (type: typing into a generic agent)
     """
@@ -340,5 +228,10 @@ MIGRATIONS: list[str] = [
     # 10: the machine each audited action was taken from (issue 22)
     """
     ALTER TABLE audit ADD COLUMN machine TEXT;
+    """,
+    # 11: deliveries.state defaults to a word the vocabulary knows (queued, not the old
+    # pending).
+    """
+    ALTER TABLE deliveries ALTER COLUMN state SET DEFAULT 'queued';
     """,
 ]

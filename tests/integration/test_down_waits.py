@@ -71,3 +71,17 @@ def test_down_ends_an_agent_that_ignores_its_hangup_and_says_so(
     assert "got SIGTERM" in state.read_text()
     room.cli("up", "--detach", "--no-dashboard")  # the room comes back after it
     assert os.path.exists(room.home / "bullpen.db")
+
+
+def test_stop_waits_for_the_agent_and_ends_one_that_ignores_its_hangup(
+        room: LiveRoom, tmp_path: Path) -> None:
+    room.cli("up", "--detach", "--no-dashboard")
+    finisher, stubborn = tmp_path / "finisher.state", tmp_path / "stubborn.state"
+    pid, child = start(room, "finisher", finisher, "--finish-after", "1")
+    room.cli("stop", "finisher")
+    assert "finished" in finisher.read_text().splitlines()
+    assert not alive(pid) and not alive(child)
+    pid, child = start(room, "stubborn", stubborn, "--ignore")
+    done = room.cli("stop", "stubborn")  # 10 s, then SIGTERM (ignored), then SIGKILL
+    assert not alive(pid) and not alive(child)
+    assert "stubborn: " in done.stdout and "(SIGKILL)" in done.stdout

@@ -1,10 +1,15 @@
 """Every SQL statement of the product lives in `board/` (sqlite-utils' rule: the store's
-vocabulary, called by everything else). Nothing is allow-listed."""
+vocabulary, called by everything else). Nothing is allow-listed. Inside those
+statements, states are bound from board.vocabulary's enums, never spelled as literals."""
 
 from __future__ import annotations
 
 import ast
+import re
+from enum import StrEnum
 from pathlib import Path
+
+from board import vocabulary
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE_BOARD = ("worktrees", "workers", "tui")
@@ -40,3 +45,48 @@ def test_the_check_sees_statements_however_the_connection_is_named() -> None:
               "cur.executemany(q, [])\n"
               "git.Git('.').execute(['git', 'status'])\n")
     assert sql_calls(ast.parse(source)) == [1, 2]
+
+
+# Migrations are append-only history (a released one never changes), and the database's
+# own functions they create take no parameters: the modules holding migration text keep
+# the words they were written with. Every other string in board/ binds its states.
+SCHEMA_MODULES = ("board/schema.py", "board/postgres/schema.py",
+                  "board/postgres/code_flow.py", "board/postgres/first_pairing.py",
+                  "board/postgres/pairing_sql.py")
+VOCABULARY = frozenset(member.value for enum in vars(vocabulary).values()
+                       if isinstance(enum, type) and issubclass(enum, StrEnum)
+                       and enum is not StrEnum for member in enum)
+SQL_LITERAL = re.compile(r"'((?:[^']|'')*)'")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    owners = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, owners) and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+
+
+def state_literals(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, word) for each vocabulary word quoted as a SQL literal in a string."""
+    skipped = _docstrings(tree)
+    return [(node.lineno, word) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in skipped
+            for word in SQL_LITERAL.findall(node.value) if word in VOCABULARY]
+
+
+def test_no_state_literal_in_board_sql() -> None:
+    found = [f"{path.relative_to(ROOT)}:{line}: '{word}'"
+             for path in sorted((ROOT / "board").rglob("*.py"))
+             if str(path.relative_to(ROOT)) not in SCHEMA_MODULES
+             for line, word in state_literals(ast.parse(path.read_text(), str(path)))]
+    assert found == [], "bind these states as parameters from board.vocabulary's enums"
+
+
+def test_the_literal_check_sees_states_in_plain_and_formatted_sql() -> None:
+    source = ('''"""Docstrings may say 'queued'."""\n'''
+              "a = \"UPDATE deliveries SET state = 'held' WHERE note = ?\"\n"
+              "b = f\"SELECT * FROM tasks WHERE {c} AND status IN ('done', ?)\"\n"
+              "d = \"SELECT name FROM sqlite_master WHERE type = 'table'\"\n"
+              "e = \"state = ?\"\n")
+    assert state_literals(ast.parse(source)) == [(2, "held"), (3, "done")]

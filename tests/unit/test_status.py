@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from workers.agents.kinds import adapter_for
+from workers.coordinator.delivery import hold_reason
 from workers.coordinator.status import HookReport, PaneStatus, Status, StatusTracker
 from workers.tmux.panes import PaneSnapshot
 
@@ -272,3 +275,41 @@ def test_the_agent_itself_on_an_alternate_screen_is_read_a_child_is_in_front() -
     child = t.update(snap("h1", lines=lines, alternate=True, in_front=False, command="less"),
                      {"%1": hermes})["%1"]
     assert child.status is Status.UNKNOWN and child.reason == "less in front"
+
+
+def test_what_a_human_left_on_a_generic_programs_cursor_line_is_its_input() -> None:
+    """A generic program (`deliver: type`): text a human typed (a key reached the pane
+    just before the line changed) stays input long after the keyboard went quiet; the
+    program's own rewrites and new lines are not input."""
+    generic = adapter_for("python3 agent.py", "type")
+    t, clock = tracker()
+
+    def tick(content: str, lines: tuple[str, ...], key_at: float | None = None) -> PaneStatus:
+        shots = snap(content, lines=lines)
+        shot: PaneSnapshot = replace(shots["%1"], key_at=key_at)
+        return t.update({"%1": shot}, {"%1": generic})["%1"]
+
+    out = ("got: hello", "[exit 0]")
+    tick("h1", (*out, "agent>"))
+    clock.now += 2.0
+    assert tick("h1", (*out, "agent>")).input_text is None  # the program's prompt, idle
+    typed_at = clock.now
+    tick("h2", (*out, "agent> half typed"), key_at=typed_at)
+    clock.now += 5.0  # the human left it there: the keyboard has been quiet for 5 s
+    left = tick("h2", (*out, "agent> half typed"), key_at=typed_at)
+    assert (left.status, left.input_text) == (Status.IDLE, "half typed")
+    assert hold_reason(generic, left, key_at=typed_at, now=clock.now) == "human typing"
+    cleared_at = clock.now
+    tick("h1", (*out, "agent>"), key_at=cleared_at)  # Ctrl-U
+    clock.now += 5.0
+    empty = tick("h1", (*out, "agent>"), key_at=cleared_at)
+    assert empty.input_text is None
+    assert hold_reason(generic, empty, key_at=cleared_at, now=clock.now) is None
+    # The program rewriting its own line, no key near it, is no human's text.
+    tick("h3", (*out, "agent> ready"))
+    clock.now += 2.0
+    assert tick("h3", (*out, "agent> ready")).input_text is None
+    # A new line (the rows above changed) starts afresh.
+    tick("h4", (*out, "agent> ready", "got: x", "agent>"))
+    clock.now += 2.0
+    assert tick("h4", (*out, "agent> ready", "got: x", "agent>")).input_text is None

@@ -92,7 +92,7 @@ def invite_partner(args: argparse.Namespace) -> int:
             raise Refused("only the operator can invite partners")
         name = machines.register_here(current.conn, current.home, owner=True)
         role, password = pairing.invite(current.conn)
-        url = pairing.guest_url(current.conn.url, role, password, args.host)  # type: ignore[attr-defined]
+        url = pairing.guest_url(pairing.room_url(current.conn), role, password, args.host)
         origin = current_origin(current.home.parent)
     print(f"this room is ready for partners: guest login {role} (it may only ask to"
           " join; this rotates its password)")

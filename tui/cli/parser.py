@@ -11,6 +11,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from tui import cli
 from tui.cli.output import fail
@@ -58,7 +59,7 @@ def version() -> str:
 class _Subcommands(argparse._SubParsersAction):
     """Subcommands whose own --help opens with the line they are listed with."""
 
-    def add_parser(self, name: str, **kwargs):  # type: ignore[override]
+    def add_parser(self, name: str, **kwargs):
         listed = kwargs.get("help")
         if listed and listed != argparse.SUPPRESS:
             kwargs.setdefault("description", listed[:1].upper() + listed[1:] + ".")
@@ -81,6 +82,8 @@ def _columns() -> int:
         return int(os.environ["COLUMNS"])
     except (KeyError, ValueError):
         pass
+    if sys.__stdout__ is None:  # no standard output at all
+        return 80
     try:
         return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
     except (AttributeError, ValueError, OSError):
@@ -96,7 +99,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.register("action", "parsers", _Subcommands)
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         fail(f"{self.prog}: {message} (see {self.prog} --help)", 2)
 
     def _check_value(self, action: argparse.Action, value: object) -> None:

@@ -171,7 +171,8 @@ def attach_room(args: argparse.Namespace) -> int:
 
 def _attach(home: Path, name: str | None) -> int:
     try:  # the room is laid out for this terminal (too small: a window per session)
-        size: tuple[int, int] | None = tuple(os.get_terminal_size(sys.stdout.fileno()))
+        columns, lines = os.get_terminal_size(sys.stdout.fileno())
+        size: tuple[int, int] | None = (columns, lines)
     except OSError:
         size = None
     argv = _control(home).attach_command(name, size)  # focuses NAME's own pane, or refuses

@@ -57,8 +57,8 @@ class DashboardApp(App[None]):
                                       " keeps running)", self.action_close_dashboard),
                 "Screenshot": SystemCommand("Screenshot", "Save an SVG of the screen in"
                                             " .bullpen/screenshots/", self.action_snapshot)}
-        for command in super().get_system_commands(screen):
-            yield ours.get(command.title, command)
+        for offered in super().get_system_commands(screen):
+            yield ours.get(offered.title, offered)
 
     def action_snapshot(self) -> None:
         """Save an SVG of the screen in the room's own folder and say where."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def commands_in(group: str) -> list[Command]:
     return [command for command in COMMANDS if command.group == group]
 
 
-def bindings_for(group: str) -> list[Binding]:
+def bindings_for(group: str) -> list[BindingType]:
     """Bindings for a group's commands, aimed at the actions of the widget that declares
     them (the board, the sessions table, or the screen for the global group)."""
     return [Binding(command.keys, command.action, command.label or command.title,

@@ -7,12 +7,12 @@ a few rows per event, not a reload.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from board import attention, conflicts, notebook, notes, sessions, views
 from board.attention import Delivery, HeldNote
+from board.connection import Connection
 from board.models import Event, Note, NotebookEntry, Session, Task
 from board.views import AlertRow
 from board.vocabulary import EventKind, TaskStatus
@@ -88,7 +88,7 @@ class RoomDelta:
     deliveries_dirty: bool = False
 
 
-def session_rows(conn: sqlite3.Connection) -> list[SessionRow]:
+def session_rows(conn: Connection) -> list[SessionRow]:
     """Every session with its unread count (two queries)."""
     unread = views.unread_counts(conn)
     reasons = attention.status_reasons(conn)
@@ -147,10 +147,11 @@ def event_item(event: Event) -> StreamItem | None:
 
 
 # Events that follow a task's move in the same transaction and say more about it.
-_SAYS_MORE = {EventKind.TASK_DONE: TaskStatus.DONE, EventKind.TASK_BLOCKED: TaskStatus.BLOCKED}
+_SAYS_MORE: dict[str, TaskStatus] = {EventKind.TASK_DONE: TaskStatus.DONE,
+                                     EventKind.TASK_BLOCKED: TaskStatus.BLOCKED}
 
 
-def load_snapshot(conn: sqlite3.Connection) -> RoomDelta:
+def load_snapshot(conn: Connection) -> RoomDelta:
     """Everything the dashboard shows at start, as one `initial` delta."""
     last_event = views.last_event_id(conn)
     recent = notes.recent(conn, STREAM_HISTORY)
@@ -166,7 +167,7 @@ def load_snapshot(conn: sqlite3.Connection) -> RoomDelta:
     )
 
 
-def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) -> RoomDelta:
+def load_delta(conn: Connection, events: list[Event], last_note: int) -> RoomDelta:
     """The changes named by `events` (oldest first), reading only the rows they touch.
 
     Sessions and alerts are only flagged: their rows are read by `fill_panels`, which the
@@ -216,7 +217,7 @@ def load_delta(conn: sqlite3.Connection, events: list[Event], last_note: int) ->
     return delta
 
 
-def fill_panels(conn: sqlite3.Connection, delta: RoomDelta, sessions_too: bool,
+def fill_panels(conn: Connection, delta: RoomDelta, sessions_too: bool,
                 alerts_too: bool, deliveries_too: bool = False) -> None:
     """Read the sessions and alerts panels' rows into `delta` (each a whole, small table),
     and after deliveries moved on, the held notes and the newest notes' states."""

@@ -18,7 +18,8 @@ from board.attention import Delivery
 from board.vocabulary import DeliveryState, NoteKind, SessionStatus
 from tui.dashboard.feed import StreamItem, StreamKind
 
-STATUS_STYLES = {
+# Keyed by enum members, looked up by the stored strings (a StrEnum member is its string).
+STATUS_STYLES: dict[str, str] = {
     SessionStatus.WORKING: "bold green",
     SessionStatus.IDLE: "cyan",
     SessionStatus.NEEDS_INPUT: "bold yellow",
@@ -26,7 +27,7 @@ STATUS_STYLES = {
     SessionStatus.EXITED: "red",
     SessionStatus.STOPPED: "dim",
 }
-KIND_STYLES = {
+KIND_STYLES: dict[str, str] = {
     NoteKind.NOTE: "bold",
     NoteKind.HANDOFF: "bold magenta",
     NoteKind.ALERT: "bold red",
@@ -35,9 +36,10 @@ KIND_STYLES = {
     StreamKind.NOTEBOOK: "green",
     StreamKind.EVENT: "dim",
 }
-DELIVERY_STYLES = {DeliveryState.QUEUED: "bold yellow", DeliveryState.HELD: "bold red",
-                   DeliveryState.CLAIMED: "yellow", DeliveryState.TYPED: "green",
-                   DeliveryState.HANDED: "green", DeliveryState.READ: "dim green"}
+DELIVERY_STYLES: dict[str, str] = {
+    DeliveryState.QUEUED: "bold yellow", DeliveryState.HELD: "bold red",
+    DeliveryState.CLAIMED: "yellow", DeliveryState.TYPED: "green",
+    DeliveryState.HANDED: "green", DeliveryState.READ: "dim green"}
 
 
 SHELLS = frozenset({"sh", "bash", "zsh", "fish", "dash", "ksh"})

@@ -61,7 +61,9 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
               for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
     unseen = [row for row in alerts if row.state in UNSEEN_ALERT_STATES]
     # An alert's own note held back is one thing waiting, not two: it shows as the alert.
-    held_reasons = {(item.note.id, item.recipient): item.reason for item in held}
+    # Keyed as an alert names its note, which it may lack (`None` is never held).
+    held_reasons: dict[tuple[int | None, str], str | None] = {
+        (item.note.id, item.recipient): item.reason for item in held}
     alerted = {(row.alert.note, row.alert.session) for row in unseen}
     found += [Need((NeedKind.HELD, item.note.id, item.recipient), NeedKind.HELD,
                    f"note #{item.note.id} {item.note.sender} → {item.recipient} held"

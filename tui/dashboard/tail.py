@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from board import events, views, wakeup
+from board.connection import Connection
 from board.db import connect
 from board.errors import BullpenError
 from tui.dashboard import feed
@@ -27,8 +28,8 @@ PANEL_SECONDS = 0.25  # sessions/alerts rows are re-read at most this often
 class EventTail:
     """A daemon thread: one snapshot, then a delta for each batch of new events."""
 
-    def __init__(self, db_path: Path, on_delta: Callable[[RoomDelta], None],
-                 on_error: Callable[[Exception], None] | None = None,
+    def __init__(self, db_path: Path, on_delta: Callable[[RoomDelta], object],
+                 on_error: Callable[[Exception], object] | None = None,
                  interval: float = POLL_SECONDS) -> None:
         self.db_path = db_path
         self.on_delta = on_delta
@@ -67,7 +68,7 @@ class EventTail:
         finally:
             conn.close()
 
-    def _listen(self, conn: sqlite3.Connection) -> None:
+    def _listen(self, conn: Connection) -> None:
         """On PostgreSQL, commits wake the loop (LISTEN/NOTIFY) and it stops polling the
         server every few milliseconds: it looks again only at the panels' pace."""
         changes = wakeup.waiter(conn)
@@ -85,7 +86,7 @@ class EventTail:
 
         threading.Thread(target=relay, name="bullpen-tail-listen", daemon=True).start()
 
-    def _loop(self, conn: sqlite3.Connection, last_event: int, last_note: int) -> None:
+    def _loop(self, conn: Connection, last_event: int, last_note: int) -> None:
         sessions_due = alerts_due = deliveries_due = False  # waiting for their throttle
         panels_at = 0.0
         while not self._stop.is_set():

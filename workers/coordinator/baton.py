@@ -17,11 +17,11 @@ finds the commits already there and says so, so the handoff is still sent once.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from itertools import combinations
 from pathlib import Path
 
 from board import sessions, tasks
+from board.connection import Connection
 from board.errors import BullpenError
 from board.vocabulary import BaseMode
 from worktrees.naming import branch_for
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 SHOWN = 5  # files named in one line
 
 
-def carry(conn: sqlite3.Connection, assignee: str, task_id: int) -> str | None:
+def carry(conn: Connection, assignee: str, task_id: int) -> str | None:
     """Bring the final commits of task `task_id`'s parents into `assignee`'s worktree."""
     session = sessions.get(conn, assignee)
     if session is None or not session.worktree or not Path(session.worktree).is_dir():
@@ -81,7 +81,7 @@ def _carry(worktree: Path, branches: dict[str, str], heads: dict[str, str]) -> s
             return (f"Not merged: {name}'s commit {head[:7]} conflicts with your own work in"
                     f" {_files(tuple(f.path for f in clash.files))}; nothing was touched."
                     f" Run bullpen sync {name} --keep-conflicts to resolve it.")
-    done = []
+    done: list[str] = []
     for name, head in missing.items():
         report = sync(worktree, branches[name])
         if not report.merged:
@@ -92,7 +92,7 @@ def _carry(worktree: Path, branches: dict[str, str], heads: dict[str, str]) -> s
     return f"Your worktree now holds {', '.join(done)} ({how}; no sync needed)."
 
 
-def _parent_branches(conn: sqlite3.Connection, assignee: str, task_id: int) -> dict[str, str]:
+def _parent_branches(conn: Connection, assignee: str, task_id: int) -> dict[str, str]:
     """The sessions whose tasks `task_id` waited for, each with its branch (plan order)."""
     found: dict[str, str] = {}
     for parent_id in tasks.get(conn, task_id).parents:

@@ -9,11 +9,11 @@ a bad commit can never stop every later start-up.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
 from board import alerts, marks, sessions
+from board.connection import Connection
 from board.db import write
 from board.models import Session
 from workers.coordinator import guard
@@ -27,7 +27,7 @@ def head_mark(session: str) -> str:
     return f"head:{session}"
 
 
-def recorded_head(conn: sqlite3.Connection, name: str) -> str | None:
+def recorded_head(conn: Connection, name: str) -> str | None:
     """The last head recorded for session `name`: its mark, else the base it started from."""
     seen = marks.get_mark(conn, head_mark(name))
     if seen:
@@ -36,36 +36,36 @@ def recorded_head(conn: sqlite3.Connection, name: str) -> str | None:
     return session.base if session is not None else None
 
 
-def catch_up_commits(conn: sqlite3.Connection, root: Path,
+def catch_up_commits(conn: Connection, root: Path,
                      known: Iterable[Session]) -> None:
     """Record the commits each session's branch gained since its head was last seen."""
     for session in known:
         if not session.branch:
             continue
         try:
-            _catch_up(conn, root, session)
+            _catch_up(conn, root, session, session.branch)
         except Exception as error:
             if guard.is_store_fault(error):
                 raise
             log.error("catch-up of %s's commits skipped: %s", session.name,
                       guard.reason(error))
-            _skip_to_head(conn, root, session)
+            _skip_to_head(conn, root, session.name, session.branch)
 
 
-def _skip_to_head(conn: sqlite3.Connection, root: Path, session: Session) -> None:
+def _skip_to_head(conn: Connection, root: Path, name: str, branch: str) -> None:
     """Mark the branch's head seen, so the next start-up does not retry it."""
     try:
-        head = branch_head(root, session.branch)
+        head = branch_head(root, branch)
     except Exception:  # a vanished branch or git failing: nothing to mark
         return
     if head:
-        marks.set_mark(conn, head_mark(session.name), head)
+        marks.set_mark(conn, head_mark(name), head)
 
 
-def _catch_up(conn: sqlite3.Connection, root: Path, session: Session) -> None:
+def _catch_up(conn: Connection, root: Path, session: Session, branch: str) -> None:
     # git runs before the write transaction, not under the store's write lock: the
     # coordinator's recording lock keeps the watcher from recording meanwhile.
-    head = branch_head(root, session.branch)
+    head = branch_head(root, branch)
     seen = recorded_head(conn, session.name)
     if not head or head == seen:
         return

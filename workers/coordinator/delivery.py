@@ -18,11 +18,11 @@ again; pane gone or replaced → re-offered marked as a possible repeat.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Mapping
 
 from board import deliveries
+from board.connection import Connection
 from board.models import Note, Session
 from board.vocabulary import HoldReason
 from workers.agents import framing
@@ -115,7 +115,7 @@ def typed_may_have_reached(error: Exception, entering: bool) -> bool:
 class Deliverer:
     """Delivers each session's waiting notes: typed, held with a reason, or announced."""
 
-    def __init__(self, conn: sqlite3.Connection, server: RoomServer,
+    def __init__(self, conn: Connection, server: RoomServer,
                  on_step: Callable[[str], None] | None = None) -> None:
         self.conn = conn
         self.server = server

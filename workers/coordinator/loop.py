@@ -2,7 +2,8 @@
 
 It tails the store's events by id, polls every pane with one tmux call per tick,
 records each session's status, types pending notes into idle panes, runs the file
-watcher, and turns events into pings. A lock file keeps it single; `up` restarts it.
+watcher and the radar (watching.py), and turns events into pings. A lock file keeps it
+single; `up` restarts it.
 """
 
 from __future__ import annotations
@@ -11,23 +12,23 @@ import logging
 import os
 import threading
 import time
-from collections import deque
 from pathlib import Path
 
-from board import alerts, events, marks, reads, sessions, wakeup
-from board.db import connect, write
+from board import events, marks, sessions, wakeup
+from board.db import connect
 from board.home import DB_NAME
 from board.integrity import check_after_unclean_stop, mark_clean_stop
-from board.models import Session
+from board.models import Event, Session
 from board.room import check_store_present
-from board.vocabulary import MAIN_CHECKOUT, DesiredState, EventKind, ReadSource
-from workers.coordinator import catch_up, guard, missed_edits, missed_reads
+from board.vocabulary import DesiredState, EventKind
+from workers.coordinator import catch_up, guard, missed_reads
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
-from workers.coordinator.poll import PanePoller, shown_state
+from workers.coordinator.poll import Observation, PanePoller, shown_state
 from workers.coordinator.presence import Presence
 from workers.coordinator.status import Status, StatusTracker
+from workers.coordinator.watching import Watching
 from workers.tmux import layout
 from workers.tmux.server import RoomServer
 
@@ -69,22 +70,13 @@ class Coordinator:
         self.deliverer = Deliverer(self.conn, self.server)
         self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer, home)
         self.dispatcher = Dispatcher(self.conn)
-        self.watcher = self.radar = None  # the radar runs while the watcher does
+        self.watching = Watching(home, self.conn, self.presence, self.pusher)
         self.watch = watch
-        self._fs_reads: dict[str, object] = {}  # session -> its FsReads, when opted in
-        self._thread_conns = threading.local()  # watcher threads write on their own
         self._last_pane_poll = 0.0
         self._last_housekeeping = 0.0
         self._retarget_at: float | None = None  # when the watch set is due for a rebuild
         self._activity_written: dict[str, float] = {}
         self._caught_up = False
-        self._targets: dict[str, Path] = {}  # what the watcher was last asked to watch
-        self.watch_mark = missed_edits.WatchMark(home)  # edits nobody watched, and since when
-        # Changes the watcher saw while the store could not take them: recorded later.
-        self._unrecorded: deque = deque()
-        # The start-up catch-up (main thread) and the watcher (its own thread) may both
-        # meet one commit; recording under this lock, each checks the recorded head first.
-        self._recording = threading.Lock()
         self.backoff = guard.Backoff()
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -93,7 +85,7 @@ class Coordinator:
         """Run until `stop` is set. Store faults are retried with back-off (the state
         says so in the lock file, for `ls`); bad items are logged and skipped."""
         if self.watch:
-            self._start_watcher()
+            self.watching.start()
         self._retarget_at = time.monotonic() + RETARGET_SETTLE
         try:
             while not stop.is_set():
@@ -116,13 +108,7 @@ class Coordinator:
             self.changes.close()
             if self.pusher is not None:
                 self.pusher.stop()
-            if self.watcher is not None:
-                if self.watcher.is_ready():
-                    self.watch_mark.stopping()  # watched until this moment
-                self.watcher.stop()
-                self.radar.stop()
-            for reader in self._fs_reads.values():
-                reader.stop()
+            self.watching.stop()
             mark_clean_stop(self.conn)
             self.presence.stopped(self.conn)  # others need not wait for its beat to age
             self.conn.close()
@@ -149,12 +135,12 @@ class Coordinator:
             missed_reads.catch_up_reads(self.conn, self.home, self._my_sessions())
             self.catch_up_commits()
             self._caught_up = True
-        self._record_unrecorded()
+        self.watching.record_unrecorded()
         self._apply_events()
         if self._retarget_at is not None and now >= self._retarget_at:
             self._retarget_at = None
-            self._retarget()
-        self._follow_watch(now)
+            self.watching.retarget(self._my_sessions())
+        self.watching.follow(now)
         if now - self._last_pane_poll >= PANE_TICK:
             self._last_pane_poll = now
             self._poll_panes()
@@ -200,10 +186,9 @@ class Coordinator:
         if retarget:
             self._retarget_at = time.monotonic() + RETARGET_SETTLE
 
-    def _apply(self, event) -> None:
+    def _apply(self, event: Event) -> None:
         self.dispatcher.handle(event)
-        if self.radar is not None:  # the conflict radar: what this event may have changed
-            self.radar.heard(event)
+        self.watching.heard(event)
         if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
         if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")
@@ -212,7 +197,7 @@ class Coordinator:
 
     def catch_up_commits(self) -> None:
         """Commits made while no coordinator ran are recorded now (alerts and pings follow)."""
-        with self._recording:
+        with self.watching.recording:
             catch_up.catch_up_commits(self.conn, self.root, self._my_sessions())
         for session in self._my_sessions() if self.pusher is not None else ():
             self.pusher.push_session(self.conn, session.name)  # commits made while down
@@ -231,7 +216,7 @@ class Coordinator:
                 log.error("session %s skipped this tick: %s", session.name,
                           guard.reason(error))
 
-    def _poll_one(self, session: Session, seen) -> None:
+    def _poll_one(self, session: Session, seen: Observation) -> None:
         """Record one session's state (and why), then type, hold or announce its notes."""
         status, code, reason = shown_state(seen.states.get(session.name))
         sessions.set_status(self.conn, session.name, status, code,
@@ -247,97 +232,6 @@ class Coordinator:
             return None
         self._activity_written[name] = now
         return now
-
-    # -- the watcher ---------------------------------------------------------------------
-
-    def _start_watcher(self) -> None:
-        from workers.coordinator.radar import Radar
-        from workers.coordinator.watcher import Watcher
-
-        self.watcher = Watcher(self.root, on_change=self._on_change,
-                               known_head=self._known_head)
-        self.watcher.start()
-        self.radar = Radar(self.root, lambda: connect(self.db_path), self.presence.mine).start()
-
-    def _retarget(self) -> None:
-        """Watch the main checkout and every session's worktree; read-watch opted-in ones."""
-        known = self._my_sessions()
-        worktrees = {s.name: Path(s.worktree) for s in known
-                     if s.worktree and Path(s.worktree).is_dir()}
-        self._targets = {MAIN_CHECKOUT: self.root, **worktrees}
-        if self.watcher is not None:
-            self.watcher.set_targets(self._targets)
-        opted_in = {s.name for s in known if s.fs_reads}
-        for name in set(self._fs_reads) - (opted_in & set(worktrees)):
-            self._fs_reads.pop(name).stop()
-        for name in (opted_in & set(worktrees)) - set(self._fs_reads):
-            from workers.coordinator.fs_reads import FsReads
-
-            reader = FsReads(worktrees[name], on_reads=self._recorder(name))
-            reader.start()
-            self._fs_reads[name] = reader
-
-    def _follow_watch(self, now: float) -> None:
-        """Once the first watch has begun, record the edits no coordinator watched (a
-        store fault retries them all on the next tick); then keep marking it watched."""
-        if self.watcher is not None and self._targets and self.watcher.is_ready():
-            self.watch_mark.follow(self._targets, now, self._record_or_skip)
-
-    def _known_head(self, source: str) -> str | None:
-        """The head last recorded for a session's checkout (none for the main checkout)."""
-        if source == MAIN_CHECKOUT:
-            return None
-        return catch_up.recorded_head(self._thread_conn(), source)
-
-    def _thread_conn(self):
-        """This thread's own connection (sqlite3 connections are not shared across threads)."""
-        conn = getattr(self._thread_conns, "conn", None)
-        if conn is None:
-            conn = self._thread_conns.conn = connect(self.home / DB_NAME)
-        return conn
-
-    def _on_change(self, batch) -> None:
-        """Record a watcher batch (on the watcher's thread); if the store cannot take it,
-        the main loop records it once the store is writable again."""
-        try:
-            self._record(self._thread_conn(), batch)
-        except Exception as error:
-            if guard.is_store_fault(error):
-                self._unrecorded.append(batch)
-            else:
-                log.error("change in %s skipped: %s", batch.source, guard.reason(error))
-
-    def _record_unrecorded(self) -> None:
-        while self._unrecorded:
-            self._record_or_skip(self._unrecorded[0])
-            self._unrecorded.popleft()
-
-    def _record_or_skip(self, batch) -> None:
-        """Record a batch on the main thread, else log and skip it (store faults raise)."""
-        try:
-            self._record(self.conn, batch)
-        except Exception as error:
-            if guard.is_store_fault(error):
-                raise
-            log.error("change in %s skipped: %s", batch.source, guard.reason(error))
-
-    def _record(self, conn, batch) -> None:
-        # The change and its head commit together (else catch-up records it again).
-        with self._recording, write(conn):
-            if batch.commit and marks.get_mark(conn, catch_up.head_mark(batch.source)) \
-                    == batch.commit:
-                return  # the start-up catch-up recorded this commit already
-            alerts.record_change(conn, batch.source, batch.paths, batch.commit,
-                                 batch.message, batch.as_edited)
-            if batch.commit:
-                marks.set_mark(conn, catch_up.head_mark(batch.source), batch.commit)
-        if batch.commit and self.pusher is not None:
-            self.pusher.push_session(conn, batch.source)
-
-    def _recorder(self, session: str):
-        def record(paths: list[str]) -> None:
-            reads.record(self._thread_conn(), session, paths, source=ReadSource.FS)
-        return record
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

@@ -12,11 +12,11 @@ counted twice: the hook records after the call, later than the record's stamp.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
 from board import reads
+from board.connection import Connection
 from board.models import Session
 from board.vocabulary import ReadSource
 from workers.agents.kinds import adapter_for
@@ -25,7 +25,7 @@ from workers.coordinator import guard
 log = logging.getLogger(__name__)
 
 
-def catch_up_reads(conn: sqlite3.Connection, home: Path, known: Iterable[Session]) -> int:
+def catch_up_reads(conn: Connection, home: Path, known: Iterable[Session]) -> int:
     """Record the reads sessions' agents made that no hook recorded; returns how many."""
     recorded = 0
     for session in known:
@@ -39,7 +39,7 @@ def catch_up_reads(conn: sqlite3.Connection, home: Path, known: Iterable[Session
     return recorded
 
 
-def _catch_up(conn: sqlite3.Connection, home: Path, session: Session) -> int:
+def _catch_up(conn: Connection, home: Path, session: Session) -> int:
     def after() -> float:
         return reads.latest(conn, session.name) or session.created_at
 

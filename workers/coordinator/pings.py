@@ -13,9 +13,9 @@ events after a crash never pings twice.
 from __future__ import annotations
 
 import logging
-import sqlite3
 
 from board import history, marks, pings, sessions, tasks, validate
+from board.connection import Connection
 from board.errors import BullpenError
 from board.models import OPERATOR, Event
 from board.vocabulary import EventKind, NoteKind, TaskStatus
@@ -47,7 +47,7 @@ def _cut(text: str, limit: int | None) -> str:
     return text[: max(0, limit - 1)].rstrip() + "…"
 
 
-def ready_ping(conn: sqlite3.Connection, task_id: int, code: str | None = None) -> str:
+def ready_ping(conn: Connection, task_id: int, code: str | None = None) -> str:
     """The handoff: the task, how to claim and finish it, each parent's summary (always
     whole: the task's body, then the titles, are cut first to fit a typed line) and what
     the baton carried (`code`)."""
@@ -93,7 +93,7 @@ def commit_ping(author: str, commit: str, message: str | None, paths: list[str])
 
 
 class Dispatcher:
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.cursor = int(marks.get_mark(conn, CURSOR) or 0)
 
@@ -103,8 +103,9 @@ class Dispatcher:
                 self._on_ready(event.session, event.ref)
             elif event.kind == EventKind.TASK_ASSIGNED and event.data.get("assignee") and event.ref:
                 self._on_ready(event.data["assignee"], event.ref)  # handed a ready task
-            elif event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit"):
-                self._on_commit(event)
+            elif (event.kind == EventKind.CHANGE_RECORDED and event.session
+                  and event.data.get("commit")):
+                self._on_commit(event.session, event)
             elif event.kind == EventKind.SESSION_FINISHED and event.session:
                 pings.send_once(self.conn, f"finished:{event.session}:{event.ref}", OPERATOR,
                                    f"{event.session} finished its last task (#{event.ref}).",
@@ -126,8 +127,8 @@ class Dispatcher:
         pings.send_once(self.conn, key, assignee, ready_ping(self.conn, task_id, code),
                         kind=NoteKind.HANDOFF, task=task_id)
 
-    def _on_commit(self, event: Event) -> None:
-        author, commit = event.session, event.data["commit"]
+    def _on_commit(self, author: str, event: Event) -> None:
+        commit = event.data["commit"]
         change = history.change(self.conn, event.ref)
         paths = list(change.paths) if change else event.data.get("paths", [])
         message = change.message if change else None

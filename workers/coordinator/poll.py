@@ -3,10 +3,10 @@ its adapter and hook report, recover deliveries a crash left half done, deliver.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from board.connection import Connection
 from board.models import Session
 from workers.agents import agent_files
 from workers.agents.adapter import Adapter, AgentState
@@ -37,7 +37,7 @@ def shown_state(state: PaneStatus | None) -> tuple[str, int | None, str | None]:
 class PanePoller:
     """Observes every running session's pane and delivers its notes."""
 
-    def __init__(self, conn: sqlite3.Connection, server: RoomServer, tracker: StatusTracker,
+    def __init__(self, conn: Connection, server: RoomServer, tracker: StatusTracker,
                  deliverer: Deliverer, home: Path | None = None) -> None:
         self.conn = conn
         self.home = home  # where the agents' hooks leave what they ask

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from board import machines, marks, previews
+from board.connection import Connection
 from board.db import is_postgres
 from board.errors import BullpenError
 from board.models import Session
@@ -23,7 +24,7 @@ PREVIEW_WIDTH = 200  # characters kept of each line
 
 
 class Presence:
-    def __init__(self, home: Path, conn: sqlite3.Connection) -> None:
+    def __init__(self, home: Path, conn: Connection) -> None:
         self.machine = machines.claim(conn, home)  # refused if another machine has its name
         self.shared = is_postgres(conn)
         # sessions without a machine (registered before rooms had machines) are the
@@ -45,7 +46,7 @@ class Presence:
         """Where `up` leaves this machine's `push:` remote for its coordinator."""
         return f"push:{self.machine}"
 
-    def pusher(self, conn: sqlite3.Connection, root: Path):
+    def pusher(self, conn: Connection, root: Path):
         """A Pusher for the `push:` remote `up` recorded, or None when there is none."""
         remote = marks.get_mark(conn, self.push_mark())
         if not remote:
@@ -54,21 +55,21 @@ class Presence:
 
         return Pusher(root, remote)
 
-    def beat_if_due(self, conn: sqlite3.Connection) -> None:
+    def beat_if_due(self, conn: Connection) -> None:
         """A heartbeat every BEAT_EVERY seconds, on a shared store only."""
         now = time.monotonic()
         if self.shared and now - self._last_beat >= machines.BEAT_EVERY:
             machines.beat(conn, self.machine)
             self._last_beat = now
 
-    def stopped(self, conn: sqlite3.Connection) -> None:
+    def stopped(self, conn: Connection) -> None:
         """Say that this machine's coordinator stopped (its beat goes): `room migrate`
         elsewhere need not wait for it to age out. Best effort: the store may be gone."""
         if self.shared:
             with contextlib.suppress(BullpenError, sqlite3.Error):
                 machines.stop_beating(conn, self.machine)
 
-    def preview_if_due(self, conn: sqlite3.Connection, session: str, snap) -> None:
+    def preview_if_due(self, conn: Connection, session: str, snap) -> None:
         """On a shared store, keep a short cleaned capture of the pane for the other
         machines' dashboards: at most every PREVIEW_EVERY seconds, only when it changed."""
         if not self.shared or snap is None or snap.content_hash is None:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from board import conflicts, sessions
 from board.conflicts import ConflictFile
+from board.connection import Connection
 from board.errors import BullpenError
 from board.models import Session
 from board.vocabulary import MAIN_CHECKOUT, EventKind
@@ -57,7 +58,7 @@ _CACHE = 4096  # predictions kept, by the pair of commits
 class Radar:
     """Predicts conflicts between live sessions and with the base; see the module doc."""
 
-    def __init__(self, root: Path, connect_db: Callable[[], object],
+    def __init__(self, root: Path, connect_db: Callable[[], Connection],
                  mine: Callable[[list[Session]], list[Session]] = lambda known: known,
                  bullpen: str | None = None) -> None:
         from workers.coordinator.pings import BULLPEN
@@ -138,11 +139,11 @@ class Radar:
                     with self._lock:
                         self._pending = {**dict.fromkeys(pending), **self._pending}
         finally:
-            conn.close()  # type: ignore[attr-defined]
+            conn.close()
             if self._editor is not None:
                 self._editor.close()
 
-    def _reverted_maybe(self, conn) -> set[str]:
+    def _reverted_maybe(self, conn: Connection) -> set[str]:
         """Dirty sessions in an open conflict: an edit undone (back to HEAD) records no
         change, so these are looked at again each round to see a conflict clear."""
         sides = {side for c in conflicts.open_conflicts(conn) for side in (c.a, c.b)}
@@ -190,8 +191,9 @@ class Radar:
             self._check_base(conn, name)
 
     def _look(self, name: str, session: Session, paths: set[str] | None = None) -> set[str]:
-        """Refresh one session's view (only `paths` re-read, when given); the names whose
-        view changed."""
+        """Refresh a session's view (`paths` only, when given); the names whose view changed."""
+        if not session.worktree:  # a session without its worktree (yet) has no work to see
+            return set()
         old = self._views.get(name)
         if old is not None and paths:
             if self._editor is None:  # opened on the scanning thread
@@ -263,7 +265,7 @@ class Radar:
             self.predicted += 1
         return self._predictions[key]
 
-    def _check_pair(self, conn, one: str, other: str) -> None:
+    def _check_pair(self, conn: Connection, one: str, other: str) -> None:
         a, b = conflicts.pair(one, other)
         va, vb = self._views[a], self._views[b]
         if not va.changed & vb.changed:
@@ -285,7 +287,7 @@ class Radar:
         self._found(conn, a, b, prediction, self._commits(va, prediction),
                     self._commits(vb, prediction), with_base=False)
 
-    def _check_base(self, conn, name: str) -> None:
+    def _check_base(self, conn: Connection, name: str) -> None:
         view, base = self._views[name], self._base
         if base is None or self._base_name is None:
             return
@@ -312,7 +314,7 @@ class Radar:
 
     # -- the board and the notes ---------------------------------------------------------
 
-    def _found(self, conn, a: str, b: str, prediction: MergePrediction,
+    def _found(self, conn: Connection, a: str, b: str, prediction: MergePrediction,
                a_commits: tuple[str, ...], b_commits: tuple[str, ...], *,
                with_base: bool) -> None:
         files = tuple(ConflictFile(f.path, f.ours, f.theirs) for f in prediction.files)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from board import pings
 from board.conflicts import Conflict
+from board.connection import Connection
 from board.vocabulary import NoteKind
 
 SHOWN = 5  # files named in one note
@@ -62,7 +61,7 @@ def _sides(conflict: Conflict) -> tuple[str, ...]:
     return (conflict.a,) if conflict.with_base else (conflict.a, conflict.b)
 
 
-def tell_found(conn: sqlite3.Connection, conflict: Conflict, bullpen: str) -> None:
+def tell_found(conn: Connection, conflict: Conflict, bullpen: str) -> None:
     """Send each side its note once (keyed by the conflict's id: a restart sends none)."""
     for who in _sides(conflict):
         key = f"conflict:{conflict.id}:{who}"
@@ -71,7 +70,7 @@ def tell_found(conn: sqlite3.Connection, conflict: Conflict, bullpen: str) -> No
                             kind=NoteKind.CONFLICT)
 
 
-def tell_cleared(conn: sqlite3.Connection, conflict: Conflict) -> None:
+def tell_cleared(conn: Connection, conflict: Conflict) -> None:
     """Tell each side once that the conflict is gone."""
     for who in _sides(conflict):
         pings.send_once(conn, f"conflict-cleared:{conflict.id}:{who}", who,

@@ -46,5 +46,5 @@ def edited_view(editor: TreeEditor, session: Session, old: View,
 
 def is_live(session: Session) -> bool:
     """A session whose work counts: not stopped, with its worktree here."""
-    return (session.desired != DesiredState.STOPPED and bool(session.worktree)
-            and Path(session.worktree).is_dir())
+    return bool(session.worktree and session.desired != DesiredState.STOPPED
+                and Path(session.worktree).is_dir())

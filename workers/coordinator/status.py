@@ -14,7 +14,9 @@ and captured screens. The rules (DESIGN.md, "Agent state"):
 - a fresh `working` hook report keeps a still screen `working`; a hook's `idle` alone
   never makes a session idle (Hermes' side agents report idle mid-turn);
 - until its prompt is first seen a new pane is `starting`; otherwise, with nothing
-  recognised, `unknown` — never treated as idle.
+  recognised, `unknown` — never treated as idle;
+- a program whose prompt is not known (generic) has as `input_text` what a human added
+  to its cursor line (`cursor_line`), so nothing is typed onto it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 from workers.agents.adapter import Adapter, AgentState, Reading, Screen, Sign
 from workers.agents.readers.generic import GenericAdapter
+from workers.coordinator.cursor_line import CursorLines
 from workers.tmux.panes import PaneSnapshot
 
 Status = AgentState  # the name the loop, `ls` and the dashboard have always used
@@ -118,6 +121,7 @@ class StatusTracker:
         self.startup = startup
         self._seen: dict[str, _Seen] = {}
         self._default = GenericAdapter()
+        self._cursor_lines = CursorLines()
 
     def update(self, snapshots: Mapping[str, PaneSnapshot],
                adapters: Mapping[str, Adapter] | None = None,
@@ -130,6 +134,7 @@ class StatusTracker:
         now = self.clock()
         for gone in set(self._seen) - set(snapshots):
             del self._seen[gone]
+            self._cursor_lines.forget(gone)
         result: dict[str, PaneStatus] = {}
         for pane_id, snap in snapshots.items():
             adapter = (adapters or {}).get(pane_id, self._default)
@@ -157,6 +162,9 @@ class StatusTracker:
         prompt_seen = prompt_seen or state == AgentState.IDLE
         input_text = reading.detail or "" if reading.sign == Sign.PROMPT_TEXT else (
             "" if reading.sign == Sign.PROMPT_EMPTY else None)
+        if not adapter.prompt_known:
+            input_text = self._cursor_lines.human_text(pane_id, snap, changed,
+                                                       self.wall()) or None
         exit_code = _exit_code(snap) if state == AgentState.EXITED else None
         previous = seen.status if seen is not None else None
         since = previous.since if previous is not None and previous.status == state else now
@@ -210,3 +218,4 @@ class StatusTracker:
     def forget(self, pane_id: str) -> None:
         """Drop what is known about a pane (e.g. after it was respawned)."""
         self._seen.pop(pane_id, None)
+        self._cursor_lines.forget(pane_id)

@@ -6,11 +6,11 @@ or None. The steps only read; `story` polls them and prints each as it is seen.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from board import alerts, events, history, notebook, reads, sessions, tasks
+from board.connection import Connection
 from board.identity import Caller
 from board.models import Note
 from board.plan import plan_task
@@ -28,10 +28,10 @@ class Seen:
 @dataclass(frozen=True)
 class Step:
     title: str
-    check: Callable[[sqlite3.Connection], Seen | None]
+    check: Callable[[Connection], Seen | None]
 
 
-def _done(conn: sqlite3.Connection, session: str) -> Seen | None:
+def _done(conn: Connection, session: str) -> Seen | None:
     task = plan_task(conn, session)
     event = events.first(conn, EventKind.TASK_DONE, task)
     if event is None:
@@ -40,7 +40,7 @@ def _done(conn: sqlite3.Connection, session: str) -> Seen | None:
     return Seen(event.created_at, f"task #{task} done: {summary or '(no summary)'}")
 
 
-def _typed(conn: sqlite3.Connection, recipient: str, kind: NoteKind,
+def _typed(conn: Connection, recipient: str, kind: NoteKind,
            like: str = "%") -> Seen | None:
     """The first note of `kind` to `recipient` whose body matches, typed into its pane."""
     found = history.first_typed(conn, recipient, kind, like)
@@ -50,7 +50,7 @@ def _typed(conn: sqlite3.Connection, recipient: str, kind: NoteKind,
     return Seen(typed_at, f"[{kind} #{note.id}] typed into {recipient}'s pane")
 
 
-def room_up(conn: sqlite3.Connection) -> Seen | None:
+def room_up(conn: Connection) -> Seen | None:
     known = sessions.all_sessions(conn)
     if {session.name for session in known} < set(SESSIONS):
         return None
@@ -58,11 +58,11 @@ def room_up(conn: sqlite3.Connection) -> Seen | None:
                 " started at once, each in its own worktree and pane; coder's task waits")
 
 
-def research_pinged(conn: sqlite3.Connection) -> Seen | None:
+def research_pinged(conn: Connection) -> Seen | None:
     return _typed(conn, "research", NoteKind.HANDOFF, f"%task #{plan_task(conn, 'research')} is%")
 
 
-def research_notebook(conn: sqlite3.Connection) -> Seen | None:
+def research_notebook(conn: Connection) -> Seen | None:
     entries = notebook.read(conn, Caller("research"), "research")  # its own: private too
     shared = sum(1 for entry in entries if not entry.private)
     private = len(entries) - shared
@@ -72,11 +72,11 @@ def research_notebook(conn: sqlite3.Connection) -> Seen | None:
                 f"{shared} shared and {private} private notebook entries")
 
 
-def research_data(conn: sqlite3.Connection) -> Seen | None:
+def research_data(conn: Connection) -> Seen | None:
     return _change(conn, "research", "data/usage.md", committed=True)
 
 
-def _change(conn: sqlite3.Connection, who: str, path: str, committed: bool) -> Seen | None:
+def _change(conn: Connection, who: str, path: str, committed: bool) -> Seen | None:
     for change in history.changes_by(conn, who):
         if path in change.paths and bool(change.commit) == committed:
             state = f"commit {change.commit[:8]}" if change.commit else "uncommitted"
@@ -84,11 +84,11 @@ def _change(conn: sqlite3.Connection, who: str, path: str, committed: bool) -> S
     return None
 
 
-def research_done(conn: sqlite3.Connection) -> Seen | None:
+def research_done(conn: Connection) -> Seen | None:
     return _done(conn, "research")
 
 
-def coder_pinged(conn: sqlite3.Connection) -> Seen | None:
+def coder_pinged(conn: Connection) -> Seen | None:
     research_task = plan_task(conn, "research")
     summary = tasks.get(conn, research_task).summary if research_task else None
     if not summary:
@@ -97,58 +97,60 @@ def coder_pinged(conn: sqlite3.Connection) -> Seen | None:
     return seen and Seen(seen.at, seen.detail + " with research's summary")
 
 
-def coder_reads(conn: sqlite3.Connection) -> Seen | None:
+def coder_reads(conn: Connection) -> Seen | None:
     latest = dict(reads.of_session(conn, "coder"))  # path -> its latest read
     if not {"data/usage.md", "README.md"} <= set(latest):
         return None
     return Seen(max(latest.values()), "read data/usage.md and README.md")
 
 
-def coder_note(conn: sqlite3.Connection) -> Seen | None:
+def coder_note(conn: Connection) -> Seen | None:
     note = _first_note(conn, "coder", "reviewer")
-    return note and Seen(note.created_at, f"note #{note.id}: {note.body[:60]}")
+    return Seen(note.created_at, f"note #{note.id}: {note.body[:60]}") if note else None
 
 
-def _first_note(conn: sqlite3.Connection, sender: str, to: str) -> Note | None:
+def _first_note(conn: Connection, sender: str, to: str) -> Note | None:
     return history.first_note(conn, sender, to, kind=NoteKind.NOTE)
 
 
-def coder_commit(conn: sqlite3.Connection) -> Seen | None:
+def coder_commit(conn: Connection) -> Seen | None:
     return _change(conn, "coder", "src/app.py", committed=True)
 
 
-def coder_done(conn: sqlite3.Connection) -> Seen | None:
+def coder_done(conn: Connection) -> Seen | None:
     return _done(conn, "coder")
 
 
-def reviewer_pinged(conn: sqlite3.Connection) -> Seen | None:
+def reviewer_pinged(conn: Connection) -> Seen | None:
     return _typed(conn, "reviewer", NoteKind.PING, "coder committed %")
 
 
-def reviewer_reply(conn: sqlite3.Connection) -> Seen | None:
+def reviewer_reply(conn: Connection) -> Seen | None:
     asked = _first_note(conn, "coder", "reviewer")
     if asked is None:
         return None
     reply = history.first_note(conn, "reviewer", "coder", reply_to=asked.id)
-    return reply and Seen(reply.created_at, f"note #{reply.id} re #{asked.id}")
+    return Seen(reply.created_at, f"note #{reply.id} re #{asked.id}") if reply else None
 
 
-def coder_alerted(conn: sqlite3.Connection) -> Seen | None:
+def coder_alerted(conn: Connection) -> Seen | None:
     found = [alert for alert in alerts.for_session(conn, "coder")  # newest first
              if alert.path == "README.md" and alert.changed_by == "reviewer"]
     if not found:
         return None
     alert = found[-1]
     typed = history.typed_at(conn, alert.note, "coder")
-    return typed and Seen(typed, f"alert #{alert.id}: README.md changed by reviewer,"
-                                 " typed into coder's pane")
+    if typed is None:
+        return None
+    return Seen(typed, f"alert #{alert.id}: README.md changed by reviewer, typed into"
+                       " coder's pane")
 
 
-def reviewer_done(conn: sqlite3.Connection) -> Seen | None:
+def reviewer_done(conn: Connection) -> Seen | None:
     return _done(conn, "reviewer")
 
 
-def private_hidden(conn: sqlite3.Connection) -> Seen | None:
+def private_hidden(conn: Connection) -> Seen | None:
     """Research's private entry reaches research only: not coder, reviewer or a search."""
     own = notebook.read(conn, Caller("research"), "research")
     secret = [entry for entry in own if entry.private]
@@ -162,7 +164,7 @@ def private_hidden(conn: sqlite3.Connection) -> Seen | None:
     return Seen(secret[-1].created_at, "coder and reviewer cannot read or find it")
 
 
-def in_order(conn: sqlite3.Connection) -> Seen | None:
+def in_order(conn: Connection) -> Seen | None:
     """research done < coder pinged; coder done < reviewer done."""
     found = [research_done(conn), coder_pinged(conn), coder_done(conn), reviewer_done(conn)]
     if any(seen is None for seen in found):

@@ -7,12 +7,12 @@ the board (the radar and `land` keep them).
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from board import conflicts, landings, plan, tasks
 from board.conflicts import Conflict
+from board.connection import Connection
 from board.vocabulary import FINISHED_TASK_STATUSES
 from worktrees.gitcmd import run_git
 from worktrees.naming import branch_for
@@ -50,7 +50,7 @@ class CodeFlow:
                 "landed": self.landed, "code": self.summary or None}
 
 
-def code_flows(conn: sqlite3.Connection, root: Path,
+def code_flows(conn: Connection, root: Path,
                known: list) -> dict[str, CodeFlow]:  # noqa: ANN001 - board.models.Session
     """Each session's CodeFlow (sessions without a branch here get counts of None)."""
     heads = _heads(root)

@@ -207,7 +207,8 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
     sessions_node = top.get("sessions", (None, None))[1]
     is_empty = sessions_node is None or (isinstance(sessions_node, yaml.ScalarNode)
                                          and sessions_node.value in ("", "null", "~"))
-    entries = {} if is_empty else _mapping(path, sessions_node, "sessions")
+    entries = {} if is_empty or sessions_node is None else _mapping(path, sessions_node,
+                                                                    "sessions")
     for name, (name_node, body) in entries.items():
         where = f"sessions.{name}"
         try:

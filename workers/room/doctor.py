@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from board import integrity, machines, sessions
+from board.connection import Connection
 from board.db import connect, is_postgres, schema_version
 from board.errors import BullpenError
 from board.home import DB_NAME, check_home
@@ -98,13 +99,13 @@ def _home(home: Path) -> list[Finding]:
     return [Finding("room", True, f"room at {home}")]
 
 
-def _store(home: Path) -> tuple[sqlite3.Connection | None, list[Finding]]:
+def _store(home: Path) -> tuple[Connection | None, list[Finding]]:
     db = home / DB_NAME
     if choose(home).kind == StoreKind.POSTGRESQL:
         from workers.room.doctor_pg import postgres_store
 
-        conn, checks = postgres_store(home)
-        return conn, [Finding(c.area, c.ok, c.what, c.fix) for c in checks]  # type: ignore[return-value]
+        shared, checks = postgres_store(home)
+        return shared, [Finding(c.area, c.ok, c.what, c.fix) for c in checks]
     try:
         check_store_present(home)
         if not db.exists():

@@ -31,6 +31,8 @@ def postgres_store(home: Path) -> tuple[PgConnection | None, list[Check]]:
     """The store findings, and the open connection when the room can be read."""
     choice = store.choose(home)
     name = machines.local_name(home)
+    if choice.url is None:  # an SQLite room: doctor's other checks read it
+        return None, []
     try:
         conn = connect(choice.url, migrate=False)
     except Refused as error:  # the server answered: this machine is not (yet) let in

@@ -236,7 +236,7 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
         report.say("the coordinator is still stopping; bullpen up waits for it")
     if remove_worktrees and here is None:
         report.say("kept every worktree: without the store bullpen cannot tell whose is whose")
-    elif remove_worktrees:
+    elif remove_worktrees and here is not None:
         for session in here:
             report.say(_remove_one(root, session, force))
     return report

@@ -58,8 +58,9 @@ def open_operator_room(home: Path) -> Room:
 def on_commit_unknown(room: Room, on_commit: str | None, planned: frozenset[str]) -> bool:
     """Whether `on_commit` names a session neither planned by this `up` nor in the room
     (another machine's session counts: it is in the room)."""
-    return bool(on_commit) and on_commit not in planned \
-        and sessions.get(room.conn, on_commit) is None
+    if not on_commit:
+        return False
+    return on_commit not in planned and sessions.get(room.conn, on_commit) is None
 
 
 def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = frozenset()
@@ -161,7 +162,7 @@ class _Made:
         if self.registered:
             session = sessions.get(room.conn, self.name)
             server = server or layout.server_for(self.root)
-            if session and layout.owns_pane(server, session.pane, self.name):
+            if session and session.pane and layout.owns_pane(server, session.pane, self.name):
                 server.kill_pane(session.pane)
             sessions.unregister(room.conn, self.name)
         if not self.worktree_existed and worktree_path(self.root, self.name).exists():
@@ -227,7 +228,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     root = repo_root_of_home(room.home)
     layout_name = layout_name or config.load(root).layout
     server = server or layout.server_for(root)
-    if layout.owns_pane(server, session.pane, name):
+    if session.pane and layout.owns_pane(server, session.pane, name):
         _close(server, session.pane, name)  # its old process gone before a new one starts
     if session.profile:
         sessions.ensure_profile_free(room.conn, session.profile, name, session.machine)
@@ -294,7 +295,7 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
         # Recorded first: a session stopping itself runs in the pane about to go.
         sessions.update(room.conn, name, desired=DesiredState.STOPPED, pane_id=None)
         sessions.set_status(room.conn, name, SessionStatus.STOPPED)
-        if layout.owns_pane(server, session.pane, name):
+        if session.pane and layout.owns_pane(server, session.pane, name):
             closed, ended = _close(server, session.pane, name)
             done += [f"stopped {name}"] * closed + ended
         if remove:

@@ -66,7 +66,7 @@ def _remember(url: str) -> str:
         return url
     from psycopg.conninfo import conninfo_to_dict
 
-    bare = pairing.url_as(url, conninfo_to_dict(url)["user"])
+    bare = pairing.url_as(url, str(conninfo_to_dict(url)["user"]))
     pairing.remember_password(bare, password)
     return bare
 
@@ -74,7 +74,7 @@ def _remember(url: str) -> str:
 def to_sqlite(home: Path) -> dict[str, int]:
     """Copy the PostgreSQL room into a new SQLite file beside it and use that."""
     choice = store.choose(home)
-    if choice.kind != store.StoreKind.POSTGRESQL:
+    if choice.kind != store.StoreKind.POSTGRESQL or choice.url is None:
         raise BadInput("this room is already on SQLite")
     if os.environ.get(store.ENV_URL):
         raise BadInput(f"unset {store.ENV_URL} first: it would keep the room on PostgreSQL")

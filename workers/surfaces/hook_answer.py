@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+from pathlib import Path
 from typing import Protocol
 
+from board.connection import Connection
 from board.db import write
 from board.errors import BadInput, BullpenError, NotFound, Refused
 from board.identity import Caller, resolve_caller, resolve_hook_caller
@@ -31,16 +33,16 @@ HOOK_KEY_HEADER = "X-Bullpen-Hook-Key"
 class Server(Protocol):
     """What answering needs of the hook server."""
 
-    home: object
+    home: Path
 
-    def store(self): ...
+    def store(self) -> Connection: ...
 
     def drop_store(self) -> None: ...
 
     def refused(self, identity: dict[str, str], kind: str, message: str) -> None: ...
 
 
-def _caller(conn, kind: str, payload: dict, identity: dict[str, str]) -> Caller:
+def _caller(conn: Connection, kind: str, payload: dict, identity: dict[str, str]) -> Caller:
     """The session the request proves: by its token, or (the per-tool hook only) by its
     hook key."""
     if identity[IdentityVariable.TOKEN] or not identity[IdentityVariable.HOOK_KEY]:
@@ -54,10 +56,10 @@ def _caller(conn, kind: str, payload: dict, identity: dict[str, str]) -> Caller:
 
 def answer(server: Server, sock: socket.socket, request: hook_http.Request) -> None:
     kind = request.path.removeprefix(PATH_PREFIX)
-    identity = {IdentityVariable.HOME: str(server.home),
-                IdentityVariable.SESSION: request.header(SESSION_HEADER),
-                IdentityVariable.TOKEN: request.header(TOKEN_HEADER),
-                IdentityVariable.HOOK_KEY: request.header(HOOK_KEY_HEADER)}
+    identity: dict[str, str] = {IdentityVariable.HOME: str(server.home),
+                                IdentityVariable.SESSION: request.header(SESSION_HEADER),
+                                IdentityVariable.TOKEN: request.header(TOKEN_HEADER),
+                                IdentityVariable.HOOK_KEY: request.header(HOOK_KEY_HEADER)}
     if not request.path.startswith(PATH_PREFIX) or not hooks.knows(kind):
         server.refused(identity, logs.clip(kind, 40), "no such hook")
         _reply(sock, 404)

@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from board.connection import Connection
 from board.db import connect
 from board.home import DB_NAME
 from board.vocabulary import IdentityVariable
@@ -63,7 +64,8 @@ class _Server:
 
     def __init__(self, home: Path, port: int) -> None:
         self.home = home
-        self.here = {IdentityVariable.HOME: str(home)}  # for log lines about no session
+        # for log lines about no session
+        self.here: dict[str, str] = {IdentityVariable.HOME: str(home)}
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
             # the recorded port again, right after a restart
@@ -86,9 +88,9 @@ class _Server:
         self.accept_paused_until = 0.0
         self.refusals = logs.Sampler()
         self.lock = threading.Lock()  # one store connection, one call at a time
-        self.conn = None
+        self.conn: Connection | None = None
 
-    def store(self):
+    def store(self) -> Connection:
         if self.conn is None:
             self.conn = connect(self.home / DB_NAME)
         return self.conn

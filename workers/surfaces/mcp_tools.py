@@ -82,9 +82,10 @@ def _fits(value: object, base: str) -> bool:
     if not isinstance(value, _TYPES[base][1]):
         return False
     if base == "list[str]":
-        return all(isinstance(item, str) for item in value)
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
     if base == "list[int]":
-        return all(isinstance(item, int) and not isinstance(item, bool) for item in value)
+        return isinstance(value, list) and all(
+            isinstance(item, int) and not isinstance(item, bool) for item in value)
     return True
 
 

@@ -75,7 +75,7 @@ class SessionDetailScreen(ModalScreen[None]):
         me = self.detail.session.name
         if not self.detail.conflicts:
             return [Text("  merges cleanly with every session and the base", style="dim")]
-        lines = []
+        lines: list[Text] = []
         for conflict in self.detail.conflicts:
             other = conflict.other(me)
             lines.append(Text.assemble(("  ⚠ ", "bold red"), (other, "bold"),
@@ -96,7 +96,7 @@ class SessionDetailScreen(ModalScreen[None]):
     def _inbox(self) -> RenderableType:
         if not self.detail.inbox:
             return Text("no notes yet", style="dim")
-        lines = []
+        lines: list[RenderableType] = []
         for note, delivery in self.detail.inbox:
             head = Text.assemble((clock(note.created_at)[:5] + " ", "dim"),
                                  (note.sender, "bold cyan"), (f" #{note.id}", "bold"),
@@ -110,7 +110,7 @@ class SessionDetailScreen(ModalScreen[None]):
     def _notebook(self) -> RenderableType:
         if not self.detail.notebook:
             return Text("nothing written yet", style="dim")
-        lines = []
+        lines: list[RenderableType] = []
         for entry in self.detail.notebook:
             head = Text(clock(entry.created_at)[:5], style="dim")
             if entry.private:

@@ -190,7 +190,7 @@ class Board(Horizontal):
         return True
 
     def _ask(self, title: str, fields: list[Field],
-             then: Callable[[dict[str, str]], None]) -> None:
+             then: Callable[[dict[str, str]], object]) -> None:
         def answered(answer: dict[str, str] | None) -> None:
             if answer is not None:
                 then(answer)

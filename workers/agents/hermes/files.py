@@ -51,21 +51,24 @@ def _walk_secrets(node: object, path: tuple[str, ...] = ()):
 
 def without_secrets(config: dict) -> dict:
     """`config` with each literal secret replaced by a `${BULLPEN_SECRET_…}` reference."""
+    def scrub_mapping(node: dict, path: tuple[str, ...]) -> dict:
+        out: dict[object, object] = {}
+        for key, value in node.items():
+            here = (*path, str(key))
+            if (isinstance(value, str) and value and SECRET_KEY.search(str(key))
+                    and not REFERENCE.fullmatch(value.strip())):
+                out[key] = f"${{{secret_name(here)}}}"
+            else:
+                out[key] = scrub(value, here)
+        return out
+
     def scrub(node: object, path: tuple[str, ...]) -> object:
         if isinstance(node, dict):
-            out = {}
-            for key, value in node.items():
-                here = (*path, str(key))
-                if (isinstance(value, str) and value and SECRET_KEY.search(str(key))
-                        and not REFERENCE.fullmatch(value.strip())):
-                    out[key] = f"${{{secret_name(here)}}}"
-                else:
-                    out[key] = scrub(value, here)
-            return out
+            return scrub_mapping(node, path)
         if isinstance(node, list):
             return [scrub(item, (*path, str(index))) for index, item in enumerate(node)]
         return node
-    return scrub(config, ())  # type: ignore[return-value]
+    return scrub_mapping(config, ())
 
 
 def secret_env(referencing: str, source: dict) -> dict[str, str]:

@@ -33,7 +33,7 @@ from board.room import Room, open_room
 from board.vocabulary import IdentityVariable
 
 try:  # inside hermes: its ABC supplies the default for every optional hook
-    from agent.memory_provider import MemoryProvider as _Base  # type: ignore[import-not-found]
+    from agent.memory_provider import MemoryProvider as _Base
 except ImportError:  # bullpen's own process (profile preparation, tests)
     _Base = object
 
@@ -46,7 +46,7 @@ RECALL_ENTRIES = 5
 _WORD = re.compile(r"\w{4,}", re.UNICODE)
 
 
-class NotebookMemory(_Base):  # type: ignore[misc, valid-type]
+class NotebookMemory(_Base):
     """Hermes' memory writes go to this session's notebook; recall reads the notebooks."""
 
     def __init__(self) -> None:
