@@ -18,9 +18,10 @@ import stat
 from collections.abc import Iterable
 from io import BytesIO
 from pathlib import Path
+from typing import Literal
 
 import git
-from gitdb import IStream
+from gitdb import GitDB, IStream
 
 TREE, BLOB, EXECUTABLE, LINK = 0o40000, 0o100644, 0o100755, 0o120000
 _IDENTITY = b"bullpen radar <radar@bullpen.invalid> 0 +0000"  # as predict.snapshot's
@@ -33,6 +34,8 @@ class TreeEditor:
 
     def __init__(self, root: Path | str) -> None:
         self.repo = git.Repo(root)
+        # gitdb in pure Python: no `git cat-file` process per object read or written
+        self.odb = GitDB(str(Path(self.repo.common_dir) / "objects"))
         reader = self.repo.config_reader()
         autocrlf = reader.get_value("core", "autocrlf", "false")
         self.usable = str(autocrlf).lower() == "false" and not any(
@@ -60,7 +63,7 @@ class TreeEditor:
             found = _read(worktree / path)
             if found is False:
                 return None
-            changes[path] = found  # type: ignore[assignment]
+            changes[path] = found
         if not self.usable or any(".gitattributes" in p for p in changes):
             return None
         nested: dict = {}
@@ -81,7 +84,7 @@ class TreeEditor:
         return self._store(b"commit", body).hex()
 
     def _apply(self, tree: bytes | None, changes: dict) -> bytes:
-        entries = _entries(self.repo.odb.stream(tree).read()) if tree is not None else {}
+        entries = _entries(self.odb.stream(tree).read()) if tree is not None else {}
         for name, change in changes.items():
             if isinstance(change, dict):
                 old = entries.get(name)
@@ -105,10 +108,10 @@ class TreeEditor:
         return bytes.fromhex("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 
     def _store(self, kind: bytes, data: bytes) -> bytes:
-        return self.repo.odb.store(IStream(kind, len(data), BytesIO(data))).binsha
+        return self.odb.store(IStream(kind, len(data), BytesIO(data))).binsha
 
 
-def _read(path: Path) -> Change | bool:
+def _read(path: Path) -> Change | Literal[False]:
     """(mode, content) of a file as git would store it, None if gone, False if not a file."""
     try:
         info = os.lstat(path)
