@@ -108,10 +108,13 @@ def note_across(cluster: PgCluster, workdir: Path) -> list[float]:
     alpha = join_machine(origin, workdir / "alpha", "alpha", cluster.url(database))
     beta = join_machine(origin, workdir / "beta", "beta", cluster.url(database))
     log = workdir / "reader.jsonl"
+    # Scripted agents are generic programs: bullpen types into them only when told to.
     (alpha.repo / "bullpen.yaml").write_text(
-        f"sessions:\n  writer:\n    agent: {json.dumps(command_line(workdir / 'w.jsonl'))}\n")
+        f"sessions:\n  writer:\n    agent: {json.dumps(command_line(workdir / 'w.jsonl'))}\n"
+        "    deliver: type\n")
     (beta.repo / "bullpen.yaml").write_text(
-        f"sessions:\n  reader:\n    agent: {json.dumps(command_line(log))}\n")
+        f"sessions:\n  reader:\n    agent: {json.dumps(command_line(log))}\n"
+        "    deliver: type\n")
     latencies: list[float] = []
     try:
         bullpen(alpha.repo, "up", "--detach", "--no-dashboard")

@@ -9,59 +9,64 @@ method the other lacks. A leaf module: it imports only board.errors (stdlib only
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
-
 from board.errors import StoreFault
 
-# Statement parameters: `?` placeholders take a sequence, `:name` ones a mapping.
-Params = Sequence[Any] | Mapping[str, Any]
+# Not typing's TYPE_CHECKING: every board import (each `bullpen note send`, on every agent
+# turn) would pay for importing typing. The protocols exist for the type checker; at run
+# time annotations are never evaluated (`from __future__ import annotations` everywhere),
+# so the names only have to be importable.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from typing import Any, Protocol
 
+    # Statement parameters: `?` placeholders take a sequence, `:name` ones a mapping.
+    Params = Sequence[Any] | Mapping[str, Any]
 
-class Row(Protocol):
-    """A result row, read by position (`row[0]`) or by column name (`row["id"]`)."""
+    class Row(Protocol):
+        """A result row, read by position (`row[0]`) or by column name (`row["id"]`)."""
 
-    def __getitem__(self, key: int | str, /) -> Any: ...
+        def __getitem__(self, key: int | str, /) -> Any: ...
 
-    def __iter__(self) -> Iterator[Any]: ...
+        def __iter__(self) -> Iterator[Any]: ...
 
-    def __len__(self) -> int: ...
+        def __len__(self) -> int: ...
 
-    def keys(self) -> list[str]: ...
+        def keys(self) -> list[str]: ...
 
+    class Cursor(Protocol):
+        """What the board reads back from one statement."""
 
-class Cursor(Protocol):
-    """What the board reads back from one statement."""
+        @property
+        def lastrowid(self) -> int | None: ...
 
-    @property
-    def lastrowid(self) -> int | None: ...
+        @property
+        def rowcount(self) -> int: ...
 
-    @property
-    def rowcount(self) -> int: ...
+        @property
+        def description(self) -> Any: ...
 
-    @property
-    def description(self) -> Any: ...
+        # `Any`, as sqlite3 itself declares it: a row, or None when there is none left.
+        def fetchone(self) -> Any: ...
 
-    # `Any`, as sqlite3 itself declares it: a row, or None when there is none left.
-    def fetchone(self) -> Any: ...
+        def fetchall(self) -> list[Row]: ...
 
-    def fetchall(self) -> list[Row]: ...
+        def __iter__(self) -> Iterator[Row]: ...
 
-    def __iter__(self) -> Iterator[Row]: ...
+    class Connection(Protocol):
+        """An open store: statements in the board's (SQLite) dialect, autocommit outside
+        an explicit `BEGIN` (board.db.write)."""
 
+        @property
+        def in_transaction(self) -> bool: ...
 
-class Connection(Protocol):
-    """An open store: statements in the board's (SQLite) dialect, autocommit outside
-    an explicit `BEGIN` (board.db.write)."""
+        def execute(self, sql: str, parameters: Params = ..., /) -> Cursor: ...
 
-    @property
-    def in_transaction(self) -> bool: ...
+        def executemany(self, sql: str, parameters: Iterable[Params], /) -> object: ...
 
-    def execute(self, sql: str, parameters: Params = ..., /) -> Cursor: ...
-
-    def executemany(self, sql: str, parameters: Iterable[Params], /) -> object: ...
-
-    def close(self) -> None: ...
+        def close(self) -> None: ...
+else:
+    Params = Row = Cursor = Connection = object
 
 
 def inserted_id(cursor: Cursor) -> int:

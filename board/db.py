@@ -7,7 +7,6 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeGuard
 
 from board import store
 from board.connection import Connection
@@ -15,7 +14,10 @@ from board.errors import BadInput, StoreFault
 from board.home import DB_NAME
 from board.schema import APPLICATION_ID, MIGRATIONS
 
+TYPE_CHECKING = False  # not typing's: every store opening would pay for importing it
 if TYPE_CHECKING:
+    from typing import TypeGuard
+
     from board.postgres.connection import PgConnection
 
 BUSY_TIMEOUT_MS = 10_000

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar
 
 from board.vocabulary import (  # noqa: F401 (re-exported: callers import them from here)
     BROADCAST,
@@ -13,6 +12,10 @@ from board.vocabulary import (  # noqa: F401 (re-exported: callers import them f
     NoteKind,
     TaskStatus,
 )
+
+TYPE_CHECKING = False  # not typing's: board's records are imported by every CLI call
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 
 def iso(timestamp: float | None) -> str | None:

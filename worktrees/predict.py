@@ -76,7 +76,7 @@ def snapshot(worktree: Path | str, keep: Path | None = None,
                                      "index", "HEAD", "HEAD^{tree}").splitlines()
     scratch = None if keep is not None else tempfile.mkdtemp(prefix="bullpen-radar-")
     try:
-        own = Path(keep) if keep is not None else Path(scratch, "index")  # type: ignore[arg-type]
+        own = Path(keep) if keep is not None else Path(str(scratch), "index")
         env = {"GIT_INDEX_FILE": str(own)}
         if not own.exists():
             paths = None

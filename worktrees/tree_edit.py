@@ -18,6 +18,7 @@ import stat
 from collections.abc import Iterable
 from io import BytesIO
 from pathlib import Path
+from typing import Literal
 
 import git
 from gitdb import GitDB, IStream
@@ -62,7 +63,7 @@ class TreeEditor:
             found = _read(worktree / path)
             if found is False:
                 return None
-            changes[path] = found  # type: ignore[assignment]
+            changes[path] = found
         if not self.usable or any(".gitattributes" in p for p in changes):
             return None
         nested: dict = {}
@@ -110,7 +111,7 @@ class TreeEditor:
         return self.odb.store(IStream(kind, len(data), BytesIO(data))).binsha
 
 
-def _read(path: Path) -> Change | bool:
+def _read(path: Path) -> Change | Literal[False]:
     """(mode, content) of a file as git would store it, None if gone, False if not a file."""
     try:
         info = os.lstat(path)

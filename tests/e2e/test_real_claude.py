@@ -49,6 +49,8 @@ TURN = 120.0  # seconds; a turn takes a few seconds here, CI machines are slower
 PROMPT = "❯"
 INTERRUPTED = "sent a new message while you were working"
 AUTO_MODE_NOTICE = "Auto mode can't check actions in this session"
+SHOW_NOTE = re.compile(r"full text: bullpen note show (\d+)")
+OVERFLOW = "older notes were not typed"
 STILL_CONNECTING = "still connecting"  # Claude's answer to a tool of an MCP server not up
 READ_WHILE_DOWN = "READ-WHILE-DOWN"  # typed to coder: it reads src/app.py
 
@@ -102,6 +104,10 @@ def respond(request: dict) -> Reply:
                                                    "description": "commit the endpoint"}))
     if who == "coder" and READ_WHILE_DOWN in text and step == 0:
         return ToolCall("Read", {"file_path": _worktree_file(request, "src/app.py")})
+    if who == "solo":  # a long note's pointer is followed: the note is read whole
+        pointer = SHOW_NOTE.search(text)
+        if pointer and step == 0:
+            return ToolCall("mcp__bullpen__show_note", {"id": int(pointer.group(1))})
     if who == "reviewer" and "committed" in text and step == 0:
         # A network call: every release asks before it (auto mode checks it first).
         return ToolCall("Bash", {"command": "curl -s http://127.0.0.1:9/reviewed",
@@ -366,3 +372,42 @@ def test_real_claude_reads_made_while_the_coordinator_was_down_still_alert(
                          message=lambda: f"the alert in coder: {live.pane_text('coder')}"
                                          f"{room_logs(live)}")
     assert "alert" in last_user_text(alerted[0])
+
+
+def test_real_claude_reads_a_long_note_whole_and_60_notes_each_once(
+        claude_room: tuple[LiveRoom, FakeAnthropic]) -> None:
+    """A 2,000-character note is typed cut, with the pointer Claude's model follows to its
+    tail (MCP show_note). 60 notes sent while Claude is busy: each reaches the model
+    once, and those over the queue's cap are announced to it instead."""
+    live, model = claude_room
+    write_plan(live.repo, {"solo": {}})
+    live.cli("up", "--detach", "--no-dashboard")
+    live.wait_status("solo", "idle", timeout=TURN)
+
+    tail = "TAIL-OF-THE-LONG-NOTE"
+    live.cli("note", "send", "solo", "x" * 1970 + " " + tail)
+    read = wait_until(lambda: [r for r in requests_of(model, "solo")
+                               if tail in tool_result_text(r, "mcp__bullpen__show_note")],
+                      TURN, message=lambda: f"the tail read whole: {transcript(model)}")
+    assert read
+
+    live.wait_status("solo", "idle", timeout=TURN)
+    model.hold()
+    type_text(live, "solo", "work on the long job")
+    wait_until(lambda: model.waiting() == 1, TURN, message="solo's held request")
+    sent = [f"MANY-{index:02d}-" for index in range(60)]
+    for body in sent:
+        live.cli("note", "send", "solo", body)
+    model.release()
+
+    def settled() -> dict | None:
+        last = requests_of(model, "solo")[-1]
+        told = all_text(last)
+        missing = [body for body in sent if body not in told]
+        return last if model.waiting() == 0 and (not missing or OVERFLOW in told) else None
+    last = wait_until(settled, TURN * 2, message=lambda: f"the 60 notes: {transcript(model)}")
+    history = json.dumps(last["messages"], ensure_ascii=False)
+    seen = [body for body in sent if body in history]
+    assert all(history.count(body) == 1 for body in seen), "a note reached the model twice"
+    if len(seen) < len(sent):  # the rest waited past the cap, and the model was told so
+        assert OVERFLOW in history and f"{len(sent) - len(seen)} older notes" in history

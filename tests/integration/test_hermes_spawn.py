@@ -90,3 +90,11 @@ def test_the_sessions_own_orphan_is_ended_when_up_starts_it_again(
         wait_until(lambda: state.read_text().count("pid ") == 2, 30,
                    message=lambda: f"scout started again: {state.read_text()}"
                    f" {room.sessions()} {again.stdout}")
+
+        # Orphaned again, then `down` with no tmux server left: it is ended all the same.
+        second = int(state.read_text().split("pid ")[2].split()[0])
+        room.server.kill_server()
+        assert alive(second)
+        done = room.cli("down", "--timeout", "1")
+        assert not alive(second)
+        assert f"(pid {second})" in done.stdout  # named as ended

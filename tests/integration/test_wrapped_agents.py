@@ -54,12 +54,18 @@ def stand_ins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def launched(runs: Path, program: str, session: str) -> dict:
     """The run of `program` that session `session` started (waited for)."""
     def found() -> dict | None:
-        log = runs / f"{program}.jsonl"
-        rows = [json.loads(line) for line in log.read_text().splitlines()] \
-            if log.exists() else []
-        return next((row for row in rows if row["env"]["BULLPEN_SESSION"] == session), None)
+        return next(iter(launches(runs, program, session)), None)
     return wait_until(found, 15.0, message=lambda: f"{program} started by {session}: "
                       f"{sorted(p.name for p in runs.iterdir())}")
+
+
+def launches(runs: Path, program: str, session: str) -> list[dict]:
+    """Every launch of `program` for `session` so far, in order; the `--version` probe
+    bullpen makes of the agent (recorded as the session's agent version) is not one."""
+    log = runs / f"{program}.jsonl"
+    rows = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return [row for row in rows if row["env"]["BULLPEN_SESSION"] == session
+            and row["argv"][-1] != "--version"]
 
 
 def in_front(room: LiveRoom, session: str) -> str:
@@ -148,7 +154,6 @@ def test_a_session_on_the_old_profile_name_keeps_it_when_started_again(
         git_repo: Path, stand_ins: Path, hermes_home: Path) -> None:
     """Rooms made before profile names carried the repository's hash registered their
     sessions on `bullpen-<name>`: a restart (or `up`) still starts them on it."""
-    runs = stand_ins / "runs" / "hermes.jsonl"
     with live_room(git_repo, stand_ins / "logs") as room:
         room.cli("spawn", "old", "--agent", "hermes", "--no-dashboard")
         launched(stand_ins / "runs", "hermes", "old")
@@ -158,9 +163,8 @@ def test_a_session_on_the_old_profile_name_keeps_it_when_started_again(
             conn.execute("UPDATE sessions SET profile = 'bullpen-old' WHERE name = 'old'")
             conn.commit()
         room.cli("restart", "old")
-        again = wait_until(lambda: len(runs.read_text().splitlines()) == 2
-                           and json.loads(runs.read_text().splitlines()[-1]), 15,
-                           message="the restart's launch")
+        again = wait_until(lambda: (runs := launches(stand_ins / "runs", "hermes", "old"))[1:]
+                           and runs[-1], 15, message="the restart's launch")
         assert again["argv"][1:] == ["-p", "bullpen-old", "--cli"]
 
 

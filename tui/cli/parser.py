@@ -11,10 +11,13 @@ import argparse
 import importlib
 import os
 import sys
-from typing import NoReturn
 
 from tui import cli
 from tui.cli.output import fail
+
+TYPE_CHECKING = False  # not typing's: every CLI call would pay for importing typing
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 # (title, example, commands) in the order `bullpen --help` shows them.
 GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (

@@ -119,7 +119,7 @@ class Radar:
             elif paths is None:
                 self._pending[name] = None
             else:
-                self._pending[name] = self._pending.get(name, set()) | set(paths)  # type: ignore[operator]
+                self._pending[name] = (self._pending.get(name) or set()) | set(paths)
         self._wake.set()
 
     def _run(self) -> None:

@@ -14,6 +14,7 @@ from board import conflicts, landings, plan, tasks
 from board.conflicts import Conflict
 from board.connection import Connection
 from board.vocabulary import FINISHED_TASK_STATUSES
+from worktrees.errors import WorktreeError
 from worktrees.gitcmd import run_git
 from worktrees.naming import branch_for
 
@@ -52,8 +53,13 @@ class CodeFlow:
 
 def code_flows(conn: Connection, root: Path,
                known: list) -> dict[str, CodeFlow]:  # noqa: ANN001 - board.models.Session
-    """Each session's CodeFlow (sessions without a branch here get counts of None)."""
-    heads = _heads(root)
+    """Each session's CodeFlow (sessions without a branch here get counts of None); none
+    when `root` is no git repository (a room kept elsewhere, BULLPEN_HOME), so `ls`
+    still lists the sessions."""
+    try:
+        heads = _heads(root)
+    except WorktreeError:
+        return {}
     base_name = run_git(root, "symbolic-ref", "--quiet", "--short", "HEAD",
                         ok=(0, 1)).stdout.strip()
     base = heads.get(base_name)

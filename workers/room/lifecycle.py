@@ -34,6 +34,7 @@ from workers.room.spawn import (
     launch,
     on_commit_unknown,
     open_operator_room,
+    orphan_of,
     spawn,
 )
 from workers.tmux import layout, processes
@@ -224,14 +225,16 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
         here = None
         report.say(f"could not record the sessions as stopped ({_one_line(error)});"
                    " run bullpen doctor")
+    # Agents left without a pane (their tmux server died) are waited for and ended too.
+    groups = [group for session in here or () if (group := orphan_of(home, session))]
     if server.is_alive():
-        groups = pane_groups(server)
+        groups += pane_groups(server)
         server.kill_server()
         report.say("stopped the coordinator and the room's tmux server")
-        for line in processes.wait_gone(groups, timeout):
-            report.say(line)
     else:
         report.say("the room's tmux server was not running")
+    for line in processes.wait_gone({g.pgid: g for g in groups}.values(), timeout):
+        report.say(line)
     if not _wait_for_coordinator_exit(home):
         report.say("the coordinator is still stopping; bullpen up waits for it")
     if remove_worktrees and here is None:

@@ -243,8 +243,9 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
     sole = adapter_for(session.agent, session.deliver).sole_use(session.agent or "",
                                                                 session.profile)
-    if sole is not None:
-        _end_own_orphan(room, name, sole)
+    orphan = orphan_of(room.home, session)
+    for line in processes.wait_gone([orphan] if orphan else [], processes.EXIT_TIMEOUT):
+        log.warning("%s", line)
     # Machine-wide: decided under the claim's lock, with the pane's process recorded.
     with (exclusive.claim(sole.directory, sole.what, room.home, name) if sole is not None
           else contextlib.nullcontext(lambda pid: None)) as hold:
@@ -261,16 +262,16 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     return sessions.require(room.conn, name)
 
 
-def _end_own_orphan(room: Room, name: str, sole: SoleUse) -> None:
-    """This session's own earlier process, left without its pane (a tmux server that
-    died, a reboot's leftovers): give it the time to exit, then end it, so the new launch
-    does not refuse the session's own profile."""
-    found = exclusive.holder(sole.directory)
-    if found is not None and (found.room, found.session) == (str(room.home), name):
-        group = processes.group_of(found.pid, name)
-        for line in processes.wait_gone([group] if group is not None else [],
-                                        processes.EXIT_TIMEOUT):
-            log.warning("%s", line)
+def orphan_of(home: Path, session: Session) -> processes.PaneGroup | None:
+    """The process group of the session's own agent still holding what it must have to
+    itself (a hermes profile), found through the holder it recorded: after its tmux server
+    died it has no pane, yet a launch must not meet it and `down` must end it."""
+    sole = adapter_for(session.agent, session.deliver).sole_use(
+        session.agent, session.profile) if session.agent else None
+    found = exclusive.holder(sole.directory) if sole is not None else None
+    if found is None or (found.room, found.session) != (str(home), session.name):
+        return None
+    return processes.group_of(found.pid, session.name)
 
 
 def _agent_version(room: Room, session: Session, plan: LaunchPlan) -> str | None:

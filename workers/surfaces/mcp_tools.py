@@ -124,7 +124,7 @@ class Protocol:
         return {"tools": [tool.listing() for tool in self.tools.values()]}
 
     def _call(self, params: dict[str, Any]) -> dict[str, Any]:
-        tool = self.tools.get(params.get("name"))  # type: ignore[arg-type]
+        tool = self.tools.get(str(params.get("name")))
         arguments = params.get("arguments") or {}
         if tool is None or not isinstance(arguments, dict):
             what = (f"unknown tool {params.get('name')!r}" if tool is None

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer
 from textual.worker import Worker, WorkerState
 
-from board import columns, notes, tasks
+from board import notes
 from board.errors import BadInput
 from board.home import DB_NAME
 from board.models import EVERYONE, Task
@@ -41,6 +41,7 @@ from tui.dashboard.messages import (
 )
 from tui.dashboard.needs import Attention
 from tui.dashboard.prompt import Field, PromptScreen
+from tui.dashboard.screens.requests import WidgetRequests
 from tui.dashboard.screens.task_detail import TaskDetailScreen
 from tui.dashboard.tail import EventTail
 from tui.dashboard.widgets.board import Board
@@ -57,8 +58,9 @@ PANELS = {"sessions": "#sessions", "board": "#column-ready", "stream": "#stream"
           "watcher": "#watcher"}
 
 
-class MainScreen(Screen[None]):
-    """Composes the panels, applies store deltas, and runs blocking work in threads."""
+class MainScreen(WidgetRequests, Screen[None]):
+    """Composes the panels, applies store deltas, and runs blocking work in threads (the
+    board's and the sessions table's requests: WidgetRequests)."""
 
     BINDINGS = [
         *bindings_for("global"),
@@ -219,63 +221,6 @@ class MainScreen(Screen[None]):
             self.notify(str(error), title="refused", severity="error")
         else:
             self.notify(f"{worker.description}: {error}", severity="error")
-
-    # Requests from the board: one board function each, as the CLI's task commands.
-
-    def on_board_move_requested(self, message: Board.MoveRequested) -> None:
-        self.jobs.write_store(columns.move_by, message.task_id, message.step,
-                         follow=message.task_id)
-
-    def on_board_archive_requested(self, message: Board.ArchiveRequested) -> None:
-        self.jobs.write_store(tasks.move, message.task_id, TaskStatus.ARCHIVED,
-                              follow=message.task_id)
-
-    def on_board_done_requested(self, message: Board.DoneRequested) -> None:
-        self.jobs.write_store(tasks.done, message.task_id, message.summary,
-                              follow=message.task_id)
-
-    def on_board_block_requested(self, message: Board.BlockRequested) -> None:
-        self.jobs.write_store(tasks.block, message.task_id, message.reason,
-                              follow=message.task_id)
-
-    def on_board_comment_requested(self, message: Board.CommentRequested) -> None:
-        self.jobs.write_store(tasks.comment, message.task_id, message.text)
-
-    def on_board_assign_requested(self, message: Board.AssignRequested) -> None:
-        self.jobs.write_store(tasks.assign, message.task_id, message.assignee)
-
-    def on_board_add_requested(self, message: Board.AddRequested) -> None:
-        self.jobs.write_store(tasks.add, message.title, body=message.body,
-                         assignee=message.assignee, after=message.after)
-
-    def on_board_details_requested(self, message: Board.DetailsRequested) -> None:
-        self.jobs.load_task(message.task_id)
-
-    # Requests from the sessions table: the runtime's verbs.
-
-    def on_sessions_table_focus_requested(self, message: SessionsTable.FocusRequested) -> None:
-        self.jobs.run_runtime(f"focus {message.name}", self.actions.focus, message.name)
-
-    def on_sessions_table_zoom_requested(self, message: SessionsTable.ZoomRequested) -> None:
-        self.jobs.run_runtime(f"zoom {message.name}", self.actions.zoom, message.name)
-
-    def on_sessions_table_stop_requested(self, message: SessionsTable.StopRequested) -> None:
-        self.jobs.run_runtime(f"stop {message.name}", self.actions.stop, message.name,
-                         done=f"stopped {message.name}")
-
-    def on_sessions_table_restart_requested(self,
-                                            message: SessionsTable.RestartRequested) -> None:
-        self.jobs.run_runtime(f"restart {message.name}", self.actions.restart, message.name,
-                         done=f"restarted {message.name}")
-
-    def on_sessions_table_details_requested(self,
-                                            message: SessionsTable.DetailsRequested) -> None:
-        self.jobs.load_session(message.name)
-
-    def on_sessions_table_spawn_requested(self, message: SessionsTable.SpawnRequested) -> None:
-        self.jobs.run_runtime(f"spawn {message.name}", self.actions.spawn, message.name,
-                         agent=message.agent, task=message.task, deliver=message.deliver,
-                         done=f"spawned {message.name}")
 
     def on_needs_you_chosen(self, message: NeedsYou.Chosen) -> None:
         need = message.need

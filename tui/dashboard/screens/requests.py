@@ -1,0 +1,80 @@
+"""What the main screen does with its widgets' requests: one job each, never a wait.
+
+The board's requests call one board function each (as the CLI's task commands do), the
+sessions table's call the runtime's verbs; both through `Jobs`, the only place that
+blocks. A mixin of MainScreen: Textual finds these `on_…` handlers on any class of the
+screen's MRO.
+"""
+
+from __future__ import annotations
+
+from board import columns, tasks
+from board.vocabulary import TaskStatus
+from tui.dashboard.actions import SessionActions
+from tui.dashboard.jobs import Jobs
+from tui.dashboard.widgets.board import Board
+from tui.dashboard.widgets.sessions_table import SessionsTable
+
+
+class WidgetRequests:
+    """The `…Requested` handlers of the board and the sessions table."""
+
+    jobs: Jobs
+    actions: SessionActions
+
+    # Requests from the board: one board function each, as the CLI's task commands.
+
+    def on_board_move_requested(self, message: Board.MoveRequested) -> None:
+        self.jobs.write_store(columns.move_by, message.task_id, message.step,
+                              follow=message.task_id)
+
+    def on_board_archive_requested(self, message: Board.ArchiveRequested) -> None:
+        self.jobs.write_store(tasks.move, message.task_id, TaskStatus.ARCHIVED,
+                                   follow=message.task_id)
+
+    def on_board_done_requested(self, message: Board.DoneRequested) -> None:
+        self.jobs.write_store(tasks.done, message.task_id, message.summary,
+                                   follow=message.task_id)
+
+    def on_board_block_requested(self, message: Board.BlockRequested) -> None:
+        self.jobs.write_store(tasks.block, message.task_id, message.reason,
+                                   follow=message.task_id)
+
+    def on_board_comment_requested(self, message: Board.CommentRequested) -> None:
+        self.jobs.write_store(tasks.comment, message.task_id, message.text)
+
+    def on_board_assign_requested(self, message: Board.AssignRequested) -> None:
+        self.jobs.write_store(tasks.assign, message.task_id, message.assignee)
+
+    def on_board_add_requested(self, message: Board.AddRequested) -> None:
+        self.jobs.write_store(tasks.add, message.title, body=message.body,
+                              assignee=message.assignee, after=message.after)
+
+    def on_board_details_requested(self, message: Board.DetailsRequested) -> None:
+        self.jobs.load_task(message.task_id)
+
+    # Requests from the sessions table: the runtime's verbs.
+
+    def on_sessions_table_focus_requested(self, message: SessionsTable.FocusRequested) -> None:
+        self.jobs.run_runtime(f"focus {message.name}", self.actions.focus, message.name)
+
+    def on_sessions_table_zoom_requested(self, message: SessionsTable.ZoomRequested) -> None:
+        self.jobs.run_runtime(f"zoom {message.name}", self.actions.zoom, message.name)
+
+    def on_sessions_table_stop_requested(self, message: SessionsTable.StopRequested) -> None:
+        self.jobs.run_runtime(f"stop {message.name}", self.actions.stop, message.name,
+                              done=f"stopped {message.name}")
+
+    def on_sessions_table_restart_requested(self,
+                                            message: SessionsTable.RestartRequested) -> None:
+        self.jobs.run_runtime(f"restart {message.name}", self.actions.restart, message.name,
+                              done=f"restarted {message.name}")
+
+    def on_sessions_table_details_requested(self,
+                                            message: SessionsTable.DetailsRequested) -> None:
+        self.jobs.load_session(message.name)
+
+    def on_sessions_table_spawn_requested(self, message: SessionsTable.SpawnRequested) -> None:
+        self.jobs.run_runtime(f"spawn {message.name}", self.actions.spawn, message.name,
+                              agent=message.agent, task=message.task, deliver=message.deliver,
+                              done=f"spawned {message.name}")
