@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
+import pytest
+
+from workers.agents import versions
 from workers.agents.versions import agent_version, version_argv
 
 
@@ -43,3 +47,22 @@ def test_an_agent_that_says_no_version_is_none(tmp_path: Path) -> None:
     _program(bin_dir, "no version here")
     assert agent_version(tmp_path, "agent", {"PATH": str(bin_dir)}) is None
     assert agent_version(tmp_path, "missing-agent", {"PATH": str(bin_dir)}) is None
+
+
+def test_a_program_that_does_not_answer_is_ended_with_its_children(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    program = bin_dir / "agent"
+    program.write_text(f"#!/bin/sh\ntrap '' TERM HUP\nsleep 60 &\necho $! > {tmp_path}/child\n"
+                       "wait\n")
+    program.chmod(program.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setattr(versions, "TIMEOUT", 0.5)
+    assert agent_version(tmp_path, "agent", {"PATH": f"{bin_dir}:/usr/bin:/bin"}) is None
+    child = int((tmp_path / "child").read_text())
+    try:
+        os.kill(child, 0)
+        alive = Path(f"/proc/{child}/stat").read_text().split()[2] != "Z"
+    except ProcessLookupError:
+        alive = False
+    assert not alive  # its whole group was ended

@@ -9,17 +9,19 @@ an `up` of many sessions asks each installed agent once. Stdlib only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
 from workers.agents.command_line import is_assignment, split_command
 
 CACHE = "agent-versions.json"
-TIMEOUT = 15.0  # seconds; an agent that says nothing by then is "unknown"
+TIMEOUT = 5.0  # seconds; an agent that says nothing by then has no version recorded
 _VERSION = re.compile(r"(?<![\d.])\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.]+)?")
 
 
@@ -70,13 +72,23 @@ def _cache_key(argv: list[str], path: str) -> str | None:
 
 
 def _ask(argv: list[str], env: dict[str, str]) -> str | None:
+    """Run the probe in a process group of its own, ended whole if it does not answer
+    in time (a program that does not know --version may start its UI, or children)."""
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT,
-                              env={**os.environ, **env}, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
+        probe = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 stdin=subprocess.DEVNULL, text=True,
+                                 env={**os.environ, **env}, start_new_session=True)
+    except OSError:
         return None
-    found = _VERSION.search(done.stdout) or _VERSION.search(done.stderr)
-    return found.group(0) if done.returncode == 0 and found else None
+    try:
+        stdout, stderr = probe.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(probe.pid, signal.SIGKILL)
+        probe.communicate()
+        return None
+    found = _VERSION.search(stdout) or _VERSION.search(stderr)
+    return found.group(0) if probe.returncode == 0 and found else None
 
 
 def _load(home: Path) -> dict[str, str]:
