@@ -69,7 +69,7 @@ def test_two_sessions_on_the_same_lines_are_each_told_once(room: Room, radar: Ra
 
     assert conflicts.open_conflicts(room.conn) == []
     [cleared] = [n for n in conflict_notes(room, "alice") if "Conflict cleared" in n]
-    assert cleared.startswith("Conflict cleared (the one since ") and cleared.endswith(
+    assert cleared.startswith("Conflict cleared (conflict #") and cleared.endswith(
         "): your work and bob's merge cleanly again (src/app.py); nothing to coordinate"
         " there now.")
     assert len([n for n in conflict_notes(room, "bob") if "Conflict cleared" in n]) == 1
@@ -104,7 +104,7 @@ def test_a_session_is_told_when_the_base_moved_under_its_lines(room: Room,
     assert conflict.b_commits == (on_main[:7],)
     [note] = conflict_notes(room, "alice")
     assert "will not merge with main in src/app.py" in note and "git merge main" in note
-    assert note.startswith("Conflict ahead (since ")
+    assert note.startswith("Conflict ahead (conflict #")
 
     listed = run_cli("conflicts", "--json", cwd=repo, env={"BULLPEN_HOME": str(room.home)})
     [shown] = json.loads(listed.stdout)

@@ -39,12 +39,12 @@ def found_note(conflict: Conflict, me: str, bullpen: str = "bullpen") -> str:
     other = conflict.other(me)
     first = conflict.files[0].path if conflict.files else ""
     if conflict.with_base:
-        return (f"Conflict ahead (since {_clock(conflict.since)}): your work will not merge"
+        return (f"Conflict ahead ({_episode(conflict)}): your work will not merge"
                 f" with {other} in {_where(conflict, me)}"
                 f" — {other} changed them since you branched ({_commits(conflict, other)}). Merge"
                 f" {other} into your branch and resolve before landing: git merge {other}; see"
                 f" its change: git diff HEAD...{other} -- {first}")
-    return (f"Conflict ahead with {other} (since {_clock(conflict.since)}): your work and"
+    return (f"Conflict ahead with {other} ({_episode(conflict)}): your work and"
             f" theirs will not merge in"
             f" {_where(conflict, me)} (your commits: {_commits(conflict, me)}; theirs:"
             f" {_commits(conflict, other)}). Coordinate before going further:"
@@ -56,14 +56,15 @@ def cleared_note(conflict: Conflict, me: str) -> str:
     """The `conflict` note to `me` once the predicted conflict is gone."""
     other = conflict.other(me)
     files = ", ".join(conflict.paths[:SHOWN])
-    return (f"Conflict cleared (the one since {_clock(conflict.since)}): your work and"
+    return (f"Conflict cleared ({_episode(conflict)}): your work and"
             f" {other}'s merge cleanly again ({files}); nothing to coordinate there now.")
 
 
-def _clock(at: float) -> str:
-    """The time of day a conflict began (each episode's notes differ, so none is taken
-    for a repeat of an earlier one still unread)."""
-    return time.strftime("%H:%M:%S", time.localtime(at))
+def _episode(conflict: Conflict) -> str:
+    """`conflict #3 since 14:02:11`: each episode's notes differ, so none is dropped as a
+    repeat of an earlier episode's note still unread."""
+    began = time.strftime("%H:%M:%S", time.localtime(conflict.since))
+    return f"conflict #{conflict.id} since {began}"
 
 
 def _sides(conflict: Conflict) -> tuple[str, ...]:
