@@ -45,8 +45,14 @@ def run_git(cwd: Path | str, *args: str, ok: tuple[int, ...] = (0,),
             env=env,
         )
     if status not in ok:
-        raise WorktreeError(f"git {args[0]} failed in {cwd}: {first_line(stderr or stdout)}")
+        said = first_line(stderr or stdout)
+        if said == NO_MESSAGE:
+            said = f"{said} (exit status {status})"  # the status is then all there is
+        raise WorktreeError(f"git {args[0]} failed in {cwd}: {said}")
     return GitResult(status, stdout, stderr)
+
+
+NO_MESSAGE = "no message from git"
 
 
 def git_out(cwd: Path | str, *args: str) -> str:
@@ -62,7 +68,7 @@ def first_line(text: str) -> str:
             line = line.removeprefix(prefix)
         if line and not line.startswith("hint:"):
             return line
-    return "no message from git"
+    return NO_MESSAGE
 
 
 def split_z(output: str) -> list[str]:

@@ -204,10 +204,15 @@ class Radar:
                     return set()
                 self._views[name] = quick
                 return {name}
-        try:  # git's own way, every file: first look, HEAD moved, or no fast path
-            shot = snapshot(session.worktree, self._keep / f"{name}.index")
-        except BullpenError as error:  # a worktree mid-removal, or no commit yet
-            log.info("radar: %s skipped: %s", name, error)
+        shot = None
+        for _attempt in range(2):  # git's own way, every file: first look, HEAD moved…
+            try:
+                shot = snapshot(session.worktree, self._keep / f"{name}.index")
+                break
+            except BullpenError as error:  # mid-removal, no commit yet, or a git racing
+                failure = error
+        if shot is None:  # the next change, or the backstop's head check, looks again
+            log.info("radar: %s not looked at this time: %s", name, failure)
             return set()
         if old is not None and old.commit == shot.commit:
             return set()
