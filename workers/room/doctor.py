@@ -8,7 +8,6 @@ and each agent session's hooks and profile. Every finding is one line with its f
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from board import integrity, machines, sessions
@@ -26,22 +25,10 @@ from workers.agents.adapter import Adapter
 from workers.agents.kinds import adapter_for
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
+from workers.room.findings import Finding
 from workers.tmux import layout
 from worktrees.naming import worktree_path
 from worktrees.repo import list_worktrees
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One check: `ok`, what was found, and (when not ok) the command that fixes it."""
-
-    area: str
-    ok: bool
-    what: str
-    fix: str | None = None
-
-    def to_json(self) -> dict:
-        return asdict(self)
 
 
 def diagnose(home: Path) -> list[Finding]:
@@ -104,8 +91,7 @@ def _store(home: Path) -> tuple[Connection | None, list[Finding]]:
     if choose(home).kind == StoreKind.POSTGRESQL:
         from workers.room.doctor_pg import postgres_store
 
-        shared, checks = postgres_store(home)
-        return shared, [Finding(c.area, c.ok, c.what, c.fix) for c in checks]
+        return postgres_store(home)
     try:
         check_store_present(home)
         if not db.exists():

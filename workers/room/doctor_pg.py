@@ -7,7 +7,6 @@ Read-only like the rest of doctor: it opens the database without migrating it.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from board import machines, store
@@ -15,19 +14,10 @@ from board.errors import BullpenError, Refused
 from board.postgres import connect, schema_version
 from board.postgres.connection import PgConnection
 from board.postgres.schema import MIGRATIONS
+from workers.room.findings import Finding
 
 
-@dataclass(frozen=True)
-class Check:
-    """One finding, in doctor's shape (doctor turns it into its Finding)."""
-
-    area: str
-    ok: bool
-    what: str
-    fix: str | None = None
-
-
-def postgres_store(home: Path) -> tuple[PgConnection | None, list[Check]]:
+def postgres_store(home: Path) -> tuple[PgConnection | None, list[Finding]]:
     """The store findings, and the open connection when the room can be read."""
     choice = store.choose(home)
     name = machines.local_name(home)
@@ -36,63 +26,63 @@ def postgres_store(home: Path) -> tuple[PgConnection | None, list[Check]]:
     try:
         conn = connect(choice.url, migrate=False)
     except Refused as error:  # the server answered: this machine is not (yet) let in
-        return None, [Check("store", False, str(error),
+        return None, [Finding("store", False, str(error),
                               f"on the room's machine: bullpen machines approve {name} CODE")]
     except BullpenError as error:
-        return None, [Check("store", False, f"{choice.shown} is not reachable: {error}",
+        return None, [Finding("store", False, f"{choice.shown} is not reachable: {error}",
                               "start the server or fix store: in .bullpen/local.yaml")]
     found = [_schema(conn, choice.shown)]
     try:
         found.append(_this_machine(conn, home, name))
         found += _heartbeats(conn, name)
     except BullpenError as error:
-        found.append(Check("machine", False, f"cannot read the room: {error}",
+        found.append(Finding("machine", False, f"cannot read the room: {error}",
                              f"on the room's machine: bullpen machines approve {name} CODE"))
         conn.close()
         return None, found
     return conn, found
 
 
-def _schema(conn: PgConnection, shown: str) -> Check:
+def _schema(conn: PgConnection, shown: str) -> Finding:
     version = schema_version(conn)
     fine = version == len(MIGRATIONS)
-    return Check("store", fine, f"PostgreSQL {shown} reachable, schema {version} of"
+    return Finding("store", fine, f"PostgreSQL {shown} reachable, schema {version} of"
                    f" {len(MIGRATIONS)}", None if fine else
                    "upgrade bullpen; the room's owner machine migrates it at its next start")
 
 
-def _this_machine(conn: PgConnection, home: Path, name: str) -> Check:
+def _this_machine(conn: PgConnection, home: Path, name: str) -> Finding:
     role = machines.current_role(conn)
     row = machines.listed(conn, name)
     own_id = machines.local_id(home)
     what = f"this machine is {name} (id {own_id or 'none yet'}, role {role})"
     if row is None:
-        return Check("machine", True, f"{what}; not in the machine list yet (bullpen up"
+        return Finding("machine", True, f"{what}; not in the machine list yet (bullpen up"
                        " adds it)")
     listed_id, state = row
     if listed_id is not None and listed_id != own_id:
-        return Check("machine", False, f"{what}; that name belongs to another machine"
+        return Finding("machine", False, f"{what}; that name belongs to another machine"
                        f" (id {listed_id})", "bullpen room join URL --machine NAME")
     if state != "approved":
-        return Check("machine", False, f"{what}; {state}",
+        return Finding("machine", False, f"{what}; {state}",
                        f"on the room's machine: bullpen machines approve {name} CODE")
-    return Check("machine", True, f"{what}; approved")
+    return Finding("machine", True, f"{what}; approved")
 
 
-def _heartbeats(conn: PgConnection, here: str) -> list[Check]:
+def _heartbeats(conn: PgConnection, here: str) -> list[Finding]:
     now = time.time()
     found = []
     for machine in machines.all_machines(conn):
         if machine.state != "approved":
             continue
         if machine.beat_at is None:
-            found.append(Check("heartbeat", True, f"{machine.name}: no coordinator yet"))
+            found.append(Finding("heartbeat", True, f"{machine.name}: no coordinator yet"))
         elif machine.reachable:
-            found.append(Check("heartbeat", True, f"{machine.name}: coordinator beating"
+            found.append(Finding("heartbeat", True, f"{machine.name}: coordinator beating"
                                  f" ({now - machine.beat_at:.0f} s ago)"))
         else:
             fix = "bullpen up" if machine.name == here else f"bullpen up on {machine.name}"
-            found.append(Check("heartbeat", machine.name != here,
+            found.append(Finding("heartbeat", machine.name != here,
                                  f"{machine.name}: last beat {now - machine.beat_at:.0f} s"
                                  " ago: its sessions show unreachable", fix))
     return found
