@@ -36,17 +36,6 @@ def deliver(deliverer: Deliverer, room: Room, pane: str) -> list[int]:
                              IDLE, snap)
 
 
-@pytest.fixture
-def agent_pane(server: libtmux.Server, tmp_path: Path) -> tuple[RoomServer, str, Path]:
-    room_tmux = RoomServer(server.socket_name or "")
-    room_tmux.ensure_session("bullpen", cwd=tmp_path)
-    log = tmp_path / "agent.jsonl"
-    pane = room_tmux.launch("bullpen", command_line(log), tmp_path, {}, "bob",
-                            new_window=True)
-    wait_for_text(lambda: room_tmux.capture(pane), "agent>")
-    return room_tmux, pane, log
-
-
 def typed_lines(log: Path) -> list[str]:
     if not log.exists():
         return []

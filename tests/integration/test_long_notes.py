@@ -7,22 +7,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import libtmux
-import pytest
-
 from board import notes, sessions
 from board.identity import Caller
 from board.room import Room
-from tests.agents.scripted_agent import command_line
 from tests.cli_runner import identity, run_cli
 from tests.integration.test_mcp import call, mcp_client
-from tests.waiting import wait_for_text, wait_until
+from tests.waiting import wait_until
 from workers.agents.adapter import AgentState
 from workers.agents.kinds import adapter_for
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.status import PaneStatus
 from workers.tmux.panes import snapshot_all
-from workers.tmux.server import RoomServer
 
 IDLE = PaneStatus(AgentState.IDLE, since=0.0, input_text="")
 TAIL = "and the last step: run the migration twice, it must be idempotent. END-OF-NOTE"
@@ -35,20 +30,9 @@ def long_body() -> str:
     return body
 
 
-@pytest.fixture
-def bob_pane(server: libtmux.Server, tmp_path: Path) -> tuple[RoomServer, str, Path]:
-    room_tmux = RoomServer(server.socket_name or "")
-    room_tmux.ensure_session("bullpen", cwd=tmp_path)
-    log = tmp_path / "agent.jsonl"
-    pane = room_tmux.launch("bullpen", command_line(log), tmp_path, {}, "bob",
-                            new_window=True)
-    wait_for_text(lambda: room_tmux.capture(pane), "agent>")
-    return room_tmux, pane, log
-
-
 async def test_a_cut_typed_note_names_note_show_and_its_tail_is_reachable_both_ways(
-        room: Room, git_repo: Path, bob_pane) -> None:
-    server, pane, log = bob_pane
+        room: Room, git_repo: Path, agent_pane) -> None:
+    server, pane, log = agent_pane
     bob = identity(room.home, "bob", sessions.register(room.conn, "bob"))
     carol = identity(room.home, "carol", sessions.register(room.conn, "carol"))
     note = notes.send(room.conn, Caller("operator"), "bob", long_body())
