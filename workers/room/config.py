@@ -16,6 +16,7 @@ from board import machines, validate
 from board.authority import Power, parse_powers
 from board.errors import BadInput
 from board.vocabulary import RoomLayout
+from workers.room.yaml_nodes import check_depth, flag, key_at, mapping, names, scalar
 
 CONFIG_NAME = "bullpen.yaml"
 LAYOUTS = tuple(RoomLayout)
@@ -27,7 +28,6 @@ TOP_KEYS = {"agent", "layout", "sessions", "push", "land"}
 LAND_KEYS = {"strategy", "check"}
 STRATEGIES = ("merge", "squash", "rebase")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-_KEY_LINE = re.compile(r"(?P<indent>\s*)(?P<key>[\w.-]+)\s*:(\s|$)")
 
 
 @dataclass(frozen=True)
@@ -79,11 +79,11 @@ def load(root: Path) -> Config:
         return Config(path=None)
     try:
         text = path.read_text()
-        _check_depth(path, text)
+        check_depth(path, text)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.reader.ReaderError as error:  # a control character, no line of its own
         line = text.count("\n", 0, error.position) + 1
-        raise BadInput(f"{path.name}:{line}: {_key_at(text, line - 1)}: not valid YAML:"
+        raise BadInput(f"{path.name}:{line}: {key_at(text, line - 1)}: not valid YAML:"
                        f" character {chr(error.character)!r} is not allowed") from None
     except yaml.MarkedYAMLError as error:
         # An unclosed [, { or quote is reported where parsing gave up; its start is the news.
@@ -91,7 +91,7 @@ def load(root: Path) -> Config:
         opened = error.context_mark if "flow" in context or "quoted" in context else None
         mark = opened or error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 1
-        raise BadInput(f"{path.name}:{line}: {_key_at(text, line - 1)}: not valid YAML:"
+        raise BadInput(f"{path.name}:{line}: {key_at(text, line - 1)}: not valid YAML:"
                        f" {error.problem}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise BadInput(f"{path.name}: cannot read: {error}") from None
@@ -104,86 +104,8 @@ def load(root: Path) -> Config:
                        " refers to itself") from None
 
 
-MAX_DEPTH = 50  # bullpen.yaml nests 4 levels; PyYAML's composer recurses per level
-
-
-def _check_depth(path: Path, text: str) -> None:
-    """Refuse nesting deeper than `MAX_DEPTH`, at its line, before composing it (the
-    scanner is iterative; the composer would raise RecursionError past ~1,000)."""
-    depth = 0
-    for token in yaml.scan(text, Loader=yaml.SafeLoader):
-        if isinstance(token, _OPENING):
-            depth += 1
-            if depth > MAX_DEPTH:
-                line = token.start_mark.line + 1
-                where = _key_at(text, line - 1)
-                where = where if len(where) <= 60 else where[:60] + "…"
-                raise BadInput(f"{path.name}:{line}: {where}: nested deeper than"
-                               f" {MAX_DEPTH} levels")
-        elif isinstance(token, _CLOSING):
-            depth -= 1
-
-
-_OPENING = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken,
-            yaml.FlowMappingStartToken, yaml.FlowSequenceStartToken)
-_CLOSING = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
-
-
-def _key_at(text: str, index: int) -> str:
-    """The dotted key a line of a (possibly broken) YAML file sits under, by indentation."""
-    stack: list[tuple[int, str]] = []
-    for raw in text.splitlines()[: index + 1]:
-        found = _KEY_LINE.match(raw.expandtabs(1))
-        if not found:
-            continue
-        indent = len(found["indent"])
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        stack.append((indent, found["key"]))
-    return ".".join(key for _, key in stack) or "top level"
-
-
-def _mapping(path: Path, node: yaml.Node, key: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-    if not isinstance(node, yaml.MappingNode):
-        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key or 'top level'}:"
-                       " expected a mapping of keys to values")
-    found: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-    for k, v in node.value:
-        line = k.start_mark.line + 1
-        if not isinstance(k, yaml.ScalarNode):
-            raise BadInput(f"{path.name}:{line}: {key or 'top level'}: a key must be a"
-                           " plain name, not a list or a mapping")
-        name = f"{key}.{k.value}" if key else k.value
-        if k.value in found:  # YAML forbids it; PyYAML would keep the last silently
-            raise BadInput(f"{path.name}:{line}: {name}: duplicate key")
-        found[k.value] = (k, v)
-    return found
-
-
-def _scalar(path: Path, node: yaml.Node, key: str) -> str:
-    if not isinstance(node, yaml.ScalarNode) or not str(node.value).strip():
-        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key}: expected a text value")
-    return str(node.value)
-
-
-def _flag(path: Path, node: yaml.Node, key: str) -> bool:
-    value = str(getattr(node, "value", "")).lower()
-    if not isinstance(node, yaml.ScalarNode) or value not in ("true", "false", "yes", "no"):
-        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key}: expected true or false")
-    return value in ("true", "yes")
-
-
-def _names(path: Path, node: yaml.Node, key: str) -> tuple[str, ...]:
-    if isinstance(node, yaml.ScalarNode):
-        return (_scalar(path, node, key),)
-    if not isinstance(node, yaml.SequenceNode):
-        raise BadInput(f"{path.name}:{node.start_mark.line + 1}: {key}: expected a list of"
-                       " session names")
-    return tuple(_scalar(path, item, key) for item in node.value)
-
-
 def _parse(path: Path, root_node: yaml.Node) -> Config:
-    top = _mapping(path, root_node, "")
+    top = mapping(path, root_node, "")
     for key, (key_node, _) in top.items():
         if key == "store":  # a database URL holds a secret; bullpen.yaml is tracked
             raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: store: does not"
@@ -192,13 +114,13 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
         if key not in TOP_KEYS:
             raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: {key}: unknown key;"
                            f" use {', '.join(sorted(TOP_KEYS))}")
-    agent = _scalar(path, top["agent"][1], "agent") if "agent" in top else DEFAULT_AGENT
-    layout = (_scalar(path, top["layout"][1], "layout") if "layout" in top
+    agent = scalar(path, top["agent"][1], "agent") if "agent" in top else DEFAULT_AGENT
+    layout = (scalar(path, top["layout"][1], "layout") if "layout" in top
               else RoomLayout.SIDE_BY_SIDE)
     if layout not in LAYOUTS:
         raise BadInput(f"{path.name}:{top['layout'][1].start_mark.line + 1}: layout: use"
                        f" {' or '.join(LAYOUTS)}, not {layout!r}")
-    push = _scalar(path, top["push"][1], "push") if "push" in top else None
+    push = scalar(path, top["push"][1], "push") if "push" in top else None
     if push is not None and not REMOTE_NAME.match(push):
         raise BadInput(f"{path.name}:{top['push'][1].start_mark.line + 1}: push: name a git"
                        f" remote (such as origin), not {push!r}")
@@ -207,7 +129,7 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
     sessions_node = top.get("sessions", (None, None))[1]
     is_empty = sessions_node is None or (isinstance(sessions_node, yaml.ScalarNode)
                                          and sessions_node.value in ("", "null", "~"))
-    entries = {} if is_empty or sessions_node is None else _mapping(path, sessions_node,
+    entries = {} if is_empty or sessions_node is None else mapping(path, sessions_node,
                                                                     "sessions")
     for name, (name_node, body) in entries.items():
         where = f"sessions.{name}"
@@ -217,13 +139,13 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
             raise BadInput(
                 f"{path.name}:{name_node.start_mark.line + 1}: {where}: {error}") from None
         fields = {} if isinstance(body, yaml.ScalarNode) and not body.value else \
-            _mapping(path, body, where)
+            mapping(path, body, where)
         lines[name] = {key: key_node for key, (key_node, _) in fields.items()}
         for key, (key_node, _) in fields.items():
             if key not in SESSION_KEYS:
                 raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: {where}.{key}:"
                                f" unknown key; use {', '.join(sorted(SESSION_KEYS))}")
-        text = {key: _scalar(path, value, f"{where}.{key}") for key, (_, value)
+        text = {key: scalar(path, value, f"{where}.{key}") for key, (_, value)
                 in fields.items() if key in ("agent", "profile", "task", "on_commit", "setup",
                                              "from", "deliver", "base", "machine")}
         if "machine" in text:
@@ -240,13 +162,13 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
             line = fields["deliver"][0].start_mark.line + 1
             raise BadInput(f"{path.name}:{line}: {where}.deliver: {text['deliver']!r};"
                            f" use {' or '.join(DELIVER_VALUES)}")
-        after = _names(path, fields["after"][1], f"{where}.after") if "after" in fields else ()
-        fs_reads = _flag(path, fields["fs_reads"][1], f"{where}.fs_reads") \
+        after = names(path, fields["after"][1], f"{where}.after") if "after" in fields else ()
+        fs_reads = flag(path, fields["fs_reads"][1], f"{where}.fs_reads") \
             if "fs_reads" in fields else False
         may: tuple[Power, ...] = ()
         if "may" in fields:
             line = fields["may"][0].start_mark.line + 1
-            may = parse_powers(_names(path, fields["may"][1], f"{where}.may"),
+            may = parse_powers(names(path, fields["may"][1], f"{where}.may"),
                                where=f"{path.name}:{line}: {where}.may")
         on_commit_at = (f"{path.name}:{fields['on_commit'][0].start_mark.line + 1}:"
                         f" {where}.on_commit") if "on_commit" in fields else None
@@ -271,17 +193,17 @@ def _base_ref(mode: str | None) -> str | None:
 
 
 def _land(path: Path, node: yaml.Node) -> LandSettings:
-    fields = _mapping(path, node, "land")
+    fields = mapping(path, node, "land")
     for key, (key_node, _) in fields.items():
         if key not in LAND_KEYS:
             raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: land.{key}:"
                            f" unknown key; use {', '.join(sorted(LAND_KEYS))}")
-    strategy = _scalar(path, fields["strategy"][1], "land.strategy") \
+    strategy = scalar(path, fields["strategy"][1], "land.strategy") \
         if "strategy" in fields else "merge"
     if strategy not in STRATEGIES:
         raise BadInput(f"{path.name}:{fields['strategy'][1].start_mark.line + 1}:"
                        f" land.strategy: use {', '.join(STRATEGIES)}, not {strategy!r}")
-    check = _scalar(path, fields["check"][1], "land.check") if "check" in fields else None
+    check = scalar(path, fields["check"][1], "land.check") if "check" in fields else None
     return LandSettings(strategy, check)
 
 
