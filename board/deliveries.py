@@ -16,12 +16,12 @@ and the agent is told so once, on whichever path reaches it next (`untold_overfl
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from board import events, marks
 from board.connection import Connection, Row
 from board.db import write
 from board.models import Note, iso
+from board.records import record
 from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, HoldReason
 
 QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in the inbox
@@ -32,7 +32,7 @@ _WAITING_SQL = "d.state IN (?, ?) AND (d.held_reason IS NULL OR d.held_reason <>
 _WAITING_PARAMS = (*WAITING, HoldReason.CAPPED)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Delivery:
     """One recipient's delivery of one note, as `note show --json` prints it."""
 

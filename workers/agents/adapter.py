@@ -15,11 +15,11 @@ stateless: the coordinator's state tracker keeps time, stillness and hook report
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from board.models import Session
+from board.records import field, record
 from board.vocabulary import CANNOT_READ, SessionStatus
 from workers.agents.hook_call import HookCall, HookInputError
 
@@ -56,7 +56,7 @@ class Route(StrEnum):
     ANNOUNCE = "announce"  # never typed: kept in the inbox, announced on the status line
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Screen:
     """The visible screen of a pane: every line (right-stripped) and the cursor.
 
@@ -89,7 +89,7 @@ class Screen:
         return cls(lines, cursor[0], cursor[1], alternate)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reading:
     """One screen as an adapter reads it; `detail` is the question line, or the text
     found in the input line, or what showed the agent busy."""
@@ -98,7 +98,7 @@ class Reading:
     detail: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Launch:
     """One launch of a session's agent, as a kind's `launch_command` sees it. `env` is
     the pane's environment, which the kind may add to."""
@@ -110,7 +110,7 @@ class Launch:
     env: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SpawnPlan:
     """What a spawn makes for its agent before the first launch (Hermes: its profile).
 
@@ -122,7 +122,7 @@ class SpawnPlan:
     apply: Callable[[], object] = lambda: None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SoleUse:
     """A directory one agent process may use at a time, machine-wide, and how to name it
     in a refusal (`hermes profile 'coder'`)."""
@@ -131,7 +131,7 @@ class SoleUse:
     directory: Path
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Health:
     """One of doctor's findings about a session's agent, with the command that fixes it."""
 

@@ -11,8 +11,9 @@ Stdlib only.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from pathlib import PurePath
+
+from board.records import record
 
 # Programs that run the next word as the real command (their own options skipped).
 _WRAPPERS = frozenset({"env", "exec", "nice", "nohup", "command", "stdbuf", "time",
@@ -23,7 +24,7 @@ _VALUED = frozenset({"-n", "-u", "-C", "--chdir", "-S", "-o", "-e", "-i", "-c",
 _OPERATORS = set("();<>|&")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CommandLine:
     """A command's words split at its real program: `wrappers` (VAR=value words, env,
     npx … with their options), `program` (the word that names the agent, as written)

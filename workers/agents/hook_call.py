@@ -9,10 +9,10 @@ Stdlib and `board` only: the hook process imports this on every call.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput
+from board.records import record
 from board.vocabulary import SessionStatus
 
 
@@ -20,7 +20,7 @@ class HookInputError(BadInput):
     """A payload the hook cannot use (not JSON, no event, an event it does not know)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HookCall:
     """One hook call, read. Empty (the default) means: nothing to do, say nothing."""
 

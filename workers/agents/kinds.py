@@ -14,18 +14,18 @@ so a hook call for one kind never loads the others.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
 from pathlib import PurePath
 
+from board.records import record
 from workers.agents.adapter import Adapter, AgentKind
 from workers.agents.command_line import split_command
 from workers.agents.readers.generic import GenericAdapter
 from workers.agents.readers.shell import SHELL_PROGRAMS, ShellAdapter
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Kind:
     """One registry line: the names that run an agent kind and the home of its adapter."""
 
