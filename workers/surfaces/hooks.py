@@ -17,10 +17,9 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
-from board import deliveries, notes, reads, sessions
+from board import reads, sessions
 from board.errors import BullpenError
 from board.home import room_home
-from board.models import Note
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
 from workers import logs
@@ -28,6 +27,10 @@ from workers.agents import agent_files
 from workers.agents.adapter import Adapter
 from workers.agents.hook_call import HookInputError
 from workers.agents.kinds import hook_adapter, hook_kinds
+
+TYPE_CHECKING = False  # not typing's: the hook process pays for every import
+if TYPE_CHECKING:
+    from board.models import Note
 
 __all__ = ["HookInputError", "answer", "decode", "handle", "handler", "is_per_tool_call",
            "knows", "log_line", "run_hook"]
@@ -43,6 +46,7 @@ def format_notes(pending: list[Note], executable: str | None = None,
     on the pane's PATH, and on the PATH of Hermes' terminal tool through the profile)."""
     if not pending and not overflow:
         return ""
+    from board import deliveries
     from workers.agents import framing  # only when there are notes: it compiles patterns
 
     def answer(note: Note) -> str:
@@ -106,6 +110,9 @@ def handler(kind: str) -> Callable[[Mapping[str, object], Room], dict | None]:
 
 
 def _pull_notes(room: Room, session: str) -> str:
+    # Here: the hook after each tool call records reads and takes no notes.
+    from board import deliveries, notes
+
     sessions.set_hook_status(room.conn, session, SessionStatus.WORKING)
     handed = notes.take_pending(room.conn, session, via=DeliveryChannel.HOOK)
     overflow, newest = deliveries.untold_overflow(room.conn, session)

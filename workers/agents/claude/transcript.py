@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 
+from board.patterns import lazy
 from board.records import record
 
 PROJECTS_DIR = "projects"
-CONVERSATION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # Claude's are UUIDs
+CONVERSATION_ID = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # Claude's are UUIDs
 
 
 @record(frozen=True)

@@ -16,11 +16,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from board.patterns import lazy
 from board.records import record
 from workers.agents.command_line import is_assignment, split_command, takes_flags
 from workers.agents.hermes.config import profile_dir
 
-PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # Hermes ignores any other value
+PROFILE_NAME = lazy(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # Hermes ignores any other value
 HOME_VARIABLE = "HERMES_HOME"
 
 
