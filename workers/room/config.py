@@ -14,8 +14,10 @@ import yaml
 
 from board import machines, validate
 from board.authority import Power, parse_powers
+from board.chains import Limits
 from board.errors import BadInput
 from board.vocabulary import RoomLayout
+from workers.room import loop_guard
 from workers.room.yaml_nodes import check_depth, flag, key_at, mapping, names, scalar
 
 CONFIG_NAME = "bullpen.yaml"
@@ -24,7 +26,7 @@ DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"machine", "agent", "profile", "task", "after", "on_commit", "setup", "from",
                 "fs_reads", "deliver", "may", "base"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
-TOP_KEYS = {"agent", "layout", "sessions", "push", "land"}
+TOP_KEYS = {"agent", "layout", "sessions", "push", "land", "loop_guard"}
 LAND_KEYS = {"strategy", "check"}
 STRATEGIES = ("merge", "squash", "rebase")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -67,6 +69,7 @@ class Config:
     sessions: tuple[SessionPlan, ...] = field(default=())
     push: str | None = None  # the git remote each session's branch is pushed to on commit
     land: LandSettings = field(default_factory=LandSettings)
+    loop_guard: Limits = field(default_factory=Limits)  # workers/room/loop_guard.py
 
     def session(self, name: str) -> SessionPlan | None:
         return next((plan for plan in self.sessions if plan.name == name), None)
@@ -183,8 +186,9 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                  machine=text.get("machine")))
     _check_plan(path, plans, lines)
     land = _land(path, top["land"][1]) if "land" in top else LandSettings()
+    guard = loop_guard.parse(path, top["loop_guard"][1]) if "loop_guard" in top else Limits()
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push,
-                  land=land)
+                  land=land, loop_guard=guard)
 
 
 def _base_ref(mode: str | None) -> str | None:
