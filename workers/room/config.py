@@ -17,7 +17,7 @@ from board.authority import Power, parse_powers
 from board.chains import Limits
 from board.errors import BadInput
 from board.vocabulary import RoomLayout
-from workers.room import loop_guard
+from workers.room import deny, loop_guard
 from workers.room.yaml_nodes import check_depth, flag, key_at, mapping, names, scalar
 
 CONFIG_NAME = "bullpen.yaml"
@@ -26,7 +26,7 @@ DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"machine", "agent", "profile", "task", "after", "on_commit", "setup", "from",
                 "fs_reads", "deliver", "may", "base"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
-TOP_KEYS = {"agent", "layout", "sessions", "push", "land", "loop_guard"}
+TOP_KEYS = {"agent", "layout", "sessions", "push", "land", deny.KEY, "loop_guard"}
 LAND_KEYS = {"strategy", "check"}
 STRATEGIES = ("merge", "squash", "rebase")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -69,6 +69,7 @@ class Config:
     sessions: tuple[SessionPlan, ...] = field(default=())
     push: str | None = None  # the git remote each session's branch is pushed to on commit
     land: LandSettings = field(default_factory=LandSettings)
+    deny: tuple[str, ...] = ()  # the room's command patterns, beside bullpen's floor
     loop_guard: Limits = field(default_factory=Limits)  # workers/room/loop_guard.py
 
     def session(self, name: str) -> SessionPlan | None:
@@ -188,7 +189,8 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
     land = _land(path, top["land"][1]) if "land" in top else LandSettings()
     guard = loop_guard.parse(path, top["loop_guard"][1]) if "loop_guard" in top else Limits()
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push,
-                  land=land, loop_guard=guard)
+                  land=land, loop_guard=guard,
+                  deny=deny.parse(path, top[deny.KEY][1]) if deny.KEY in top else ())
 
 
 def _base_ref(mode: str | None) -> str | None:
