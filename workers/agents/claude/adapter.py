@@ -18,6 +18,7 @@ from workers.agents import agent_files
 from workers.agents.adapter import Health, Launch
 from workers.agents.claude.screen import ClaudeScreen
 from workers.agents.command_line import takes_flags
+from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookCall
 
 
@@ -72,10 +73,14 @@ class ClaudeAdapter(ClaudeScreen):
                 read_at[path] = max(use.at, read_at.get(path, 0.0))
         return read_at
 
+    def enforces_deny(self, agent: str) -> str | None:
+        return "its PreToolUse hook" if takes_flags(agent) else None
+
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
+        from workers.agents import command_policy
         from workers.agents.claude import hooks
 
-        return hooks.read_hook(payload)
+        return hooks.read_hook(payload, lambda: command_policy.stored(home, session))
 
     def per_tool_hook(self, payload: Mapping[str, object]) -> bool:
         from workers.agents.claude import hooks
@@ -86,6 +91,11 @@ class ClaudeAdapter(ClaudeScreen):
         from workers.agents.claude import hooks
 
         return hooks.notes_reply(context)
+
+    def deny_reply(self, denial: Denial) -> dict:
+        from workers.agents.claude import hooks
+
+        return hooks.deny_reply(denial)
 
 
 ADAPTER = ClaudeAdapter
