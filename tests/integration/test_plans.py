@@ -43,7 +43,9 @@ def plant(root: Path) -> None:
         "mcp_servers": {"github": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": GITHUB}},
                         "db": {"command": "db-mcp",
                                "args": [f"postgres://app:{DB_PASSWORD}@db.internal/app"]}},
-        "display": {"busy_input_mode": "queue"}, "max_tokens": 4096}))
+        "display": {"busy_input_mode": "queue"}, "max_tokens": 4096,
+        # bullpen's policy writes its floor and the room's deny: here; the user's own stays
+        "approvals": {"mode": "smart", "deny": ["git push *--force*", "my-own rm *"]}}))
     (root / ".env").write_text(f"OPENROUTER_API_KEY={ENV_KEY}\n")
     (root / "auth.json").write_text(json.dumps({"providers": {"nous": {
         "access_token": OAUTH}}}))
@@ -123,6 +125,7 @@ def test_export_ships_no_secret_and_lists_what_the_partner_provides(
         "postgres://app:${MCP_SERVERS_DB_ARGS}@db.internal/app"]
     assert config["max_tokens"] == 4096 and "bullpen" not in config.get("mcp_servers", {})
     assert "hooks" not in config and "memory" not in config  # bullpen's own entries
+    assert config["approvals"] == {"mode": "smart", "deny": ["my-own rm *"]}
     manifest = yaml.safe_load((target / "plan.yaml").read_text())
     assert {entry["name"] for entry in manifest["secrets"]} == {
         "MODEL_API_KEY", "GITHUB_TOKEN", "MCP_SERVERS_DB_ARGS", "OPENROUTER_API_KEY"}

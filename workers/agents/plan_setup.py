@@ -24,13 +24,16 @@ MAX_FILE_BYTES = 1_000_000  # a skill's files are text and scripts; bigger is no
 @dataclass(frozen=True)
 class ExportRequest:
     """Export session `name`'s setup (its agent `agent`, its `profile` as registered or
-    planned) of the repository `root` into `target`."""
+    planned) of the repository `root` into `target`. `managed_deny` are the command
+    patterns bullpen itself puts into agents' config (its floor and the room's `deny:`,
+    which travels in bullpen.yaml): not part of the agent's own setup."""
 
     name: str
     agent: str
     profile: str | None
     root: Path
     target: Path
+    managed_deny: tuple[str, ...] = ()
 
 
 @dataclass

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from board.errors import BadInput, BullpenError
 from board.home import DB_NAME, main_worktree, room_home
+from workers.agents.command_policy import patterns
 from workers.agents.kinds import adapter_for, kind_of
 from workers.agents.plan_secrets import secrets_in_text
 from workers.agents.plan_setup import ExportRequest, Setup
@@ -128,7 +129,7 @@ def _write(plan: config.Config, root: Path, registered: dict[str, str | None],
         adapter = adapter_for(session.agent, session.deliver)
         setup = adapter.export_setup(ExportRequest(
             session.name, session.agent, registered.get(session.name, session.profile),
-            root, target / folder))
+            root, target / folder, patterns(plan.deny)))
         result.sessions.append((session.name, setup))
         entry: dict[str, object] = {"name": session.name, "agent": session.agent,
                                     "kind": str(kind_of(session.agent))}

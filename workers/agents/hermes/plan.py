@@ -71,10 +71,26 @@ def _planned_profile(agent: str, profile: str | None) -> str:
     return AUTO if chosen in (None, AUTO) or chosen.startswith("bullpen-") else chosen
 
 
-def _shared_config(directory: Path) -> tuple[str, list[Secret], list[str]]:
+def _without_managed_deny(config: dict, managed: tuple[str, ...]) -> dict:
+    """`approvals.deny` without the patterns bullpen puts there (the room's policy)."""
+    approvals = config.get("approvals")
+    if not isinstance(approvals, dict) or not isinstance(approvals.get("deny"), list):
+        return config
+    kept = [pattern for pattern in approvals["deny"] if pattern not in managed]
+    rest = {key: value for key, value in approvals.items() if key != "deny"}
+    if kept:
+        rest["deny"] = kept
+    cleaned = {key: value for key, value in config.items() if key != "approvals"}
+    if rest:
+        cleaned["approvals"] = rest
+    return cleaned
+
+
+def _shared_config(directory: Path, managed: tuple[str, ...]
+                   ) -> tuple[str, list[Secret], list[str]]:
     """config.yaml as shared: bullpen's entries out, secrets as references."""
     _text, config = read_config(directory / CONFIG)
-    own = without_bullpen(config)
+    own = _without_managed_deny(without_bullpen(config), managed)
     scrubbed, secrets = scrub(own, CONFIG)
     text = yaml.safe_dump(scrubbed, sort_keys=False, default_flow_style=False) \
         if scrubbed else ""
@@ -123,7 +139,7 @@ def export_setup(request: ExportRequest) -> Setup:
     for shared in SHARED_DIRS:
         setup.files += [f"{shared}/{path}" for path in
                         copy_tree(directory / shared, request.target / shared)]
-    text, setup.secrets, setup.literals = _shared_config(directory)
+    text, setup.secrets, setup.literals = _shared_config(directory, request.managed_deny)
     if text:
         (request.target / CONFIG).write_text(text)
         setup.files.append(CONFIG)
