@@ -72,6 +72,7 @@ class SessionStatus(StrEnum):
     EXITED = "exited"  # the process ended (with its code)
     STOPPED = "stopped"  # no pane at all
     UNKNOWN = "unknown"  # evidence is missing or contradictory; never treated as idle
+    WAITING = "waiting for a slot"  # past the warm cap (max_running): not launched yet
 
 
 # How an `unknown` session's reason starts when its screen was never recognised since its
@@ -85,6 +86,10 @@ class DesiredState(StrEnum):
     REGISTERED = "registered"  # known but never launched
     RUNNING = "running"
     STOPPED = "stopped"
+    WAITING = "waiting"  # wants to run; waits for a slot under max_running (plan order)
+    # Gave its slot up under max_running (its task done, or idle past idle_release); a
+    # note for it puts it back in line. The operator's `stop` is STOPPED: it stays down.
+    RELEASED = "released"
 
 
 class NoteKind(StrEnum):
@@ -129,6 +134,7 @@ class HoldReason(StrEnum):
     UNKNOWN = "state unknown"
     NO_PANE = "no pane"
     MCP_CONNECTING = "its bullpen MCP server is still connecting"
+    WAITING_FOR_SLOT = "waiting for a slot"  # its session is not launched yet (max_running)
 
 
 class DeliveryChannel(StrEnum):

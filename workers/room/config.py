@@ -15,8 +15,9 @@ import yaml
 from board import machines, validate
 from board.authority import Power, parse_powers
 from board.errors import BadInput
+from board.slots import WarmCap
 from board.vocabulary import RoomLayout
-from workers.room import deny
+from workers.room import deny, warm_cap
 from workers.room.yaml_nodes import check_depth, flag, key_at, mapping, names, scalar
 
 CONFIG_NAME = "bullpen.yaml"
@@ -25,7 +26,7 @@ DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"machine", "agent", "profile", "task", "after", "on_commit", "setup", "from",
                 "fs_reads", "deliver", "may", "base"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
-TOP_KEYS = {"agent", "layout", "sessions", "push", "land", deny.KEY}
+TOP_KEYS = {"agent", "layout", "sessions", "push", "land", deny.KEY, *warm_cap.KEYS}
 LAND_KEYS = {"strategy", "check"}
 STRATEGIES = ("merge", "squash", "rebase")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -69,6 +70,7 @@ class Config:
     push: str | None = None  # the git remote each session's branch is pushed to on commit
     land: LandSettings = field(default_factory=LandSettings)
     deny: tuple[str, ...] = ()  # the room's command patterns, beside bullpen's floor
+    warm_cap: WarmCap = field(default_factory=WarmCap)  # max_running, idle_release
 
     def session(self, name: str) -> SessionPlan | None:
         return next((plan for plan in self.sessions if plan.name == name), None)
@@ -186,7 +188,7 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
     _check_plan(path, plans, lines)
     land = _land(path, top["land"][1]) if "land" in top else LandSettings()
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push,
-                  land=land,
+                  land=land, warm_cap=warm_cap.parse(path, top),
                   deny=deny.parse(path, top[deny.KEY][1]) if deny.KEY in top else ())
 
 
