@@ -9,8 +9,8 @@ For the type checker `record` *is* `dataclasses.dataclass`, so fields, defaults,
 assignment and the generated `__init__` are checked exactly as for a dataclass; at run
 time a record behaves like one: positional or keyword arguments with defaults, `==`,
 `hash`, a `repr` that names each field, and assignment refused when frozen. `field` takes
-`default=` or `default_factory=`; `fields` and `as_dict` stand in for dataclasses'
-`fields` and `asdict`.
+`default=` or `default_factory=`; `fields`, `as_dict` and `replace` stand in for
+dataclasses' `fields`, `asdict` and `replace`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ TYPE_CHECKING = False  # not typing's: this module is on every CLI call's path
 if TYPE_CHECKING:
     from collections.abc import Callable
     from dataclasses import dataclass as record
-    from dataclasses import field
+    from dataclasses import field, replace
     from typing import Any
 
 
@@ -150,6 +150,15 @@ if not TYPE_CHECKING:
         if default is _MISSING:
             raise TypeError("field() needs default= or default_factory=")
         return default
+
+    def replace(obj, /, **changes):
+        """dataclasses.replace: a copy of the record with `changes` (a dataclass too)."""
+        names = getattr(type(obj), "__record_fields__", None)
+        if names is None:
+            import dataclasses
+
+            return dataclasses.replace(obj, **changes)
+        return type(obj)(**{name: getattr(obj, name) for name in names} | changes)
 
     def record(cls=None, /, *, frozen=False):
         """@record or @record(frozen=True), as @dataclass is written."""

@@ -161,14 +161,17 @@ def test_with_the_coordinator_down_the_hook_is_handled_in_its_own_process(
 def test_the_hook_handled_in_its_own_process_loads_only_what_the_call_needs(
         room: Room, git_repo: Path) -> None:
     """No coordinator: the hook after a tool call records the read in its own process,
-    without argparse, dataclasses (inspect), typing, shlex, OpenSSL, the note modules,
+    without argparse, dataclasses (inspect), typing, shlex, OpenSSL, the note, loop-guard
+    and audit modules, the command policy (a Read has no command), the plan modules,
     other kinds' adapters or the generic and shell readers (bench/hook_bench.py times
     it against the bare interpreter). On PostgreSQL, the driver's own imports are its."""
     env = identity(room.home, "bob", sessions.register(room.conn, "bob"))
     unwanted = ("argparse", "dataclasses", "inspect", "typing", "shlex", "hashlib",
                 "board.notes", "board.deliveries", "workers.agents.hermes.adapter",
                 "workers.agents.codex.adapter", "workers.agents.readers.generic",
-                "workers.agents.readers.shell", "workers.agents.framing")
+                "workers.agents.readers.shell", "workers.agents.framing",
+                "workers.agents.command_policy", "workers.agents.plan_setup", "board.chains",
+                "board.audit")
     if is_postgres(room.conn):
         drivers = subprocess.run(
             [sys.executable, "-c", f"import sys, psycopg; print(*(name for name in"

@@ -21,9 +21,12 @@ from pathlib import Path
 from board.models import Session
 from board.records import field, record
 from board.vocabulary import CANNOT_READ, SessionStatus
-from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookCall, HookInputError
-from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
+
+TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
+if TYPE_CHECKING:  # the plan and policy modules are for `plan` and denied commands
+    from workers.agents.command_policy import Denial
+    from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class AgentKind(StrEnum):
@@ -249,6 +252,8 @@ class Adapter:
     def install_setup(self, request: InstallRequest) -> Installed:
         """Install a plan's setup for one session on this machine (`bullpen plan
         install`, `update`). The default has nothing to install."""
+        from workers.agents.plan_setup import Installed
+
         return Installed()
 
     def deny_reply(self, denial: Denial) -> dict:

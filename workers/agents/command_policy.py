@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import shlex
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -128,6 +127,8 @@ def _split(command: str) -> list[str]:
 
 
 def _words(part: str) -> list[str]:
+    import shlex  # here: a hook call with no command to read never needs it
+
     try:
         return shlex.split(part)
     except ValueError:  # an unclosed quote: the words as they stand
