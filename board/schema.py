@@ -288,6 +288,7 @@ MIGRATIONS: list[str] = [
         note INTEGER NOT NULL,
         given_at REAL NOT NULL
     );
+    """,
     # 13: an operator's ask to the machine that runs a session to stop or restart it
     # (lifecycle across machines, issue 22); that machine's coordinator answers
     """

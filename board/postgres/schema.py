@@ -256,6 +256,7 @@ MIGRATIONS: list[str] = [
         note BIGINT NOT NULL,
         given_at DOUBLE PRECISION NOT NULL
     );
+    """,
     # 13: an operator's ask to the machine that runs a session to stop or restart it
     # (lifecycle across machines, issue 22); that machine's coordinator answers
     """
