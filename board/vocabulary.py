@@ -39,6 +39,9 @@ class EventKind(StrEnum):
     CONFLICT_FOUND = "conflict_found"  # the radar predicts two branches will not merge
     CONFLICT_CLEARED = "conflict_cleared"
     SESSION_LANDED = "session_landed"  # its branch landed on the base branch
+    SPEND_RECORDED = "spend_recorded"  # a session's tokens, read from its agent's records
+    BUDGET_REACHED = "budget_reached"  # its notes and pings are held (`budget`)
+    BUDGET_SET = "budget_set"  # the operator set a limit; held notes may flow again
 
 
 class TaskStatus(StrEnum):
@@ -129,6 +132,7 @@ class HoldReason(StrEnum):
     UNKNOWN = "state unknown"
     NO_PANE = "no pane"
     MCP_CONNECTING = "its bullpen MCP server is still connecting"
+    BUDGET = "budget"  # its (or the room's) spend reached its budget: held until raised
 
 
 class DeliveryChannel(StrEnum):

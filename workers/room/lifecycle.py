@@ -25,6 +25,7 @@ from workers.coordinator import loop as coordinator
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
+from workers.room import budget_config
 from workers.room import config as config_file
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
@@ -98,6 +99,8 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
             if sessions.get(room.conn, item.name) is None:
                 report.say(f"{item.name} runs on machine {machine}: bullpen up there")
         _create_plan_tasks(room, plan)
+        budget_config.store(room.conn, plan.budget, {p.name: p.budget for p in plan.sessions},
+                            plan.prices)
         panes = snapshot_all(server, with_content=False)
         # Only this machine's sessions: another machine's `up` restores its own.
         for session in here.mine(sessions.all_sessions(room.conn)):
