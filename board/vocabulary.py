@@ -167,6 +167,7 @@ class JoinState(StrEnum):
     PENDING = "pending"  # waiting for the operator to approve its code
     APPROVED = "approved"
     EXPIRED = "expired"  # its code was older than the pairing time-to-live
+    REFUSED = "refused"  # spent by wrong codes, or refused by the operator
 
 
 class RoomLayout(StrEnum):

@@ -18,7 +18,7 @@ from board.budgets import Limit
 from board.errors import BadInput
 from board.prices import Price
 from board.vocabulary import RoomLayout
-from workers.room import budget_config
+from workers.room import budget_config, deny
 from workers.room.yaml_nodes import check_depth, flag, key_at, mapping, names, scalar
 
 CONFIG_NAME = "bullpen.yaml"
@@ -27,7 +27,7 @@ DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"machine", "agent", "profile", "task", "after", "on_commit", "setup", "from",
                 "fs_reads", "deliver", "may", "base", "budget"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
-TOP_KEYS = {"agent", "layout", "sessions", "push", "land", "budget", "prices"}
+TOP_KEYS = {"agent", "layout", "sessions", "push", "land", deny.KEY, "budget", "prices"}
 LAND_KEYS = {"strategy", "check"}
 STRATEGIES = ("merge", "squash", "rebase")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -71,6 +71,7 @@ class Config:
     sessions: tuple[SessionPlan, ...] = field(default=())
     push: str | None = None  # the git remote each session's branch is pushed to on commit
     land: LandSettings = field(default_factory=LandSettings)
+    deny: tuple[str, ...] = ()  # the room's command patterns, beside bullpen's floor
     budget: Limit | None = None  # the room's spending limit (budget_config)
     prices: dict[str, Price] = field(default_factory=dict)  # `prices:`, over the table's
 
@@ -193,7 +194,8 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
     _check_plan(path, plans, lines)
     land = _land(path, top["land"][1]) if "land" in top else LandSettings()
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push,
-                  land=land, **budget_config.room_levers(path, top))
+                  land=land, **budget_config.room_levers(path, top),
+                  deny=deny.parse(path, top[deny.KEY][1]) if deny.KEY in top else ())
 
 
 def _base_ref(mode: str | None) -> str | None:

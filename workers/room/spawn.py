@@ -226,7 +226,8 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     """
     session = sessions.require(room.conn, name)
     root = repo_root_of_home(room.home)
-    layout_name = layout_name or config.load(root).layout
+    plan_file = config.load(root)  # its deny: patterns are read again at every launch
+    layout_name = layout_name or plan_file.layout
     server = server or layout.server_for(root)
     if session.pane and layout.owns_pane(server, session.pane, name):
         _close(server, session.pane, name)  # its old process gone before a new one starts
@@ -238,7 +239,8 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     token = sessions.new_launch_token(room.conn, name)
     if session.hook_status is not None:
         sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
-    plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh)
+    plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh,
+                       deny=plan_file.deny)
     dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard, layout_name)
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
     sole = adapter_for(session.agent, session.deliver).sole_use(session.agent or "",

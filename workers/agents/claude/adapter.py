@@ -19,6 +19,7 @@ from workers.agents import agent_files
 from workers.agents.adapter import Health, Launch, SpendReading
 from workers.agents.claude.screen import ClaudeScreen
 from workers.agents.command_line import takes_flags
+from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookCall
 
 
@@ -78,10 +79,14 @@ class ClaudeAdapter(ClaudeScreen):
 
         return usage.read_spend(home, session, state)
 
+    def enforces_deny(self, agent: str) -> str | None:
+        return "its PreToolUse hook" if takes_flags(agent) else None
+
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
+        from workers.agents import command_policy
         from workers.agents.claude import hooks
 
-        return hooks.read_hook(payload)
+        return hooks.read_hook(payload, lambda: command_policy.stored(home, session))
 
     def per_tool_hook(self, payload: Mapping[str, object]) -> bool:
         from workers.agents.claude import hooks
@@ -92,6 +97,11 @@ class ClaudeAdapter(ClaudeScreen):
         from workers.agents.claude import hooks
 
         return hooks.notes_reply(context)
+
+    def deny_reply(self, denial: Denial) -> dict:
+        from workers.agents.claude import hooks
+
+        return hooks.deny_reply(denial)
 
 
 ADAPTER = ClaudeAdapter
