@@ -6,15 +6,18 @@ per step, so two deliverers (the coordinator and a hook) never both win a note.
     claimed ──release──▶ queued [possible_repeat]      (not typed, or undecidable)
     queued|held ──hand──▶ handed                       (a hook gave it to the model)
     queued|held ──inbox──▶ read                        (the agent read its inbox)
+    held(loop suspected) ──release──▶ queued | ──end──▶ dropped   (the operator decides)
 
 Typed and handed notes count as read: the inbox does not show them again. A note held
 as `capped` (the session's queue was over its cap) is never typed; it waits in the inbox,
 and the agent is told so once, on whichever path reaches it next (`untold_overflow`,
-`told_overflow`: the newest capped note it was told about is kept in `meta`).
+`told_overflow`: the newest capped note it was told about is kept in `meta`). A note
+held as `loop suspected` (its chain is held, board/chains.py) is given no way at all —
+not typed, handed, nor read from the inbox — until the operator releases or ends it.
 
-A note held as `budget` (its recipient reached its budget, board/budgets.py) waits the
-same way, untyped and unhanded, until `release_budget` queues it again; the one note
-that told the recipient so (`over_budget`) is the only one that still reaches it.
+A note held as `budget` (its recipient reached its budget, board/budgets.py) is not
+typed or handed either (the inbox still shows it) until `release_budget` queues it
+again; the one note that told the recipient so (`over_budget`) still reaches it.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from board import events, marks
+from board import chains, events, marks
 from board.connection import Connection, Row
 from board.db import write
 from board.models import Note, iso
@@ -32,10 +35,16 @@ QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in 
 WAITING = (DeliveryState.QUEUED, DeliveryState.HELD)
 GIVEN = (DeliveryState.TYPED, DeliveryState.HANDED)
 # Held for these, a note is not offered for typing or to a hook until it is released.
-STICKY = (HoldReason.CAPPED, HoldReason.BUDGET)
+STICKY = (HoldReason.CAPPED, HoldReason.LOOP, HoldReason.BUDGET)
 # States are bound as parameters from the enums, never spelled inside SQL.
-_WAITING_SQL = "d.state IN (?, ?) AND (d.held_reason IS NULL OR d.held_reason NOT IN (?, ?))"
+_WAITING_SQL = ("d.state IN (?, ?) AND (d.held_reason IS NULL OR"
+                " d.held_reason NOT IN (?, ?, ?))")
 _WAITING_PARAMS = (*WAITING, *STICKY)
+# A note of a held chain (a loop) is given no way at all, not even the inbox, until the
+# operator releases it; one the operator dropped never is (board/chains.py, loops.py).
+HIDDEN_SQL = ("(d.held_reason IS NULL OR d.held_reason <> ? OR d.state <> ?)"
+              " AND d.state <> ?")
+HIDDEN_PARAMS = (HoldReason.LOOP, DeliveryState.HELD, DeliveryState.DROPPED)
 
 
 @dataclass(frozen=True)
@@ -105,7 +114,7 @@ def hold(conn: Connection, recipient: str, reason: str,
     with write(conn):
         held = _step(conn, recipient, ids, "state = ?, held_reason = ?",
                      "state IN (?, ?) AND (held_reason IS NULL OR"
-                     " held_reason NOT IN (?, ?, ?))",
+                     " held_reason NOT IN (?, ?, ?, ?))",
                      (DeliveryState.HELD, reason, *WAITING, reason, *STICKY))
         if held:
             events.emit(conn, EventKind.NOTES_HELD, recipient, held[-1], count=len(held),
@@ -120,10 +129,13 @@ def claim(conn: Connection, recipient: str, note_ids: list[int],
     if not note_ids:
         return []
     with write(conn):
-        return _step(conn, recipient, note_ids,
-                     "state = ?, claimed_at = ?, claim_pane = ?",
-                     "state IN (?, ?) AND (held_reason IS NULL OR held_reason NOT IN (?, ?))",
-                     (DeliveryState.CLAIMED, time.time(), pane, *_WAITING_PARAMS))
+        won = _step(conn, recipient, note_ids,
+                    "state = ?, claimed_at = ?, claim_pane = ?",
+                    "state IN (?, ?) AND (held_reason IS NULL OR"
+                    " held_reason NOT IN (?, ?, ?))",
+                    (DeliveryState.CLAIMED, time.time(), pane, *_WAITING_PARAMS))
+        chains.given(conn, recipient, won)  # its next turn is this note's (before Enter)
+        return won
 
 
 def confirm(conn: Connection, recipient: str, note_ids: list[int]) -> list[int]:
@@ -151,9 +163,12 @@ def release(conn: Connection, recipient: str, note_ids: list[int],
         return []
     flag = ", possible_repeat = 1" if possible_repeat else ""  # a flag set stays set
     with write(conn):
-        return _step(conn, recipient, note_ids,
+        back = _step(conn, recipient, note_ids,
                      "state = ?, claimed_at = NULL, claim_pane = NULL" + flag,
                      "state = ?", (DeliveryState.QUEUED, DeliveryState.CLAIMED))
+        if not possible_repeat:
+            chains.not_given(conn, recipient, back)
+        return back
 
 
 def hand(conn: Connection, recipient: str, via: str = DeliveryChannel.HOOK) -> list[Note]:
@@ -166,6 +181,7 @@ def hand(conn: Connection, recipient: str, via: str = DeliveryChannel.HOOK) -> l
                          " read_at = coalesce(read_at, ?), held_reason = NULL",
                          "state IN (?, ?)", (DeliveryState.HANDED, via, now, now, *WAITING)))
         if done:
+            chains.given(conn, recipient, sorted(done), now)
             events.emit(conn, EventKind.NOTES_DELIVERED, recipient, max(done), via=via,
                         notes=sorted(done))
     return [note for note in found if note.id in done]

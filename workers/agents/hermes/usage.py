@@ -9,25 +9,21 @@ recorded by `record_auxiliary_usage`). Hermes splits the tokens as bullpen does:
 `output_tokens` (reasoning inside). A bullpen session's conversations are those whose
 cwd is its worktree (its profile is its own: one process per profile).
 
-The store is read only (`mode=ro`), and only when its files changed since the last read.
+The store is read only (board/foreign_stores.py), and only when its files changed
+since the last read.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
+from board import foreign_stores
 from board.models import Session
 from board.spend import Usage
 from workers.agents.adapter import SpendReading
 
 SOURCE = "hermes state.db"
 STORE = "state.db"
-_QUERY = (
-    "SELECT u.model AS model, sum(u.input_tokens), sum(u.output_tokens),"
-    " sum(u.cache_read_tokens), sum(u.cache_write_tokens)"
-    " FROM session_model_usage u JOIN sessions s ON s.id = u.session_id"
-    " WHERE (s.cwd = ? OR s.cwd LIKE ?) AND s.started_at >= ? GROUP BY u.model")
 
 
 def read_spend(session: Session, profile_dir: Path, state: dict) -> SpendReading | None:
@@ -38,28 +34,12 @@ def read_spend(session: Session, profile_dir: Path, state: dict) -> SpendReading
     if state.get("stamp") == stamp and "totals" in state:
         totals = state["totals"]
     else:
-        totals = _totals(store, session)
+        totals = foreign_stores.hermes_usage(store, str(session.worktree),
+                                             session.created_at - 1)
         if totals is None:
             return None
     by_model = {model: Usage(*values) for model, values in totals.items()}
     return SpendReading(by_model, SOURCE, {"stamp": stamp, "totals": totals})
-
-
-def _totals(store: Path, session: Session) -> dict[str, list[int]] | None:
-    worktree = str(session.worktree).rstrip("/")
-    try:
-        conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1.0)
-    except sqlite3.Error:
-        return None
-    try:
-        rows = conn.execute(_QUERY, (worktree, worktree + "/%",
-                                     session.created_at - 1)).fetchall()
-    except sqlite3.Error:  # busy, or a store of another shape (another release)
-        return None
-    finally:
-        conn.close()
-    return {str(row[0] or "unknown"): [int(value or 0) for value in row[1:]] for row in rows
-            if any(row[1:])}
 
 
 def _stamp(path: Path) -> list[float] | None:
