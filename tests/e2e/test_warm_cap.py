@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -169,3 +170,23 @@ def test_bad_max_running_is_one_line_and_exit_2(plan: Plan) -> None:
         assert needle in result.stderr and len(result.stderr.strip().splitlines()) == 1
         assert not plan.live.home.joinpath("bullpen.db").exists() or \
             plan.live.db().execute("SELECT count(*) FROM sessions").fetchone()[0] == 0
+
+
+def test_stop_frees_a_slot_and_a_second_up_keeps_the_line(plan: Plan) -> None:
+    path = plan.write({"a": {"task": "Hold the slot"}, "b": {"task": "Wait for it"}}, {})
+    config = yaml.safe_load(path.read_text())
+    path.write_text(yaml.safe_dump({"max_running": 1, **config}, sort_keys=False))
+    assert "b waits for a slot (max_running 1)" in plan.live.cli(
+        "up", "--detach", "--no-dashboard").stdout
+    plan.live.cli("down")
+    again = plan.live.cli("up", "--detach", "--no-dashboard").stdout
+    assert "restarted a" in again and "b waits for a slot (max_running 1)" in again, again
+    assert plan.live.sessions()["b"]["status"] == "waiting for a slot"
+
+    plan.live.cli("stop", "a")
+    stopped_at = time.time()
+    row = wait_until(lambda: (b := plan.live.sessions()["b"])["pane"] and b, 15,
+                     message=lambda: f"b started: {plan.live.sessions()['b']}")
+    assert row["status"] != "waiting for a slot"
+    launched = first_pane_event(plan)["b"][1]
+    assert launched - stopped_at < 2.0, launched - stopped_at
