@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from board import machines, marks, sessions
+from board import chains, machines, marks, sessions
 from board import plan as board_plan
 from board import slots as board_slots
 from board.errors import BadInput, BullpenError
@@ -86,6 +86,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
             _check_on_commit(room, item, planned)
         check_requests(room, [_request(item) for item in new], planned)
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
+        chains.set_limits(room.conn, plan.loop_guard)
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
         layout.ensure_room_window(server, root, home, with_dashboard, plan.layout)
