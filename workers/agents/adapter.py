@@ -23,6 +23,7 @@ from board.models import Session
 from board.vocabulary import CANNOT_READ, SessionStatus
 from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookCall, HookInputError
+from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class AgentKind(StrEnum):
@@ -238,6 +239,17 @@ class Adapter:
     def notes_reply(self, context: str) -> dict:
         """What the hook prints to hand `context` (pending notes) into the agent's turn."""
         raise HookInputError(f"{self.kind} agents take no notes from a hook")
+
+    def export_setup(self, request: ExportRequest) -> Setup | None:
+        """Write the session's agent setup (personality, skills, config without secrets)
+        into `request.target` for a shared plan (`bullpen plan export`); None when the
+        kind has none to share (the default: its command line in bullpen.yaml is all)."""
+        return None
+
+    def install_setup(self, request: InstallRequest) -> Installed:
+        """Install a plan's setup for one session on this machine (`bullpen plan
+        install`, `update`). The default has nothing to install."""
+        return Installed()
 
     def deny_reply(self, denial: Denial) -> dict:
         """What the hook prints to refuse a tool call the room's policy denies."""

@@ -10,7 +10,7 @@ import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from board import machines, sessions, tasks, validate
+from board import machines, sessions, slots, tasks, validate
 from board.errors import BadInput, Refused
 from board.home import repo_root_of_home
 from board.identity import Caller
@@ -121,8 +121,9 @@ def check_requests(room: Room, requests: list[SpawnRequest], planned: frozenset[
 
 def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
           with_dashboard: bool = True, layout_name: str | None = None,
-          checked: bool = False) -> Session:
-    """Create the session's worktree, register it, and start its agent in a pane.
+          checked: bool = False, waits: str | None = None) -> Session:
+    """Create the session's worktree, register it, and start its agent in a pane (or,
+    `waits`: the cap it meets, queue it for a slot under max_running).
 
     All or nothing: every check runs before anything is made, and a failure after that
     removes what this spawn made. `checked`: the caller already ran `check_request`
@@ -133,7 +134,7 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
             check_request(room, request)
         made = _Made(repo_root_of_home(home), request.name)
         try:
-            return _create(room, request, made, server=server,
+            return _create(room, request, made, server=server, waits=waits,
                            with_dashboard=with_dashboard, layout_name=layout_name)
         except BaseException:
             made.undo(room, server)
@@ -189,7 +190,7 @@ class _Made:
 
 
 def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
-            with_dashboard: bool, layout_name: str | None) -> Session:
+            with_dashboard: bool, layout_name: str | None, waits: str | None) -> Session:
     prepared = adapter_for(request.agent).plan_spawn(request.name, request.profile,
                                                      request.agent, room.home)
     if prepared.creates is not None:
@@ -206,8 +207,12 @@ def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServe
         sessions.update(room.conn, request.name, on_commit=request.on_commit,
                         fs_reads=int(request.fs_reads), deliver=request.deliver,
                         base_mode=request.base_mode)
+    if waits:  # its agent starts when a slot frees (the coordinator: workers/room/slots.py)
+        slots.keep_setup(room.conn, request.name, request.setup)
+        slots.queue(room.conn, request.name, waits)
     session = launch(room, request.name, server=server, with_dashboard=with_dashboard,
-                     setup=request.setup, layout_name=layout_name)
+                     setup=request.setup, layout_name=layout_name) if not waits else \
+        sessions.require(room.conn, request.name)
     if request.task:
         title, _, body = request.task.partition("\n")
         tasks.add(room.conn, Caller(OPERATOR), validate.one_line(title, 200),
