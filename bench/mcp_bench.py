@@ -12,7 +12,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from bench.common import describe, median, scratch_repo, time_command
-from board import sessions
+from board import chains, sessions
 from board.room import open_room
 
 RUNS = 40
@@ -38,6 +38,7 @@ async def _mcp_times(env: dict[str, str], cwd: Path, runs: int) -> tuple[float, 
 def main() -> None:
     repo = scratch_repo()
     with open_room(env={}, start=repo) as room:
+        chains.set_limits(room.conn, chains.Limits(notes=None, rate=None))  # alice sends a lot
         token = sessions.register(room.conn, "alice")
         sessions.register(room.conn, "bob")
         home = room.home

@@ -6,11 +6,14 @@ per step, so two deliverers (the coordinator and a hook) never both win a note.
     claimed ──release──▶ queued [possible_repeat]      (not typed, or undecidable)
     queued|held ──hand──▶ handed                       (a hook gave it to the model)
     queued|held ──inbox──▶ read                        (the agent read its inbox)
+    held(loop suspected) ──release──▶ queued | ──end──▶ dropped   (the operator decides)
 
 Typed and handed notes count as read: the inbox does not show them again. A note held
 as `capped` (the session's queue was over its cap) is never typed; it waits in the inbox,
 and the agent is told so once, on whichever path reaches it next (`untold_overflow`,
-`told_overflow`: the newest capped note it was told about is kept in `meta`).
+`told_overflow`: the newest capped note it was told about is kept in `meta`). A note
+held as `loop suspected` (its chain is held, board/chains.py) is given no way at all —
+not typed, handed, nor read from the inbox — until the operator releases or ends it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from board import events, marks
+from board import chains, events, marks
 from board.connection import Connection, Row
 from board.db import write
 from board.models import Note, iso
@@ -28,8 +31,14 @@ QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in 
 WAITING = (DeliveryState.QUEUED, DeliveryState.HELD)
 GIVEN = (DeliveryState.TYPED, DeliveryState.HANDED)
 # States are bound as parameters from the enums, never spelled inside SQL.
-_WAITING_SQL = "d.state IN (?, ?) AND (d.held_reason IS NULL OR d.held_reason <> ?)"
-_WAITING_PARAMS = (*WAITING, HoldReason.CAPPED)
+_WAITING_SQL = ("d.state IN (?, ?) AND (d.held_reason IS NULL OR"
+                " (d.held_reason <> ? AND d.held_reason <> ?))")
+_WAITING_PARAMS = (*WAITING, HoldReason.CAPPED, HoldReason.LOOP)
+# A note of a held chain (a loop) is given no way at all, not even the inbox, until the
+# operator releases it; one the operator dropped never is (board/chains.py, loops.py).
+HIDDEN_SQL = ("(d.held_reason IS NULL OR d.held_reason <> ? OR d.state <> ?)"
+              " AND d.state <> ?")
+HIDDEN_PARAMS = (HoldReason.LOOP, DeliveryState.HELD, DeliveryState.DROPPED)
 
 
 @dataclass(frozen=True)
@@ -98,8 +107,9 @@ def hold(conn: Connection, recipient: str, reason: str,
     with write(conn):
         held = _step(conn, recipient, ids, "state = ?, held_reason = ?",
                      "state IN (?, ?) AND (held_reason IS NULL OR"
-                     " (held_reason <> ? AND held_reason <> ?))",
-                     (DeliveryState.HELD, reason, *WAITING, reason, HoldReason.CAPPED))
+                     " (held_reason <> ? AND held_reason <> ? AND held_reason <> ?))",
+                     (DeliveryState.HELD, reason, *WAITING, reason, HoldReason.CAPPED,
+                      HoldReason.LOOP))
         if held:
             events.emit(conn, EventKind.NOTES_HELD, recipient, held[-1], count=len(held),
                         reason=reason)
@@ -113,10 +123,13 @@ def claim(conn: Connection, recipient: str, note_ids: list[int],
     if not note_ids:
         return []
     with write(conn):
-        return _step(conn, recipient, note_ids,
-                     "state = ?, claimed_at = ?, claim_pane = ?",
-                     "state IN (?, ?) AND (held_reason IS NULL OR held_reason <> ?)",
-                     (DeliveryState.CLAIMED, time.time(), pane, *_WAITING_PARAMS))
+        won = _step(conn, recipient, note_ids,
+                    "state = ?, claimed_at = ?, claim_pane = ?",
+                    "state IN (?, ?) AND (held_reason IS NULL OR"
+                    " (held_reason <> ? AND held_reason <> ?))",
+                    (DeliveryState.CLAIMED, time.time(), pane, *_WAITING_PARAMS))
+        chains.given(conn, recipient, won)  # its next turn is this note's (before Enter)
+        return won
 
 
 def confirm(conn: Connection, recipient: str, note_ids: list[int]) -> list[int]:
@@ -144,9 +157,12 @@ def release(conn: Connection, recipient: str, note_ids: list[int],
         return []
     flag = ", possible_repeat = 1" if possible_repeat else ""  # a flag set stays set
     with write(conn):
-        return _step(conn, recipient, note_ids,
+        back = _step(conn, recipient, note_ids,
                      "state = ?, claimed_at = NULL, claim_pane = NULL" + flag,
                      "state = ?", (DeliveryState.QUEUED, DeliveryState.CLAIMED))
+        if not possible_repeat:
+            chains.not_given(conn, recipient, back)
+        return back
 
 
 def hand(conn: Connection, recipient: str, via: str = DeliveryChannel.HOOK) -> list[Note]:
@@ -159,6 +175,7 @@ def hand(conn: Connection, recipient: str, via: str = DeliveryChannel.HOOK) -> l
                          " read_at = coalesce(read_at, ?), held_reason = NULL",
                          "state IN (?, ?)", (DeliveryState.HANDED, via, now, now, *WAITING)))
         if done:
+            chains.given(conn, recipient, sorted(done), now)
             events.emit(conn, EventKind.NOTES_DELIVERED, recipient, max(done), via=via,
                         notes=sorted(done))
     return [note for note in found if note.id in done]

@@ -264,4 +264,29 @@ MIGRATIONS: list[str] = [
     ALTER TABLE deliveries_rebuilt RENAME TO deliveries;
     CREATE INDEX deliveries_by_recipient ON deliveries(recipient, state, note);
     """,
+    # 12: the loop guard (issue 21): each note's conversation chain and the agent-to-agent
+    # hops since the chain's last progress; the chains themselves; the note that started
+    # each session's current turn (its notes in that turn continue that note's chain)
+    """
+    ALTER TABLE notes ADD COLUMN chain INTEGER;
+    ALTER TABLE notes ADD COLUMN chain_hops INTEGER;
+    CREATE INDEX notes_by_chain ON notes(chain, id);
+    CREATE INDEX notes_by_sender ON notes(sender, created_at);
+    CREATE TABLE chains (
+        id INTEGER PRIMARY KEY,
+        state TEXT NOT NULL DEFAULT 'open',
+        hops INTEGER NOT NULL DEFAULT 0,
+        counted_since REAL NOT NULL,
+        since_event INTEGER NOT NULL DEFAULT 0,
+        reason TEXT,
+        held_at REAL,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX chains_by_state ON chains(state, id);
+    CREATE TABLE turns (
+        session TEXT PRIMARY KEY,
+        note INTEGER NOT NULL,
+        given_at REAL NOT NULL
+    );
+    """,
 ]

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import time
 
-from board import events, validate
+from board import chains, events, validate
 from board.connection import Connection, Row
 from board.db import write
 from board.errors import NotFound, Refused
 from board.identity import hash_token, new_token
 from board.models import Session
-from board.vocabulary import DesiredState, EventKind
+from board.vocabulary import DesiredState, EventKind, SessionStatus
+
+# Statuses that end the turn a note started (its next note starts a chain of its own).
+_TURN_OVER = frozenset({SessionStatus.IDLE, SessionStatus.EXITED, SessionStatus.STOPPED})
 
 
 def _row_to_session(row: Row) -> Session:
@@ -136,6 +139,8 @@ def set_status(conn: Connection, name: str, status: str,
             return False
         conn.execute("UPDATE sessions SET status = ?, exit_code = ?, status_reason = ?"
                      " WHERE name = ?", (status, exit_code, reason, name))
+        if status in _TURN_OVER and row["status"] not in _TURN_OVER:
+            chains.turn_ended(conn, name)  # the turn a note started is over
         events.emit(conn, EventKind.SESSION_STATUS, name, status=status, exit_code=exit_code,
                     reason=reason)
     return True
@@ -146,4 +151,6 @@ def set_hook_status(conn: Connection, name: str, status: str | None) -> None:
     with write(conn):
         conn.execute("UPDATE sessions SET hook_status = ?, hook_status_at = ? WHERE name = ?",
                      (status, time.time(), name))
+        if status == SessionStatus.IDLE:
+            chains.turn_ended(conn, name)  # its own hook says the turn is over
         events.emit(conn, EventKind.SESSION_HOOK_STATUS, name, status=status)

@@ -234,4 +234,27 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE deliveries ALTER COLUMN state SET DEFAULT 'queued';
     """,
+    # 12: the loop guard (issue 21): note chains, chains, each session's turn note
+    """
+    ALTER TABLE notes ADD COLUMN chain BIGINT;
+    ALTER TABLE notes ADD COLUMN chain_hops BIGINT;
+    CREATE INDEX notes_by_chain ON notes(chain, id);
+    CREATE INDEX notes_by_sender ON notes(sender, created_at);
+    CREATE TABLE chains (
+        id BIGINT PRIMARY KEY,
+        state TEXT NOT NULL DEFAULT 'open',
+        hops BIGINT NOT NULL DEFAULT 0,
+        counted_since DOUBLE PRECISION NOT NULL,
+        since_event BIGINT NOT NULL DEFAULT 0,
+        reason TEXT,
+        held_at DOUBLE PRECISION,
+        created_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX chains_by_state ON chains(state, id);
+    CREATE TABLE turns (
+        session TEXT PRIMARY KEY,
+        note BIGINT NOT NULL,
+        given_at DOUBLE PRECISION NOT NULL
+    );
+    """,
 ]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from board import deliveries, notes
+from board import chains, deliveries, notes
 from board.errors import NotFound
+from tui.cli import note_chains
 from tui.cli.context import record_id, room
 from tui.cli.output import fail, print_json
 
@@ -41,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     inbox.add_argument("--wait", type=_seconds, metavar="SECONDS", default=0.0,
                        help="block until a note arrives or SECONDS pass")
     inbox.set_defaults(handler=read_inbox)
+    note_chains.register(verbs)
 
 
 MAX_WAIT = 86_400.0
@@ -64,10 +66,11 @@ def send_note(args: argparse.Namespace) -> int:
     with room() as current:
         note = notes.send(current.conn, current.caller, args.to, " ".join(args.text),
                           reply_to=args.reply_to)
+        held = note_chains.held_line(current.conn, note)
         if args.json:
-            print_json(note.to_json())
+            print_json({**note.to_json(), "chain": chains.place(current.conn, note.id)})
         else:
-            print(f"note {note.id} to {args.to}", flush=True)
+            print(f"note {note.id} to {args.to}" + (f", {held}" if held else ""), flush=True)
         if args.wait is None:
             return 0
         return _wait_given(current.conn, note.id, args.wait)
@@ -99,14 +102,19 @@ def show_note(args: argparse.Namespace) -> int:
         if note is None:
             raise NotFound(f"note {args.id} does not exist or was not sent to {viewer}")
         states = deliveries.of_note(current.conn, note.id)
+        place = chains.place(current.conn, note.id)
     if not (current.caller.is_operator or viewer == note.sender):
         states = [d for d in states if d.recipient == viewer]  # only its own delivery
     if args.json:
-        print_json({**note.to_json(), "deliveries": [d.to_json() for d in states]})
+        print_json({**note.to_json(), "chain": place,
+                    "deliveries": [d.to_json() for d in states]})
         return 0
     reply = f" re #{note.reply_to}" if note.reply_to else ""
     print(f"note {note.id} from {note.sender} to {note.recipient}{reply} ({note.kind})")
     print(note.body)
+    if place is not None:
+        print(f"chain {place['id']}, note {place['position']} of it, {place['hops_at_note']}"
+              f" agent-to-agent note(s) since progress ({place['state']})")
     for delivery in states:
         print(f"  {_state_text(delivery)}")
     return 0

@@ -188,6 +188,8 @@ def _socket(home: Path) -> str:
 
 def run_coordinator(args: argparse.Namespace) -> int:
     from workers.coordinator.process import serve
+    from workers.room.slots import RoomHands
     from workers.surfaces.hook_server import serving
 
-    return serve(_home(), alongside=serving)  # agents' hooks over HTTP, while it runs
+    home = _home()  # agents' hooks over HTTP while it runs; the room's launch for max_running
+    return serve(home, alongside=serving, hands=RoomHands(home))

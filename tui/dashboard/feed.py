@@ -183,7 +183,7 @@ def load_delta(conn: Connection, events: list[Event], last_note: int) -> RoomDel
             task_ids.add(event.ref)
         elif kind == EventKind.NOTE_SENT:
             new_notes = sessions_dirty = True
-        elif kind.startswith("notes_"):  # read, delivered, held, claimed, …
+        elif kind.startswith(("notes_", "chain_")):  # read, delivered, held, a loop …
             sessions_dirty = alerts_dirty = delivery_dirty = True
         elif kind == EventKind.NOTEBOOK_WRITTEN and event.ref is not None:
             entry_ids.add(event.ref)

@@ -3,7 +3,8 @@
 Built from what the screen already holds (session rows, cards, alerts, held notes), so
 it costs no query of its own: the coordinator's trouble (the store not writable, with
 the reason, as `bullpen ls` prints it), sessions that need input (with their question),
-notes held back from a pane (with the reason), blocked tasks (with theirs), and change
+conversations the loop guard holds (one line per chain, with how to release or
+end it), notes held back from a pane (with the reason), blocked tasks (with theirs), and change
 alerts the reader has not been told about yet.
 """
 
@@ -29,6 +30,7 @@ class NeedKind(StrEnum):
     COORDINATOR = "coordinator"  # it reports trouble (the store not writable)
     UNREADABLE = "unreadable"  # bullpen cannot read a session's agent (a changed release)
     INPUT = "input"  # a session asks a question
+    LOOP = "loop"  # a conversation the loop guard holds (agents talking in circles)
     HELD = "held"  # a note held back from a pane
     BLOCKED = "blocked"  # a blocked task
     ALERT = "alert"  # a change alert its reader has not been told
@@ -49,6 +51,7 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
               held: Iterable[HeldNote], coordinator: str | None = None) -> list[Need]:
     """Everything that waits on the human, most urgent kind first. `coordinator`: the
     running coordinator's trouble (e.g. "store not writable — disk full"), if any."""
+    held = list(held)
     found = ([Need((NeedKind.COORDINATOR, coordinator), NeedKind.COORDINATOR, coordinator)]
              if coordinator else [])
     found += [Need((NeedKind.UNREADABLE, row.session.name, row.reason), NeedKind.UNREADABLE,
@@ -59,6 +62,12 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    f"{row.session.name} asks: {row.reason}" if row.reason
                    else f"{row.session.name} needs input", session=row.session.name)
               for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
+    found += [Need((NeedKind.LOOP, item.chain), NeedKind.LOOP,
+                   f"chain {item.chain}: {item.reason} · {item.count} held"
+                   f" · bullpen note release {item.chain} (or end {item.chain})",
+                   session=item.recipient)
+              for item in held if item.chain is not None]
+    held = [item for item in held if item.chain is None]
     unseen = [row for row in alerts if row.state in UNSEEN_ALERT_STATES]
     # An alert's own note held back is one thing waiting, not two: it shows as the alert.
     # Keyed as an alert names its note, which it may lack (`None` is never held).

@@ -21,7 +21,9 @@ from pathlib import Path
 
 from board.models import Session
 from board.vocabulary import CANNOT_READ, SessionStatus
+from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookCall, HookInputError
+from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class AgentKind(StrEnum):
@@ -108,6 +110,7 @@ class Launch:
     home: Path
     fresh: bool = False  # start a new conversation instead of resuming the last
     env: dict[str, str] = field(default_factory=dict)
+    deny: tuple[str, ...] = ()  # the room's command policy: floor and `deny:` patterns
 
 
 @dataclass(frozen=True)
@@ -190,6 +193,11 @@ class Adapter:
         The default runs `agent` as it is."""
         return agent
 
+    def enforces_deny(self, agent: str) -> str | None:
+        """How this kind's agent is kept from running a denied command (named for doctor
+        and the docs), or None when bullpen cannot stop it: the default."""
+        return None
+
     def serves_mcp(self, agent: str, session: Session) -> bool:
         """Whether `launch_command` gives this launch bullpen's MCP server (so the first
         note waits until the server listed its tools). The default adds none."""
@@ -231,3 +239,18 @@ class Adapter:
     def notes_reply(self, context: str) -> dict:
         """What the hook prints to hand `context` (pending notes) into the agent's turn."""
         raise HookInputError(f"{self.kind} agents take no notes from a hook")
+
+    def export_setup(self, request: ExportRequest) -> Setup | None:
+        """Write the session's agent setup (personality, skills, config without secrets)
+        into `request.target` for a shared plan (`bullpen plan export`); None when the
+        kind has none to share (the default: its command line in bullpen.yaml is all)."""
+        return None
+
+    def install_setup(self, request: InstallRequest) -> Installed:
+        """Install a plan's setup for one session on this machine (`bullpen plan
+        install`, `update`). The default has nothing to install."""
+        return Installed()
+
+    def deny_reply(self, denial: Denial) -> dict:
+        """What the hook prints to refuse a tool call the room's policy denies."""
+        raise HookInputError(f"{self.kind} agents take no refusal from a hook")

@@ -3,7 +3,7 @@
 The adapter knows its agent's events (`PostToolUse`, `pre_llm_call` …); the hooks
 surface (`workers.surfaces.hooks`) acts on the answer in the store, the same way for
 every kind: reads recorded, a status reported, pending notes handed into the turn.
-Stdlib and `board` only: the hook process imports this on every call.
+Stdlib, `board` and `command_policy` only: the hook process imports this on every call.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from board.errors import BadInput
 from board.vocabulary import SessionStatus
+from workers.agents.command_policy import Denial
 
 
 class HookInputError(BadInput):
@@ -30,6 +31,9 @@ class HookCall:
     answered: bool = False  # a question it was asking is answered, if it was asking
     conversation: str | None = None  # the agent's conversation id (a restart resumes it)
     question: str | None = None  # what it asks the human (with status needs_input)
+    denied: Denial | None = None  # a command the room's policy refuses (Claude: before
+    # it runs, answered with `deny_reply`; Hermes: after its own deny list refused it)
+    refuse: bool = False  # answer with the kind's `deny_reply` (False: only audit it)
 
 
 def event_name(payload: Mapping[str, object], key: str = "hook_event_name") -> str:

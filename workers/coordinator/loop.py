@@ -27,6 +27,7 @@ from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
 from workers.coordinator.poll import Observation, PanePoller, shown_state
 from workers.coordinator.presence import Presence
+from workers.coordinator.slots import SlotHands, SlotKeeper
 from workers.coordinator.status import Status, StatusTracker
 from workers.coordinator.watching import Watching
 from workers.tmux import layout
@@ -53,7 +54,7 @@ class RoomGone(Exception):
 class Coordinator:
     def __init__(self, home: Path, server: RoomServer | None = None,
                  idle_after: float = 1.5, watch: bool = True,
-                 lock: RoomLock | None = None) -> None:
+                 lock: RoomLock | None = None, hands: SlotHands | None = None) -> None:
         self.home = home
         self.root = home.parent
         self.db_path = home / DB_NAME
@@ -72,6 +73,7 @@ class Coordinator:
         self.dispatcher = Dispatcher(self.conn)
         self.watching = Watching(home, self.conn, self.presence, self.pusher)
         self.watch = watch
+        self.slots = SlotKeeper(self.conn, home, hands)  # the warm cap (max_running)
         self._last_pane_poll = 0.0
         self._last_housekeeping = 0.0
         self._retarget_at: float | None = None  # when the watch set is due for a rebuild
@@ -215,6 +217,7 @@ class Coordinator:
                     raise
                 log.error("session %s skipped this tick: %s", session.name,
                           guard.reason(error))
+        self.slots.tick(self._my_sessions(), seen)
 
     def _poll_one(self, session: Session, seen: Observation) -> None:
         """Record one session's state (and why), then type, hold or announce its notes."""

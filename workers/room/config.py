@@ -14,8 +14,11 @@ import yaml
 
 from board import machines, validate
 from board.authority import Power, parse_powers
+from board.chains import Limits
 from board.errors import BadInput
+from board.slots import WarmCap
 from board.vocabulary import RoomLayout
+from workers.room import deny, loop_guard, warm_cap
 from workers.room.yaml_nodes import check_depth, flag, key_at, mapping, names, scalar
 
 CONFIG_NAME = "bullpen.yaml"
@@ -24,7 +27,8 @@ DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"machine", "agent", "profile", "task", "after", "on_commit", "setup", "from",
                 "fs_reads", "deliver", "may", "base"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
-TOP_KEYS = {"agent", "layout", "sessions", "push", "land"}
+TOP_KEYS = {"agent", "layout", "sessions", "push", "land", deny.KEY, "loop_guard",
+            *warm_cap.KEYS}
 LAND_KEYS = {"strategy", "check"}
 STRATEGIES = ("merge", "squash", "rebase")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -67,6 +71,9 @@ class Config:
     sessions: tuple[SessionPlan, ...] = field(default=())
     push: str | None = None  # the git remote each session's branch is pushed to on commit
     land: LandSettings = field(default_factory=LandSettings)
+    deny: tuple[str, ...] = ()  # the room's command patterns, beside bullpen's floor
+    warm_cap: WarmCap = field(default_factory=WarmCap)  # max_running, idle_release
+    loop_guard: Limits = field(default_factory=Limits)  # workers/room/loop_guard.py
 
     def session(self, name: str) -> SessionPlan | None:
         return next((plan for plan in self.sessions if plan.name == name), None)
@@ -183,8 +190,10 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                  machine=text.get("machine")))
     _check_plan(path, plans, lines)
     land = _land(path, top["land"][1]) if "land" in top else LandSettings()
+    guard = loop_guard.parse(path, top["loop_guard"][1]) if "loop_guard" in top else Limits()
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push,
-                  land=land)
+                  land=land, warm_cap=warm_cap.parse(path, top), loop_guard=guard,
+                  deny=deny.parse(path, top[deny.KEY][1]) if deny.KEY in top else ())
 
 
 def _base_ref(mode: str | None) -> str | None:

@@ -17,6 +17,7 @@ from board.models import Session
 from workers.agents.adapter import Health, Launch, SoleUse, SpawnPlan
 from workers.agents.hermes.screen import HermesScreen
 from workers.agents.hook_call import HookCall
+from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class HermesAdapter(HermesScreen):
@@ -87,6 +88,18 @@ class HermesAdapter(HermesScreen):
         from workers.agents.hermes import hooks
 
         return hooks.notes_reply(context)
+
+    def export_setup(self, request: ExportRequest) -> Setup | None:
+        """The profile's SOUL.md, skills and config (secrets as references)."""
+        from workers.agents.hermes import plan
+
+        return plan.export_setup(request)
+
+    def install_setup(self, request: InstallRequest) -> Installed:
+        """The plan's SOUL.md, skills and config in the session's profile, set up."""
+        from workers.agents.hermes import plan
+
+        return plan.install_setup(request)
 
 
 ADAPTER = HermesAdapter
