@@ -21,6 +21,7 @@ from workers.agents.claude.screen import ClaudeScreen
 from workers.agents.command_line import takes_flags
 from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookCall
+from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class ClaudeAdapter(ClaudeScreen):
@@ -36,13 +37,15 @@ class ClaudeAdapter(ClaudeScreen):
         the conversation to resume; the per-tool hook's key in the environment."""
         if not takes_flags(agent):
             return agent  # a pipeline or list: the flags would land on the wrong program
-        from workers.agents.claude import settings
+        from workers.agents.claude import plan, settings
 
         name = launch.session.name
         files = settings.launch_files(launch.home, name)
+        extra = plan.prepare_launch(launch.home, name, files.settings)  # a team plan's
         launch.env[IdentityVariable.HOOK_KEY] = hook_key(launch.token)  # not the token
         return settings.claude_command(agent, files,
-                                       settings.resume_id(launch.home, name, launch.fresh))
+                                       settings.resume_id(launch.home, name, launch.fresh),
+                                       extra)
 
     def health(self, home: Path, session: Session) -> list[Health]:
         """Whether the session's launch files hold bullpen's hooks and MCP server."""
@@ -102,6 +105,18 @@ class ClaudeAdapter(ClaudeScreen):
         from workers.agents.claude import hooks
 
         return hooks.deny_reply(denial)
+
+    def export_setup(self, request: ExportRequest) -> Setup | None:
+        """Claude's settings (without bullpen's), CLAUDE.md, agents and skills."""
+        from workers.agents.claude import plan
+
+        return plan.export_setup(request)
+
+    def install_setup(self, request: InstallRequest) -> Installed:
+        """The plan's Claude setup beside the session's launch files."""
+        from workers.agents.claude import plan
+
+        return plan.install_setup(request)
 
 
 ADAPTER = ClaudeAdapter

@@ -240,11 +240,14 @@ def resume_id(home: Path, session: str, fresh: bool = False) -> str | None:
     return conversation if conversation and transcript_exists(conversation) else None
 
 
-def claude_command(agent: str, files: ClaudeFiles, resume: str | None = None) -> str:
-    """`agent` with bullpen's settings and MCP config (and the conversation to resume),
-    after the program's own words (`IS_SANDBOX=1 claude --dangerously-skip-permissions
-    --settings …`, `npx @anthropic-ai/claude-code --settings …`)."""
+def claude_command(agent: str, files: ClaudeFiles, resume: str | None = None,
+                   extra: list[str] | None = None) -> str:
+    """`agent` with bullpen's settings and MCP config (and the conversation to resume,
+    and `extra` flags: an installed team plan's), after the program's own words
+    (`IS_SANDBOX=1 claude --dangerously-skip-permissions --settings …`,
+    `npx @anthropic-ai/claude-code --settings …`)."""
     flags = ["--settings", str(files.settings), "--mcp-config", str(files.mcp)]
     if resume:
         flags += ["--resume", resume]
+    flags += extra or []
     return with_flags(agent, flags)
