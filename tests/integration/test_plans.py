@@ -122,13 +122,13 @@ def test_export_ships_no_secret_and_lists_what_the_partner_provides(
     assert config["model"]["api_key"] == "${MODEL_API_KEY}"
     assert config["mcp_servers"]["github"]["env"]["GITHUB_TOKEN"] == "${GITHUB_TOKEN}"
     assert config["mcp_servers"]["db"]["args"] == [
-        "postgres://app:${MCP_SERVERS_DB_ARGS}@db.internal/app"]
+        "postgres://app:${MCP_SERVERS_DB_ARGS_PASSWORD}@db.internal/app"]
     assert config["max_tokens"] == 4096 and "bullpen" not in config.get("mcp_servers", {})
     assert "hooks" not in config and "memory" not in config  # bullpen's own entries
     assert config["approvals"] == {"mode": "smart", "deny": ["my-own rm *"]}
     manifest = yaml.safe_load((target / "plan.yaml").read_text())
     assert {entry["name"] for entry in manifest["secrets"]} == {
-        "MODEL_API_KEY", "GITHUB_TOKEN", "MCP_SERVERS_DB_ARGS", "OPENROUTER_API_KEY"}
+        "MODEL_API_KEY", "GITHUB_TOKEN", "MCP_SERVERS_DB_ARGS_PASSWORD", "OPENROUTER_API_KEY"}
     assert manifest["sessions"]["coder"]["profile"] == "auto"
     assert (target / "bullpen.yaml").read_bytes() == (exporter / "bullpen.yaml").read_bytes()
 
