@@ -45,7 +45,8 @@ def plant(root: Path) -> None:
                                "args": [f"postgres://app:{DB_PASSWORD}@db.internal/app"]}},
         "display": {"busy_input_mode": "queue"}, "max_tokens": 4096,
         # bullpen's policy writes its floor and the room's deny: here; the user's own stays
-        "approvals": {"mode": "smart", "deny": ["git push *--force*", "my-own rm *"]}}))
+        "approvals": {"mode": "smart", "deny": ["git push *--force*", "*\ngit push *--force*",
+                                                  "my-own rm *"]}}))
     (root / ".env").write_text(f"OPENROUTER_API_KEY={ENV_KEY}\n")
     (root / "auth.json").write_text(json.dumps({"providers": {"nous": {
         "access_token": OAUTH}}}))

@@ -32,7 +32,10 @@ class HermesAdapter(HermesScreen):
         from workers.agents.hermes import launch as hermes_launch
 
         return hermes_launch.launch_command(agent, launch.session, launch.home, launch.env,
-                                            launch.fresh)
+                                            launch.fresh, launch.deny)
+
+    def enforces_deny(self, agent: str) -> str | None:
+        return "its profile's approvals.deny"
 
     def plan_spawn(self, name: str, profile: str | None, agent: str = "",
                    home: Path | None = None) -> SpawnPlan:

@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from board.errors import BadInput
-from workers.agents.hermes import files
+from workers.agents.hermes import deny, files
 from workers.agents.hermes.config import (
     AUTO,
     hermes_root,
@@ -90,7 +90,10 @@ def _shared_config(directory: Path, managed: tuple[str, ...]
                    ) -> tuple[str, list[Secret], list[str]]:
     """config.yaml as shared: bullpen's entries out, secrets as references."""
     _text, config = read_config(directory / CONFIG)
-    own = _without_managed_deny(without_bullpen(config), managed)
+    # What bullpen's launches wrote (bullpen-deny.json lists it, the `*\nP` forms too),
+    # then the room's patterns in both forms, for a profile written before that list.
+    written = deny.without_deny(without_bullpen(config), deny.ours(directory))
+    own = _without_managed_deny(written, tuple(deny.hermes_patterns(managed)))
     scrubbed, secrets = scrub(own, CONFIG)
     text = yaml.safe_dump(scrubbed, sort_keys=False, default_flow_style=False) \
         if scrubbed else ""
