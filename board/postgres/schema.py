@@ -257,6 +257,7 @@ MIGRATIONS: list[str] = [
         given_at DOUBLE PRECISION NOT NULL
     );
     """,
+<<<<<<< HEAD
     # 13: an operator's ask to the machine that runs a session to stop or restart it
     # (lifecycle across machines, issue 22); that machine's coordinator answers
     """
@@ -273,5 +274,29 @@ MIGRATIONS: list[str] = [
         answered_at DOUBLE PRECISION
     );
     CREATE INDEX remote_asks_by_machine ON remote_asks(to_machine, state);
+=======
+    # 13: spend read from each agent's own records, and budgets
+    """
+    CREATE TABLE spend (
+        session TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens BIGINT NOT NULL DEFAULT 0,
+        output_tokens BIGINT NOT NULL DEFAULT 0,
+        cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+        cache_write_tokens BIGINT NOT NULL DEFAULT 0,
+        source TEXT NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (session, model)
+    );
+    CREATE TABLE budgets (
+        scope TEXT PRIMARY KEY,
+        plan_tokens BIGINT,
+        plan_cost DOUBLE PRECISION,
+        set_tokens BIGINT,
+        set_cost DOUBLE PRECISION,
+        set_by TEXT,
+        set_at DOUBLE PRECISION
+    );
+>>>>>>> main
     """,
 ]
