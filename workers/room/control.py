@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,7 +32,9 @@ from board.identity import Caller
 from board.models import Session
 from board.room import open_room
 from board.vocabulary import IdentityVariable, RoomLayout
-from workers.room import config, lifecycle, spawn
+from workers.room import config, land, lifecycle, spawn
+from workers.room.code_view import CodeFlow, code_flows
+from workers.room.land import LandingPreview
 from workers.room.lifecycle import Report, SessionRow
 from workers.tmux import layout
 from workers.tmux.server import RoomServer
@@ -253,6 +255,22 @@ class RoomControl:
         taken = time.strftime("%H:%M:%S", time.localtime(preview.captured_at))
         return "\n".join([f"{name} runs on machine {session.machine} (capture {taken})",
                           *preview.lines])
+
+    # -- code flow -----------------------------------------------------------------------
+
+    def code_flows(self) -> dict[str, CodeFlow]:
+        """Each session's code: ahead/behind the base, conflicts, landed or ready to land."""
+        with spawn.open_operator_room(self.home) as room:
+            return code_flows(room.conn, self.root, sessions.all_sessions(room.conn))
+
+    def landing_preview(self, name: str) -> LandingPreview:
+        """What landing `name` would do (base, strategy, check) and where its code stands."""
+        return land.landing_preview(self.home, name)
+
+    def land(self, name: str, on_output: Callable[[str], None] = lambda line: None) -> str:
+        """Land `name`'s branch (the check's lines to `on_output`); the line saying what
+        landed. Raises Refused or LandRefused (audited; nothing changed)."""
+        return land.land_session(self.home, self.caller, name, on_output)
 
     # -- a session's worktree ------------------------------------------------------------
 

@@ -94,7 +94,8 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         # registrations to settle before it watches their worktrees.
         started = start_coordinator(server, home)
         mine = here.mine(sessions.all_sessions(room.conn))  # another machine's: its own up
-        with slots.gate(home, room.conn, server, plan, new, mine, with_dashboard) as gate:
+        with slots.gate(home, room.conn, server, plan, new, mine, with_dashboard,
+                        report.say) as gate:
             for item in gate.ordered(new):  # past max_running: made, waiting for a slot
                 waits = gate.waits(item.name)
                 spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
