@@ -257,4 +257,27 @@ MIGRATIONS: list[str] = [
         given_at DOUBLE PRECISION NOT NULL
     );
     """,
+    # 13: spend read from each agent's own records, and budgets
+    """
+    CREATE TABLE spend (
+        session TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens BIGINT NOT NULL DEFAULT 0,
+        output_tokens BIGINT NOT NULL DEFAULT 0,
+        cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+        cache_write_tokens BIGINT NOT NULL DEFAULT 0,
+        source TEXT NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (session, model)
+    );
+    CREATE TABLE budgets (
+        scope TEXT PRIMARY KEY,
+        plan_tokens BIGINT,
+        plan_cost DOUBLE PRECISION,
+        set_tokens BIGINT,
+        set_cost DOUBLE PRECISION,
+        set_by TEXT,
+        set_at DOUBLE PRECISION
+    );
+    """,
 ]

@@ -2,7 +2,8 @@
 
 It tails the store's events by id, polls every pane with one tmux call per tick,
 records each session's status, types pending notes into idle panes, runs the file
-watcher and the radar (watching.py), and turns events into pings. A lock file keeps it
+watcher and the radar (watching.py), keeps each session's spend and budget (spending.py),
+and turns events into pings. A lock file keeps it
 single; `up` restarts it.
 """
 
@@ -28,6 +29,7 @@ from workers.coordinator.pings import Dispatcher
 from workers.coordinator.poll import Observation, PanePoller, shown_state
 from workers.coordinator.presence import Presence
 from workers.coordinator.slots import SlotHands, SlotKeeper
+from workers.coordinator.spending import Spending
 from workers.coordinator.status import Status, StatusTracker
 from workers.coordinator.watching import Watching
 from workers.tmux import layout
@@ -72,6 +74,7 @@ class Coordinator:
         self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer, home)
         self.dispatcher = Dispatcher(self.conn)
         self.watching = Watching(home, self.conn, self.presence, self.pusher)
+        self.spending = Spending(self.conn, home)
         self.watch = watch
         self.slots = SlotKeeper(self.conn, home, hands)  # the warm cap (max_running)
         self._last_pane_poll = 0.0
@@ -146,6 +149,9 @@ class Coordinator:
         if now - self._last_pane_poll >= PANE_TICK:
             self._last_pane_poll = now
             self._poll_panes()
+        if self.spending.due(now):
+            self.spending.follow([s for s in self._my_sessions()
+                                  if s.desired == DesiredState.RUNNING], now)
 
     def _check_room(self) -> None:
         """Stop when the database file was deleted or replaced under us (the CLI would
@@ -191,6 +197,7 @@ class Coordinator:
     def _apply(self, event: Event) -> None:
         self.dispatcher.handle(event)
         self.watching.heard(event)
+        self.spending.heard(event)
         if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
         if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")

@@ -26,8 +26,8 @@ from workers.coordinator import loop as coordinator
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
+from workers.room import budget_config, slots
 from workers.room import config as config_file
-from workers.room import slots
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
 from workers.room.spawn import (
@@ -106,6 +106,8 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
                 if sessions.get(room.conn, item.name) is None:
                     report.say(f"{item.name} runs on machine {machine}: bullpen up there")
             _create_plan_tasks(room, plan)
+            budget_config.store(room.conn, plan.budget,
+                                {p.name: p.budget for p in plan.sessions}, plan.prices)
             panes = snapshot_all(server, with_content=False)
             for session in mine:
                 if session.desired != DesiredState.RUNNING:
