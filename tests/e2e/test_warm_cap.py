@@ -43,6 +43,15 @@ def work(name: str) -> list[dict[str, Any]]:
                                   f"{name} is done"]}]
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of `pid` (none once it has exited)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError, ValueError):  # it exits while it is looked at
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
 class AgentCounter:
     """Samples, every few milliseconds, the scripted agents running in the room's panes
     (each pane's process tree), and every so often every one alive in /proc (an agent
@@ -112,9 +121,7 @@ class AgentCounter:
             if (name := self._agent(pid)) is not None:
                 found.append(name)
                 continue
-            for task in Path(f"/proc/{pid}/task").glob("*/children"):
-                with contextlib.suppress(OSError, ValueError):
-                    stack += [int(child) for child in task.read_text().split()]
+            stack += children(pid)
         return sorted(found)
 
     def _run(self) -> None:

@@ -211,6 +211,11 @@ class Adapter:
         and the docs), or None when bullpen cannot stop it: the default."""
         return None
 
+    def deny_gaps(self, agent: str, deny: tuple[str, ...]) -> list[str]:
+        """The patterns of `deny` this kind's mechanism cannot hold (it enforces the
+        rest); the default: none beyond what `enforces_deny` says."""
+        return []
+
     def serves_mcp(self, agent: str, session: Session) -> bool:
         """Whether `launch_command` gives this launch bullpen's MCP server (so the first
         note waits until the server listed its tools). The default adds none."""
