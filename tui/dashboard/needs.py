@@ -20,6 +20,7 @@ from board.views import AlertRow
 from board.vocabulary import CANNOT_READ, DeliveryState, SessionStatus, TaskStatus
 from tui.dashboard.feed import RoomDelta, SessionRow
 
+LOOP_PREFIX = "loop suspected — "  # the strip's label says it already
 UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
                                  DeliveryState.CLAIMED})
 
@@ -45,6 +46,7 @@ class Need:
     text: str
     session: str | None = None
     task: int | None = None
+    chain: int | None = None  # a held conversation (r releases it, x ends it)
 
 
 def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterable[AlertRow],
@@ -63,9 +65,9 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    else f"{row.session.name} needs input", session=row.session.name)
               for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
     found += [Need((NeedKind.LOOP, item.chain), NeedKind.LOOP,
-                   f"chain {item.chain}: {item.reason} · {item.count} held"
-                   f" · bullpen note release {item.chain} (or end {item.chain})",
-                   session=item.recipient)
+                   f"chain {item.chain}: {(item.reason or '').removeprefix(LOOP_PREFIX)}"
+                   f" · {item.count} held · note release|end {item.chain}",
+                   session=item.recipient, chain=item.chain)
               for item in held if item.chain is not None]
     held = [item for item in held if item.chain is None]
     unseen = [row for row in alerts if row.state in UNSEEN_ALERT_STATES]
