@@ -51,6 +51,12 @@ class SessionsTable(DataTable):
         name: str
 
     @dataclass
+    class LandRequested(Message):
+        """Land the session's branch on the base (asked first)."""
+
+        name: str
+
+    @dataclass
     class SpawnRequested(Message):
         name: str
         agent: str | None
@@ -175,6 +181,10 @@ class SessionsTable(DataTable):
     def action_details_session(self) -> None:
         if name := self.selected:
             self.post_message(self.DetailsRequested(name))
+
+    def action_land_session(self) -> None:
+        if name := self.selected:
+            self.post_message(self.LandRequested(name))
 
     def action_spawn_session(self) -> None:
         fields = [Field("name", "Name", placeholder="lower-case, e.g. tester"),

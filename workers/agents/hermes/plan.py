@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from board.errors import BadInput
-from workers.agents.hermes import files
+from workers.agents.hermes import deny, files
 from workers.agents.hermes.config import (
     AUTO,
     hermes_root,
@@ -90,7 +90,10 @@ def _shared_config(directory: Path, managed: tuple[str, ...]
                    ) -> tuple[str, list[Secret], list[str]]:
     """config.yaml as shared: bullpen's entries out, secrets as references."""
     _text, config = read_config(directory / CONFIG)
-    own = _without_managed_deny(without_bullpen(config), managed)
+    # What bullpen's launches wrote (bullpen-deny.json lists it, the `*\nP` forms too),
+    # then the room's patterns in both forms, for a profile written before that list.
+    written = deny.without_deny(without_bullpen(config), deny.ours(directory))
+    own = _without_managed_deny(written, tuple(deny.hermes_patterns(managed)))
     scrubbed, secrets = scrub(own, CONFIG)
     text = yaml.safe_dump(scrubbed, sort_keys=False, default_flow_style=False) \
         if scrubbed else ""
@@ -162,12 +165,14 @@ def export_setup(request: ExportRequest) -> Setup:
 
 
 def _config_bytes(path: Path | None, ours_out: bool) -> bytes | None:
-    """A config.yaml's meaning, as bytes to compare (bullpen's entries taken out)."""
+    """A config.yaml's meaning, as bytes to compare (with `ours_out`, the entries
+    bullpen's set-up and launches wrote are taken out: they are no edit of the
+    partner's)."""
     if path is None or not path.is_file():
         return None
     _text, config = read_config(path)
     if ours_out:
-        config = without_bullpen(config)
+        config = deny.without_deny(without_bullpen(config), deny.ours(path.parent))
     return yaml.safe_dump(config, sort_keys=True).encode()
 
 
