@@ -22,12 +22,12 @@ PANE = (90, 40)
 def _loop(room: Room, topic: str, count: int = 4) -> int:
     """research and coder answering each other past a limit of 2; the chain's id."""
     chains.set_limits(room.conn, chains.Limits(notes=2, rate=None))
-    last = None
+    sent: list[int] = []
     for index in range(count):
         sender, to = ("research", "coder") if index % 2 == 0 else ("coder", "research")
-        last = notes.send(room.conn, Caller(sender), to, f"{topic} {index}", reply_to=last).id
-        first = first if index else last
-    return first
+        sent.append(notes.send(room.conn, Caller(sender), to, f"{topic} {index}",
+                               reply_to=sent[-1] if sent else None).id)
+    return sent[0]
 
 
 def _state(home: Path, chain: int) -> str | None:
