@@ -4,12 +4,14 @@ Built from what the screen already holds (session rows, cards, alerts, held note
 it costs no query of its own: the coordinator's trouble (the store not writable, with
 the reason, as `bullpen ls` prints it), sessions that need input (with their question),
 conversations the loop guard holds (one line per chain, with how to release or
-end it), notes held back from a pane (with the reason), blocked tasks (with theirs), and change
-alerts the reader has not been told about yet.
+end it), sessions at their budget (one line each: what they spent, how many notes wait,
+the command that raises it), notes held back from a pane (with the reason), blocked
+tasks (with theirs), and change alerts the reader has not been told about yet.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -34,6 +36,7 @@ class NeedKind(StrEnum):
     COORDINATOR = "coordinator"  # it reports trouble (the store not writable)
     UNREADABLE = "unreadable"  # bullpen cannot read a session's agent (a changed release)
     INPUT = "input"  # a session asks a question
+    BUDGET = "budget"  # a session at its budget: its notes and pings are held
     LOOP = "loop"  # a conversation the loop guard holds (agents talking in circles)
     HELD = "held"  # a note held back from a pane
     BLOCKED = "blocked"  # a blocked task
@@ -73,6 +76,12 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    session=item.recipient, chain=item.chain)
               for item in held if item.chain is not None]
     held = [item for item in held if item.chain is None]
+    waiting = Counter(item.recipient for item in held if item.reason == HoldReason.BUDGET)
+    found += [Need((NeedKind.BUDGET, row.session.name, row.over_budget), NeedKind.BUDGET,
+                   f"{row.session.name}: {row.over_budget} · {waiting[row.session.name]} held"
+                   f" · bullpen budget {row.session.name} LIMIT", session=row.session.name)
+              for row in rows if row.over_budget]
+    held = [item for item in held if item.reason != HoldReason.BUDGET]
     unseen = [row for row in alerts if row.state in UNSEEN_ALERT_STATES]
     # An alert's own note held back is one thing waiting, not two: it shows as the alert.
     # Keyed as an alert names its note, which it may lack (`None` is never held).

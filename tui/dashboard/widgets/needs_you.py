@@ -23,6 +23,7 @@ SHORT = 30
 KIND_LABELS = {NeedKind.COORDINATOR: ("coordinator", "bold white on red"),
                NeedKind.UNREADABLE: ("unreadable", "bold white on red"),
                NeedKind.INPUT: ("needs input", "bold black on yellow"),
+               NeedKind.BUDGET: ("budget", "bold black on yellow"),
                NeedKind.LOOP: ("loop", "bold white on magenta"),
                NeedKind.HELD: ("held note", "bold yellow"),
                NeedKind.BLOCKED: ("blocked", "bold red"),
