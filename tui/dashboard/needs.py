@@ -22,6 +22,7 @@ from board.views import AlertRow
 from board.vocabulary import CANNOT_READ, DeliveryState, HoldReason, SessionStatus, TaskStatus
 from tui.dashboard.feed import RoomDelta, SessionRow
 
+LOOP_PREFIX = "loop suspected — "  # the strip's label says it already
 UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
                                  DeliveryState.CLAIMED})
 # Held for a reason that clears without the human: a session waiting for a slot under
@@ -51,6 +52,7 @@ class Need:
     text: str
     session: str | None = None
     task: int | None = None
+    chain: int | None = None  # a held conversation (r releases it, x ends it)
 
 
 def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterable[AlertRow],
@@ -69,9 +71,9 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    else f"{row.session.name} needs input", session=row.session.name)
               for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
     found += [Need((NeedKind.LOOP, item.chain), NeedKind.LOOP,
-                   f"chain {item.chain}: {item.reason} · {item.count} held"
-                   f" · bullpen note release {item.chain} (or end {item.chain})",
-                   session=item.recipient)
+                   f"chain {item.chain}: {(item.reason or '').removeprefix(LOOP_PREFIX)}"
+                   f" · {item.count} held · note release|end {item.chain}",
+                   session=item.recipient, chain=item.chain)
               for item in held if item.chain is not None]
     held = [item for item in held if item.chain is None]
     waiting = Counter(item.recipient for item in held if item.reason == HoldReason.BUDGET)
