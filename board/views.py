@@ -33,9 +33,11 @@ def last_event_id(conn: Connection) -> int:
 
 
 def unread_counts(conn: Connection) -> dict[str, int]:
-    """Unread notes per recipient, every session in one query."""
+    """Unread notes per recipient, every session in one query (a note dropped with its
+    chain never will be read; one a held chain holds still waits, and counts)."""
     rows = conn.execute(
-        "SELECT recipient, count(*) FROM deliveries WHERE read_at IS NULL GROUP BY recipient")
+        "SELECT recipient, count(*) FROM deliveries WHERE read_at IS NULL AND state <> ?"
+        " GROUP BY recipient", (DeliveryState.DROPPED,))
     return {recipient: count for recipient, count in rows}
 
 

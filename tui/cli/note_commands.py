@@ -138,8 +138,8 @@ def show_note(args: argparse.Namespace) -> int:
     print(f"note {note.id} from {note.sender} to {note.recipient}{reply} ({note.kind})")
     print(note.body)
     if place is not None:
-        print(f"chain {place['id']}, note {place['position']} of it, {place['hops_at_note']}"
-              f" agent-to-agent note(s) since progress ({place['state']})")
+        print(f"chain {place['id']} ({place['state']}): note {place['position']} of it, sent"
+              f" {place['hops_at_note']} agent-to-agent note(s) after the last progress")
     for delivery in states:
         print(f"  {_state_text(delivery)}")
     return 0
