@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from board.attention import state_word
 from board.connection import Connection, Row
 from board.models import Alert, Note, NotebookEntry, Task
+from board.records import record
 from board.vocabulary import DeliveryState
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AlertRow:
     """An alert with the delivery state of its note to the reader."""
 
