@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 
 from board import authority, deliveries, events, notes, sessions, spend
 from board.connection import Connection
 from board.db import write
 from board.errors import BadInput
 from board.identity import Caller
+from board.records import record
 from board.vocabulary import SYSTEM_SENDER, EventKind, NoteKind
 
 ROOM = spend.ROOM
@@ -32,7 +32,7 @@ _DOLLARS = re.compile(r"\$\s*(?P<a>\d+(\.\d+)?)|(?P<b>\d+(\.\d+)?)\s*(USD|usd|\$
 NO_LIMIT = ("none", "off", "unlimited")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limit:
     """At most `tokens` tokens, or at most `cost` US dollars (one of the two)."""
 

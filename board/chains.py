@@ -22,12 +22,12 @@ its own. The operator and bullpen itself are never limited.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from board import audit, events, marks
 from board.connection import Connection
 from board.errors import Refused
 from board.models import iso
+from board.records import record
 from board.vocabulary import (
     OPERATOR,
     SYSTEM_SENDER,
@@ -44,7 +44,7 @@ _TASK_CHANGES = (EventKind.TASK_MOVED, EventKind.TASK_CLAIMED, EventKind.TASK_DO
 _NOT_AGENTS = frozenset({OPERATOR, SYSTEM_SENDER})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """The loop guard's two limits; None turns one off (docs/reference.md says why these)."""
 
@@ -132,7 +132,7 @@ def state_of(conn: Connection, chain: int) -> str | None:
 
 # -- a note joins its chain (inside the send's transaction) ----------------------------
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Entry:
     """Where a stored note stands in its chain; `held`: its deliveries wait (a loop)."""
 
@@ -238,7 +238,7 @@ def turn_ended(conn: Connection, session: str) -> None:
 
 # -- reading chains --------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Chain:
     """A chain as `note show --json`, `note chains` and needs-you show it."""
 

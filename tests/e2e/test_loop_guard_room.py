@@ -78,7 +78,7 @@ def test_two_agents_answering_every_note_are_held_at_the_limit_and_released_once
     finally:
         conn.close()
     assert [need.kind for need in needs] == [NeedKind.LOOP]
-    assert needs[0].text.startswith(f"chain {first['id']}: loop suspected — a↔b")
+    assert needs[0].text.startswith(f"chain {first['id']}: a↔b, {LIMIT + 1} notes in ")
     # Released: the held note is typed once, and the chain counts afresh to the limit.
     plan.live.cli("note", "release", str(first["id"]))
     plan.live.wait_for_line(recipient, f"[note #{waiting} from ")
