@@ -313,4 +313,21 @@ MIGRATIONS: list[str] = [
         set_at REAL
     );
     """,
+    # 14: an operator's ask to the machine that runs a session to stop or restart it
+    # (lifecycle across machines, issue 22); that machine's coordinator answers
+    """
+    CREATE TABLE remote_asks (
+        id INTEGER PRIMARY KEY,
+        session TEXT NOT NULL,
+        verb TEXT NOT NULL,
+        options TEXT NOT NULL DEFAULT '',
+        from_machine TEXT NOT NULL,
+        to_machine TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'asked',
+        detail TEXT,
+        created_at REAL NOT NULL,
+        answered_at REAL
+    );
+    CREATE INDEX remote_asks_by_machine ON remote_asks(to_machine, state);
+    """,
 ]

@@ -189,6 +189,18 @@ class JoinState(StrEnum):
     REFUSED = "refused"  # spent by wrong codes, or refused by the operator
 
 
+class AskState(StrEnum):
+    """Where an operator's ask to another machine stands (`remote_asks.state`): the
+    machine running the session does it, or refuses it, itself."""
+
+    ASKED = "asked"  # filed; that machine's coordinator has not taken it yet
+    TAKEN = "taken"  # its coordinator is doing it
+    DONE = "done"
+    REFUSED = "refused"  # that machine granted the asking machine no such power
+    FAILED = "failed"
+    EXPIRED = "expired"  # nobody answered in time (that machine's coordinator is down)
+
+
 class RoomLayout(StrEnum):
     """How the room's tmux window holds the session panes (`layout:` in bullpen.yaml)."""
 

@@ -28,6 +28,7 @@ from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
 from workers.coordinator.poll import Observation, PanePoller, shown_state
 from workers.coordinator.presence import Presence
+from workers.coordinator.remote_asks import AskAnswerer
 from workers.coordinator.slots import SlotHands, SlotKeeper
 from workers.coordinator.spending import Spending
 from workers.coordinator.status import Status, StatusTracker
@@ -66,6 +67,8 @@ class Coordinator:
         self.changes = wakeup.waiter(self.conn, EVENT_TICK)  # PostgreSQL: LISTEN/NOTIFY
         self.presence = Presence(home, self.conn)  # its machine's sessions; heartbeats
         self.pusher = self.presence.pusher(self.conn, self.root)  # None without `push:`
+        # other machines' operators ask this one to stop or restart its sessions
+        self.asks = AskAnswerer(home, self.presence.machine) if self.presence.shared else None
         self._db_identity = _identity(self.db_path)
         self.lock = lock
         self.server = server or layout.server_for(self.root)
@@ -134,6 +137,8 @@ class Coordinator:
         if now - self._last_housekeeping >= HOUSEKEEPING_EVERY:
             self._last_housekeeping = now
             self._check_room()
+            if self.asks is not None:
+                self.asks.answer_due(self.conn)
         self.presence.beat_if_due(self.conn)
         if not self._caught_up:
             # reads first: a commit made meanwhile alerts the sessions that had read it

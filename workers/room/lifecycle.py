@@ -26,7 +26,7 @@ from workers.coordinator import loop as coordinator
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
-from workers.room import budget_config, slots
+from workers.room import budget_config, policy_check, slots
 from workers.room import config as config_file
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
@@ -75,7 +75,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     root = home.parent
     plan = config_file.load(root)  # a bad plan stops everything before anything starts
     main_head(root)
-    report = Report()
+    report = Report(policy_check.warnings(plan))
     server = server or layout.server_for(root)
     with open_operator_room(home) as room:
         here = Presence(home, room.conn)  # refused if another machine holds this one's name
