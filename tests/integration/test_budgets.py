@@ -66,6 +66,7 @@ def test_the_rooms_budget_counts_every_session(room: Room) -> None:
     assert sorted(budgets.enforce(room.conn, ["a", "b"])) == ["a", "b"]
     told = notes.inbox(room.conn, Caller("a"))
     assert len(told) == 1 and "the room's" in told[0].body and "$1.00" in told[0].body
+    assert "bullpen budget --room LIMIT" in told[0].body
 
 
 def test_a_session_may_not_raise_its_own_budget(room: Room) -> None:
