@@ -25,6 +25,7 @@ from tests.e2e.test_real_hermes_room import (  # noqa: F401 - hermes_room is a f
 from tests.e2e.test_warm_cap import children
 from tests.rooms import LiveRoom
 from tests.waiting import wait_until
+from workers.tmux.layout import COORDINATOR_SESSION
 from workers.tmux.server import TmuxError
 
 pytestmark = pytest.mark.slow
@@ -33,18 +34,22 @@ pytestmark = pytest.mark.slow
 def hermes_in_panes(live: LiveRoom) -> set[str]:
     """The panes (by id) whose process tree runs a Hermes process now."""
     try:
-        panes = live.server.check("list-panes", "-a", "-F", "#{pane_id} #{pane_pid}")
+        panes = live.server.check("list-panes", "-a", "-F",
+                                  "#{session_name} #{pane_id} #{pane_pid}")
     except TmuxError:
         return set()
     found = set()
     for line in panes.splitlines():
-        pane, pid = line.split()
+        where, pane, pid = line.split()
+        if where == COORDINATOR_SESSION:  # bullpen itself, run from Hermes' venv
+            continue
         stack = [int(pid)]
         while stack:
             here = stack.pop()
             with contextlib.suppress(OSError):
-                argv = Path(f"/proc/{here}/cmdline").read_bytes().decode(errors="replace")
-                if "hermes" in argv.split("\0")[0] or "bin/hermes" in argv:
+                argv = Path(f"/proc/{here}/cmdline").read_bytes().decode(
+                    errors="replace").split("\0")
+                if "hermes" in (Path(word).name for word in argv[:2]):  # python …/bin/hermes
                     found.add(pane)
                     break
             stack += children(here)
