@@ -12,6 +12,7 @@ import os
 import signal
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -35,8 +36,8 @@ from workers.room.spawn import (
     on_commit_unknown,
     open_operator_room,
     orphan_of,
-    spawn,
 )
+from workers.room.spawn_many import spawn_many
 from workers.tmux import layout, processes
 from workers.tmux.panes import owned, pane_groups, snapshot_all
 from workers.tmux.server import RoomServer, require_tmux
@@ -65,9 +66,9 @@ class Report:
 
 
 def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = None,
-       fresh: bool = False) -> Report:
+       fresh: bool = False, progress: Callable[[str], None] = lambda line: None) -> Report:
     """Start or repair the room for the repository owning `home`; agents started again
-    resume their conversations unless `fresh`."""
+    resume their conversations unless `fresh`; `progress` hears how far a long start is."""
     require_tmux()
     check_lock_path(home)  # a directory or symlink in the lock's place: say so, start nothing
     root = home.parent
@@ -90,9 +91,9 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         # The coordinator boots while the sessions are made; it waits for their
         # registrations to settle before it watches their worktrees.
         started = start_coordinator(server, home)
+        spawn_many(home, [_request(item) for item in new], server=server,
+                   with_dashboard=with_dashboard, layout_name=plan.layout, progress=progress)
         for item in new:
-            spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
-                  layout_name=plan.layout, checked=True)
             report.say(f"started {item.name} in .bullpen/worktrees/{item.name}")
         for item, machine in placed.elsewhere:
             if sessions.get(room.conn, item.name) is None:
