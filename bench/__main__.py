@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
 import time
@@ -22,6 +23,11 @@ def main(argv: list[str]) -> int:
         print(f"bench: unknown benchmark(s) {', '.join(unknown)}; have {', '.join(available())}",
               file=sys.stderr)
         return 2
+    # An installed bullpen runs from compiled bytecode after its first call; under
+    # PYTHONDONTWRITEBYTECODE every timed process would compile its modules again, and
+    # the figures would be the compiler's (tests/conftest.py does the same for the suite).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
     failed = []
     for name in names:
         print(f"\n== {name} ==", flush=True)

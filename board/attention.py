@@ -9,14 +9,14 @@ handed, typed, read). Stores from before that change keep `pending`/`delivered` 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from board.connection import Connection, Row
 from board.models import Note
-from board.vocabulary import DeliveryChannel, DeliveryState
+from board.records import record
+from board.vocabulary import ChainState, DeliveryChannel, DeliveryState, HoldReason
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Delivery:
     """One recipient's copy of a note and how far it got."""
 
@@ -25,13 +25,17 @@ class Delivery:
     reason: str | None = None  # why a held note is held
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HeldNote:
-    """A note that will not be typed into its recipient's pane, and why."""
+    """A note that will not be typed into its recipient's pane, and why. With `chain`: a
+    whole conversation the loop guard holds (`note` its newest held note, `count` how
+    many are held), which waits on the operator's release or end (board/loops.py)."""
 
     note: Note
     recipient: str
     reason: str | None
+    chain: int | None = None
+    count: int = 1
 
 
 def _column(row: Row, name: str) -> object:
@@ -79,17 +83,44 @@ def deliveries_of(conn: Connection, note_ids: Iterable[int]) -> dict[int, list[D
 
 
 def held_notes(conn: Connection, limit: int = 50) -> list[HeldNote]:
-    """Notes held back from their recipients' panes, oldest first."""
+    """The chains the loop guard holds (one entry each), then the other notes held back
+    from their recipients' panes, oldest first."""
     rows = conn.execute(
         "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.via AS d_via,"
         " d.read_at AS d_read_at, d.* FROM deliveries d JOIN notes n ON n.id = d.note"
-        " WHERE d.state = ? AND d.read_at IS NULL ORDER BY n.id LIMIT ?",
-        (DeliveryState.HELD, limit)).fetchall()
-    return [HeldNote(Note(id=row["note"], sender=row["sender"], recipient=row["d_recipient"],
-                          body=row["body"], reply_to=row["reply_to"],
-                          created_at=row["created_at"], kind=row["kind"], task=row["task"]),
-                     row["d_recipient"],
-                     str(_column(row, "held_reason") or "") or None) for row in rows]
+        " WHERE d.state = ? AND d.read_at IS NULL"
+        " AND (d.held_reason IS NULL OR d.held_reason <> ?) ORDER BY n.id LIMIT ?",
+        (DeliveryState.HELD, HoldReason.LOOP, limit)).fetchall()
+    return held_chains(conn) + [
+        HeldNote(_note(row, row["note"], row["d_recipient"]), row["d_recipient"],
+                 str(_column(row, "held_reason") or "") or None) for row in rows]
+
+
+def _note(row: Row, note_id: int, recipient: str) -> Note:
+    return Note(id=note_id, sender=row["sender"], recipient=recipient, body=row["body"],
+                reply_to=row["reply_to"], created_at=row["created_at"], kind=row["kind"],
+                task=row["task"])
+
+
+def held_chains(conn: Connection) -> list[HeldNote]:
+    """One entry per chain the loop guard holds: its newest held note, how many are held,
+    and the hold's reason (`loop suspected — a↔b, 13 notes in 3 min, no progress`)."""
+    rows = conn.execute(
+        "SELECT c.id AS chain_id, c.reason AS chain_reason, n.*, d.recipient AS d_recipient,"
+        " (SELECT count(*) FROM deliveries h JOIN notes m ON m.id = h.note"
+        "  WHERE m.chain = c.id AND h.state = ? AND h.held_reason = ?) AS held_count"
+        " FROM chains c JOIN notes n ON n.id = (SELECT max(m.id) FROM notes m"
+        "  JOIN deliveries h ON h.note = m.id WHERE m.chain = c.id AND h.state = ?"
+        "  AND h.held_reason = ?)"
+        " JOIN deliveries d ON d.note = n.id WHERE c.state = ? ORDER BY c.id",
+        (DeliveryState.HELD, HoldReason.LOOP, DeliveryState.HELD, HoldReason.LOOP,
+         ChainState.HELD)).fetchall()
+    found: dict[int, HeldNote] = {}
+    for row in rows:  # a broadcast has a row per recipient: the chain is one entry
+        found.setdefault(row["chain_id"], HeldNote(
+            _note(row, row["id"], row["d_recipient"]), row["d_recipient"],
+            row["chain_reason"], chain=row["chain_id"], count=int(row["held_count"])))
+    return list(found.values())
 
 
 def status_reasons(conn: Connection) -> dict[str, str]:

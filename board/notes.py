@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 
-from board import deliveries, events, sessions, validate
+from board import chains, deliveries, events, sessions, validate
 from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.errors import BadInput, NotFound
 from board.identity import Caller
 from board.models import BROADCAST, EVERYONE, OPERATOR, Note
-from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, NoteKind
+from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, HoldReason, NoteKind
 
 KINDS = tuple(NoteKind)
 # The state a note given through a channel ends in (any other way: read).
@@ -38,12 +38,15 @@ def send(conn: Connection, caller: Caller | str, to: str, body: str, *,
     """Store a note to a session, `all` or the operator, queued for each recipient.
 
     An identical note from the same sender still waiting for the same recipient is not
-    stored twice: the waiting one is returned instead.
+    stored twice: the waiting one is returned instead. The note joins its chain
+    (board/chains.py); past the loop guard's limit its deliveries are held, and past the
+    sender's rate limit it is refused.
     """
     sender = caller.name if isinstance(caller, Caller) else caller
     validate.text(body, "note")
     if kind not in KINDS:
         raise BadInput(f"invalid note kind {kind!r}")
+    chains.admit(conn, sender, reply_to)
     with write(conn):
         recipients = _recipients(conn, sender, to)
         if reply_to is not None:
@@ -60,9 +63,18 @@ def send(conn: Connection, caller: Caller | str, to: str, body: str, *,
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (sender, stored_to, body, reply_to, task, kind, now),
         ))
-        conn.executemany("INSERT INTO deliveries (note, recipient, state) VALUES (?, ?, ?)",
-                         [(note_id, name, DeliveryState.QUEUED) for name in recipients])
-        events.emit(conn, EventKind.NOTE_SENT, sender, note_id, to=stored_to, note_kind=kind)
+        entry = chains.enter(conn, note_id, sender, recipients,
+                             chains.chain_for(conn, sender, reply_to), now)
+        state, held = ((DeliveryState.HELD, HoldReason.LOOP) if entry.held
+                       else (DeliveryState.QUEUED, None))
+        conn.executemany("INSERT INTO deliveries (note, recipient, state, held_reason)"
+                         " VALUES (?, ?, ?, ?)",
+                         [(note_id, name, state, held) for name in recipients])
+        events.emit(conn, EventKind.NOTE_SENT, sender, note_id, to=stored_to, note_kind=kind,
+                    chain=entry.chain)
+        if entry.held and recipients:
+            events.emit(conn, EventKind.NOTES_HELD, recipients[0], note_id,
+                        count=len(recipients), reason=HoldReason.LOOP, chain=entry.chain)
     return Note(note_id, sender, stored_to, body, reply_to, now, kind, task)
 
 
@@ -105,8 +117,8 @@ def inbox(conn: Connection, caller: Caller, *, mark_read: bool = True,
     with write(conn):
         rows = conn.execute(
             "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
-            f" WHERE d.recipient = ?{condition} ORDER BY n.id",
-            (caller.name, *unclaimed),
+            f" WHERE d.recipient = ?{condition} AND {deliveries.HIDDEN_SQL} ORDER BY n.id",
+            (caller.name, *unclaimed, *deliveries.HIDDEN_PARAMS),
         ).fetchall()
         if mark_read and rows:
             now = time.time()
@@ -118,6 +130,8 @@ def inbox(conn: Connection, caller: Caller, *, mark_read: bool = True,
                 [(now, DeliveryState.READ, DeliveryChannel.INBOX, now, note_id, caller.name,
                   *deliveries.WAITING) for note_id in ids],
             )
+            if not include_read:
+                chains.given(conn, caller.name, ids, now)
             events.emit(conn, EventKind.NOTES_READ, caller.name, ids[-1], count=len(ids))
     return [_row_to_note(row) for row in rows]
 
@@ -125,8 +139,9 @@ def inbox(conn: Connection, caller: Caller, *, mark_read: bool = True,
 def unread_count(conn: Connection, recipient: str) -> int:
     """Notes the recipient has not been given yet (not read, typed or handed)."""
     return conn.execute(
-        "SELECT count(*) FROM deliveries WHERE recipient = ? AND read_at IS NULL"
-        " AND state <> ?", (recipient, DeliveryState.CLAIMED)).fetchone()[0]
+        "SELECT count(*) FROM deliveries d WHERE d.recipient = ? AND d.read_at IS NULL"
+        f" AND d.state <> ? AND {deliveries.HIDDEN_SQL}",
+        (recipient, DeliveryState.CLAIMED, *deliveries.HIDDEN_PARAMS)).fetchone()[0]
 
 
 def pending(conn: Connection, recipient: str, limit: int | None = None) -> list[Note]:
@@ -143,9 +158,12 @@ def mark_delivered(conn: Connection, recipient: str, note_ids: list[int],
     with write(conn):
         done = [note_id for note_id in note_ids if conn.execute(
             "UPDATE deliveries SET state = ?, via = ?, delivered_at = ?, read_at = ?"
-            " WHERE note = ? AND recipient = ? AND state IN (?, ?)",
-            (state, via, now, now, note_id, recipient, *deliveries.WAITING)).rowcount]
+            " WHERE note = ? AND recipient = ? AND state IN (?, ?)"
+            " AND (held_reason IS NULL OR held_reason <> ?)",
+            (state, via, now, now, note_id, recipient, *deliveries.WAITING,
+             HoldReason.LOOP)).rowcount]
         if done:
+            chains.given(conn, recipient, done, now)
             events.emit(conn, EventKind.NOTES_DELIVERED, recipient, done[-1], via=via, notes=done)
     return len(done)
 

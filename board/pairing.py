@@ -13,21 +13,22 @@ only the request of the name they were typed for.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
 from board.connection import Connection
-from board.db import is_postgres
+from board.db import is_postgres, write
 from board.errors import BadInput, NotFound, Refused
 from board.models import iso
 from board.postgres.connection import PgConnection
 from board.postgres.pairing_sql import MAX_WAITING, MAX_WRONG_CODES, PAIRING_TTL
+from board.records import record
 from board.vocabulary import JoinState
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, no 1/I: read aloud safely
@@ -37,7 +38,7 @@ CODE_LENGTH = 8
 SCRAM_ITERATIONS = 4096  # PostgreSQL's own default
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class JoinTicket:
     machine: str
     machine_id: str  # the machine's stable identity in the room (its role is made of it)
@@ -47,7 +48,7 @@ class JoinTicket:
     url: str  # the room as this machine's role, without the password
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class JoinRequest:
     machine: str
     state: str
@@ -111,7 +112,8 @@ def request_to_join(url: str, machine: str) -> JoinTicket:
                       " name with --machine NAME") from None
     except psycopg.errors.ConfigurationLimitExceeded:
         raise Refused(f"{MAX_WAITING} machines are already waiting for approval; ask the"
-                      " room's operator (bullpen machines)") from None
+                      " room's operator (bullpen machines refuse --waiting clears them)"
+                      ) from None
     finally:
         guest.close()
     return JoinTicket(machine, row["machine_id"], row["role"], password, code,
@@ -131,7 +133,17 @@ def invite(conn: Connection) -> tuple[str, str]:
     except (psycopg.errors.InsufficientPrivilege, Refused):
         raise Refused("only the role that owns the room's database can invite partners (it"
                       " needs CREATEROLE); run this on the room's first machine") from None
+    _end_connections(conn, role)
     return role, password
+
+
+def _end_connections(conn: Connection, role: str) -> None:
+    """End `role`'s open connections: a new password does not close them, and whoever
+    held the old one could go on filing requests (needs pg_signal_backend; else they last
+    until they close, at most GUEST_CONNECTIONS of them)."""
+    with contextlib.suppress(Refused):  # the store's word for insufficient privilege
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                     " WHERE usename = ? AND pid <> pg_backend_pid()", (role,)).fetchall()
 
 
 def url_as(url: str, user: str) -> str:
@@ -223,6 +235,21 @@ def revoke(conn: Connection, machine: str) -> None:
     _require_shared(conn)
     if not conn.execute("SELECT bullpen_revoke(?)", (machine,)).fetchone()[0]:
         raise NotFound(f"unknown machine {machine!r}; see bullpen machines")
+
+
+def refuse(conn: Connection, machine: str | None) -> list[str]:
+    """Refuse the waiting join requests of `machine` (None: every waiting one, after a
+    flood); returns the names refused. Their machines may ask again with new codes."""
+    _require_shared(conn)
+    which, values = ("", ()) if machine is None else (" AND machine = ?", (machine,))
+    with write(conn):
+        rows = conn.execute(f"UPDATE join_requests SET state = ? WHERE state = ?{which}"
+                            " RETURNING machine",
+                            (JoinState.REFUSED, JoinState.PENDING, *values)).fetchall()
+    if machine is not None and not rows:
+        raise NotFound(f"no machine named {machine!r} is waiting for approval; see"
+                       " bullpen machines")
+    return sorted({row["machine"] for row in rows})
 
 
 def pending(conn: Connection) -> list[JoinRequest]:

@@ -264,4 +264,70 @@ MIGRATIONS: list[str] = [
     ALTER TABLE deliveries_rebuilt RENAME TO deliveries;
     CREATE INDEX deliveries_by_recipient ON deliveries(recipient, state, note);
     """,
+    # 12: the loop guard (issue 21): each note's conversation chain and the agent-to-agent
+    # hops since the chain's last progress; the chains themselves; the note that started
+    # each session's current turn (its notes in that turn continue that note's chain)
+    """
+    ALTER TABLE notes ADD COLUMN chain INTEGER;
+    ALTER TABLE notes ADD COLUMN chain_hops INTEGER;
+    CREATE INDEX notes_by_chain ON notes(chain, id);
+    CREATE INDEX notes_by_sender ON notes(sender, created_at);
+    CREATE TABLE chains (
+        id INTEGER PRIMARY KEY,
+        state TEXT NOT NULL DEFAULT 'open',
+        hops INTEGER NOT NULL DEFAULT 0,
+        counted_since REAL NOT NULL,
+        since_event INTEGER NOT NULL DEFAULT 0,
+        reason TEXT,
+        held_at REAL,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX chains_by_state ON chains(state, id);
+    CREATE TABLE turns (
+        session TEXT PRIMARY KEY,
+        note INTEGER NOT NULL,
+        given_at REAL NOT NULL
+    );
+    """,
+    # 13: spend read from each agent's own records (tokens by model; cost is computed
+    # from the price table when shown) and budgets, from the plan or set by the operator
+    """
+    CREATE TABLE spend (
+        session TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        source TEXT NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (session, model)
+    );
+    CREATE TABLE budgets (
+        scope TEXT PRIMARY KEY,
+        plan_tokens INTEGER,
+        plan_cost REAL,
+        set_tokens INTEGER,
+        set_cost REAL,
+        set_by TEXT,
+        set_at REAL
+    );
+    """,
+    # 14: an operator's ask to the machine that runs a session to stop or restart it
+    # (lifecycle across machines, issue 22); that machine's coordinator answers
+    """
+    CREATE TABLE remote_asks (
+        id INTEGER PRIMARY KEY,
+        session TEXT NOT NULL,
+        verb TEXT NOT NULL,
+        options TEXT NOT NULL DEFAULT '',
+        from_machine TEXT NOT NULL,
+        to_machine TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'asked',
+        detail TEXT,
+        created_at REAL NOT NULL,
+        answered_at REAL
+    );
+    CREATE INDEX remote_asks_by_machine ON remote_asks(to_machine, state);
+    """,
 ]

@@ -10,7 +10,10 @@ from board.db import write
 from board.errors import NotFound, Refused
 from board.identity import hash_token, new_token
 from board.models import Session
-from board.vocabulary import DesiredState, EventKind
+from board.vocabulary import DesiredState, EventKind, SessionStatus
+
+# Statuses that end the turn a note started (its next note starts a chain of its own).
+_TURN_OVER = frozenset({SessionStatus.IDLE, SessionStatus.EXITED, SessionStatus.STOPPED})
 
 
 def _row_to_session(row: Row) -> Session:
@@ -123,7 +126,17 @@ def set_status(conn: Connection, name: str, status: str,
                exit_code: int | None = None, activity_at: float | None = None,
                reason: str | None = None) -> bool:
     """Record an observed status and why (`reason`: the question of a session that needs
-    input, what is in front…); returns True (and logs an event) only when it changed."""
+    input, what is in front…); returns True (and logs an event) only when it changed.
+
+    The coordinator calls it for every session on every pane poll: an unchanged status is
+    read, not written (a write transaction per session four times a second was most of
+    an idle coordinator's cost on PostgreSQL)."""
+    if activity_at is None:
+        row = conn.execute("SELECT status, exit_code, status_reason FROM sessions"
+                           " WHERE name = ?", (name,)).fetchone()
+        if row is None or (row["status"], row["exit_code"], row["status_reason"]) == (
+                status, exit_code, reason):
+            return False
     with write(conn):
         row = conn.execute("SELECT status, exit_code, status_reason FROM sessions"
                            " WHERE name = ?", (name,)).fetchone()
@@ -136,6 +149,10 @@ def set_status(conn: Connection, name: str, status: str,
             return False
         conn.execute("UPDATE sessions SET status = ?, exit_code = ?, status_reason = ?"
                      " WHERE name = ?", (status, exit_code, reason, name))
+        if status in _TURN_OVER and row["status"] not in _TURN_OVER:
+            from board import chains  # here: the hook after a tool call changes no status
+
+            chains.turn_ended(conn, name)  # the turn a note started is over
         events.emit(conn, EventKind.SESSION_STATUS, name, status=status, exit_code=exit_code,
                     reason=reason)
     return True
@@ -146,4 +163,8 @@ def set_hook_status(conn: Connection, name: str, status: str | None) -> None:
     with write(conn):
         conn.execute("UPDATE sessions SET hook_status = ?, hook_status_at = ? WHERE name = ?",
                      (status, time.time(), name))
+        if status == SessionStatus.IDLE:
+            from board import chains
+
+            chains.turn_ended(conn, name)  # its own hook says the turn is over
         events.emit(conn, EventKind.SESSION_HOOK_STATUS, name, status=status)

@@ -39,6 +39,12 @@ class EventKind(StrEnum):
     CONFLICT_FOUND = "conflict_found"  # the radar predicts two branches will not merge
     CONFLICT_CLEARED = "conflict_cleared"
     SESSION_LANDED = "session_landed"  # its branch landed on the base branch
+    CHAIN_HELD = "chain_held"  # the loop guard held a conversation (board/chains.py)
+    CHAIN_RELEASED = "chain_released"  # the operator let its held notes through
+    CHAIN_ENDED = "chain_ended"  # the operator ended it: its held notes were dropped
+    SPEND_RECORDED = "spend_recorded"  # a session's tokens, read from its agent's records
+    BUDGET_REACHED = "budget_reached"  # its notes and pings are held (`budget`)
+    BUDGET_SET = "budget_set"  # the operator set a limit; held notes may flow again
 
 
 class TaskStatus(StrEnum):
@@ -72,6 +78,7 @@ class SessionStatus(StrEnum):
     EXITED = "exited"  # the process ended (with its code)
     STOPPED = "stopped"  # no pane at all
     UNKNOWN = "unknown"  # evidence is missing or contradictory; never treated as idle
+    WAITING = "waiting for a slot"  # past the warm cap (max_running): not launched yet
 
 
 # How an `unknown` session's reason starts when its screen was never recognised since its
@@ -85,6 +92,10 @@ class DesiredState(StrEnum):
     REGISTERED = "registered"  # known but never launched
     RUNNING = "running"
     STOPPED = "stopped"
+    WAITING = "waiting"  # wants to run; waits for a slot under max_running (plan order)
+    # Gave its slot up under max_running (its task done, or idle past idle_release); a
+    # note for it puts it back in line. The operator's `stop` is STOPPED: it stays down.
+    RELEASED = "released"
 
 
 class NoteKind(StrEnum):
@@ -114,6 +125,7 @@ class DeliveryState(StrEnum):
     TYPED = "typed"  # reached the agent's input through its pane
     HANDED = "handed"  # a hook gave it to the model
     READ = "read"  # read with `note inbox` or the MCP tool
+    DROPPED = "dropped"  # never given: the operator ended its chain (a loop)
 
 
 class HoldReason(StrEnum):
@@ -129,6 +141,17 @@ class HoldReason(StrEnum):
     UNKNOWN = "state unknown"
     NO_PANE = "no pane"
     MCP_CONNECTING = "its bullpen MCP server is still connecting"
+    WAITING_FOR_SLOT = "waiting for a slot"  # its session is not launched yet (max_running)
+    LOOP = "loop suspected"  # its chain is held (board/chains.py): not typed, handed or read
+    BUDGET = "budget"  # its (or the room's) spend reached its budget: held until raised
+
+
+class ChainState(StrEnum):
+    """Where a conversation chain stands (`chains.state`, board/chains.py)."""
+
+    OPEN = "open"
+    HELD = "held"  # the loop guard stopped it; the operator releases or ends it
+    ENDED = "ended"  # the operator ended it: its held notes were dropped, no more join it
 
 
 class DeliveryChannel(StrEnum):
@@ -163,6 +186,19 @@ class JoinState(StrEnum):
     PENDING = "pending"  # waiting for the operator to approve its code
     APPROVED = "approved"
     EXPIRED = "expired"  # its code was older than the pairing time-to-live
+    REFUSED = "refused"  # spent by wrong codes, or refused by the operator
+
+
+class AskState(StrEnum):
+    """Where an operator's ask to another machine stands (`remote_asks.state`): the
+    machine running the session does it, or refuses it, itself."""
+
+    ASKED = "asked"  # filed; that machine's coordinator has not taken it yet
+    TAKEN = "taken"  # its coordinator is doing it
+    DONE = "done"
+    REFUSED = "refused"  # that machine granted the asking machine no such power
+    FAILED = "failed"
+    EXPIRED = "expired"  # nobody answered in time (that machine's coordinator is down)
 
 
 class RoomLayout(StrEnum):

@@ -135,6 +135,8 @@ class PgConnection:
         except psycopg.errors.InsufficientPrivilege as error:
             raise Refused(f"the room's database refused this machine"
                           f" ({error.diag.message_primary})") from None
+        except psycopg.errors.ConfigurationLimitExceeded:
+            raise  # bullpen_request_join's "too many waiting": its caller says what to do
         except psycopg.OperationalError as error:
             raise StoreFault(f"the room's PostgreSQL store {redact(self.url)} failed"
                              f" ({_first_line(error)})") from None

@@ -43,12 +43,13 @@ class Plan:
         return self.live.logs / f"{name}.token"
 
     def write(self, sessions: dict[str, dict[str, Any]],
-              scripts: dict[str, list[Action]]) -> Path:
-        """Write bullpen.yaml: each session runs a scripted agent with its actions.
+              scripts: dict[str, list[Action]], **top: Any) -> Path:
+        """Write bullpen.yaml: each session runs a scripted agent with its actions; `top`
+        adds top-level sections (`loop_guard={"notes": 4}`).
 
         Every script first saves the session's token (see `as_session`).
         """
-        config: dict[str, Any] = {"layout": "side-by-side", "sessions": {}}
+        config: dict[str, Any] = {"layout": "side-by-side", **top, "sessions": {}}
         for name, fields in sessions.items():
             script = self.live.logs / f"{name}.script"
             save_token = {"on": "<start>", "run": [

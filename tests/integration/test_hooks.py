@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from board import notes, reads, sessions
+from board import chains, notes, reads, sessions
 from board.identity import Caller
 from board.room import Room
 from tests.cli_runner import identity, run_cli
@@ -201,6 +201,7 @@ def test_notes_over_the_cap_are_announced_in_the_hook_context_once(
         bob: Room, git_repo: Path) -> None:
     """60 notes to a busy Claude: the coordinator caps the 10 oldest; its next turn's
     context holds the 50 others and says that 10 older ones wait in the inbox, once."""
+    chains.set_limits(bob.conn, chains.Limits(rate=None))  # 60 at once: past alice's rate
     sent = [notes.send(bob.conn, "alice", "bob", f"note number {i}") for i in range(60)]
     busy = PaneStatus(AgentState.WORKING, since=0.0, input_text="")
     Deliverer(bob.conn, RoomServer("unused")).deliver(

@@ -8,6 +8,7 @@ too (it is shared), and a machine waiting for approval has its own local config.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -229,3 +230,55 @@ def test_revoking_ends_the_machines_connections_and_logins(
     after = run_cli("task", "ls", cwd=owned_room["b"])
     assert after.returncode == 2 and after.stderr.count("\n") == 1
     assert "not in the room" in after.stderr
+
+
+def test_a_flood_of_requests_is_cleared_in_two_commands(owned_room, pg_cluster) -> None:
+    """A guest that filled the waiting list blocks new partners only until the operator
+    re-keys the guest login (ending its open connections) and refuses what waits."""
+    attacker = guest(owned_room)
+    for n in range(pairing.MAX_WAITING):
+        assert attempt(attacker, f"SELECT bullpen_request_join('flood{n}', md5('{n}') ||"
+                                 " md5(''), 'SCRAM-SHA-256$4096:c2FsdA==$a2V5:a2V5')")
+    blocked = run_cli("room", "join", owned_room["guest_url"], "--machine", "carol",
+                      cwd=owned_room["c"])
+    assert blocked.returncode != 0
+    assert "bullpen machines refuse --waiting" in blocked.stderr
+    assert len(blocked.stderr.strip().splitlines()) == 1
+
+    invited = run_cli("room", "invite", "--host", "127.0.0.1", cwd=owned_room["a"])
+    assert invited.returncode == 0, invited.stderr
+    wait_until(lambda: attacker.closed or attacker.broken or not _still_open(attacker),
+               timeout=10, message="the guest's open connection to be ended")
+    with pytest.raises(psycopg.OperationalError):  # the old guest password is spent
+        psycopg.connect(owned_room["guest_url"]).close()
+    refused = run_cli("machines", "refuse", "--waiting", cwd=owned_room["a"])
+    assert refused.returncode == 0, refused.stderr
+    assert f"refused {pairing.MAX_WAITING} waiting request(s)" in refused.stdout
+    listed = run_cli("machines", "--json", cwd=owned_room["a"])
+    assert json.loads(listed.stdout)["pending"] == []
+
+    owned_room["guest_url"] = GUEST_URL.search(invited.stdout).group(1)
+    code = join(owned_room, owned_room["c"], "carol")
+    approved = approve(owned_room, "carol", code)
+    assert approved.returncode == 0, approved.stderr
+    audit = run_cli("audit", cwd=owned_room["a"])
+    assert "refuse join" in audit.stdout
+
+
+def _still_open(conn: psycopg.Connection) -> bool:
+    try:
+        conn.execute("SELECT 1")
+    except psycopg.Error:
+        return False
+    return True
+
+
+def test_refuse_names_one_waiting_machine(owned_room) -> None:
+    code = join(owned_room, owned_room["b"], "bob")
+    nobody = run_cli("machines", "refuse", "nobody", cwd=owned_room["a"])
+    assert nobody.returncode == 2 and "no machine named 'nobody'" in nobody.stderr
+    both = run_cli("machines", "refuse", "bob", "--waiting", cwd=owned_room["a"])
+    assert both.returncode == 2 and "name one waiting machine" in both.stderr
+    refused = run_cli("machines", "refuse", "bob", cwd=owned_room["a"])
+    assert refused.returncode == 0, refused.stderr
+    assert approve(owned_room, "bob", code).returncode != 0  # its code opens nothing now

@@ -39,6 +39,7 @@ class FakeActions:
         self.preview = preview
         self.attention: list[int] = []  # every count shown in the tmux status line
         self.coordinator: str | None = None  # the coordinator's trouble, as ls shows it
+        self.flows: dict = {}  # name -> workers.room.code_view.CodeFlow, as code_flows says
         self._lock = threading.Lock()
 
     def _record(self, verb: str, name: str, **kwargs: object) -> None:
@@ -84,6 +85,20 @@ class FakeActions:
     def changed_paths(self, name: str) -> list[str]:
         return {"coder": ["src/api/usage.py", "tests/test_usage.py", "README.md"],
                 "reviewer": ["notes/review.md"]}.get(name, [])
+
+    def code_flows(self) -> dict:
+        return dict(self.flows)
+
+    def landing_preview(self, name: str):  # noqa: ANN201 - a workers.room.land.LandingPreview
+        from workers.room.code_view import CodeFlow
+        from workers.room.land import LandingPreview
+
+        return LandingPreview(name, "main", "merge", None,
+                              self.flows.get(name, CodeFlow(ahead=1, session=name)))
+
+    def land(self, name: str, on_output) -> str:  # noqa: ANN001
+        self._record("land", name)
+        return f"landed {name} on main: 1111111 -> 2222222 (1 commit, merge)"
 
 
 def populate(conn: sqlite3.Connection) -> None:

@@ -110,9 +110,11 @@ def test_every_event_kind_in_the_vocabulary_is_emitted() -> None:
 
 
 def test_session_statuses_cover_the_design() -> None:
-    """DESIGN's agent states, including `starting` (the launcher writes it) and `unknown`."""
+    """DESIGN's agent states, including `starting` (the launcher writes it), `unknown`
+    and the warm cap's `waiting for a slot` (DESIGN "Supervising")."""
     assert {s.value for s in SessionStatus} == {
-        "starting", "working", "idle", "needs_input", "exited", "stopped", "unknown"}
+        "starting", "working", "idle", "needs_input", "exited", "stopped", "unknown",
+        "waiting for a slot"}
 
 
 def test_task_statuses_are_hermes_kanban_words_in_board_order() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from board import machines, pairing, store
+from board import audit, machines, pairing, store
+from board.authority import DONE
 from board.errors import BadInput, Refused
 from board.home import room_home
 from tui.cli.context import room
@@ -47,6 +48,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     revoke = actions.add_parser("revoke", help="take the room away from a machine at once")
     revoke.add_argument("name", help="the machine's name (see bullpen machines)")
     revoke.set_defaults(handler=revoke_machine)
+    grant = actions.add_parser("grant", help="let machine NAME's operator stop or restart"
+                                             " this machine's sessions (no POWER: none)")
+    grant.add_argument("name", help="the other machine's name (see bullpen machines)")
+    grant.add_argument("powers", nargs="*", metavar="POWER",
+                       help="stop, restart, remove (kept in this machine's local config)")
+    grant.set_defaults(handler=grant_machine)
+    refuse = actions.add_parser("refuse", help="refuse machine NAME's waiting join request,"
+                                               " or every waiting one (--waiting)")
+    refuse.add_argument("name", nargs="?", help="the waiting machine's name")
+    refuse.add_argument("--waiting", action="store_true",
+                        help="refuse every waiting request (after a flood of requests;"
+                             " run bullpen room invite too, to change the guest password)")
+    refuse.set_defaults(handler=refuse_machine)
 
 
 def join_room(args: argparse.Namespace) -> int:
@@ -147,6 +161,41 @@ def revoke_machine(args: argparse.Namespace) -> int:
             raise Refused("only the operator can revoke machines")
         pairing.revoke(current.conn, args.name)
     print(f"machine {args.name} can no longer use the room")
+    return 0
+
+
+def grant_machine(args: argparse.Namespace) -> int:
+    from board.machine_grants import set_grant
+
+    name = machines.validate_name(args.name)
+    with room() as current:
+        if not current.caller.is_operator:
+            raise Refused("only the operator can grant powers to another machine")
+        powers = set_grant(current.home, name, args.powers)
+        granted = ", ".join(powers) or "nothing"
+        audit.record(current.conn, current.caller.name, "grant machine", name, DONE,
+                     f"machines_may: [{granted}]")
+    print(f"machine {name}'s operator may {granted} on this machine's sessions"
+          if powers else f"machine {name}'s operator may no longer act on this machine's"
+          " sessions")
+    return 0
+
+
+def refuse_machine(args: argparse.Namespace) -> int:
+    if bool(args.name) == args.waiting:
+        raise BadInput("name one waiting machine, or give --waiting for all of them")
+    name = machines.validate_name(args.name) if args.name else None
+    with room() as current:
+        if not current.caller.is_operator:
+            raise Refused("only the operator can refuse machines")
+        refused = pairing.refuse(current.conn, name)
+        audit.record(current.conn, current.caller.name, "refuse join", name or "waiting",
+                     DONE, ", ".join(refused) or "none waiting")
+    if not refused:
+        print("no machine is waiting for approval")
+    else:
+        print(f"refused {len(refused)} waiting request(s): {', '.join(refused)}; a machine"
+              " refused by mistake runs bullpen room join again")
     return 0
 
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 
-from board import deliveries, notes
+from board import chains, deliveries, notes
 from board.errors import NotFound
+from tui.cli import note_chains
 from tui.cli.context import record_id, room
 from tui.cli.output import fail, print_json
+
+TYPE_CHECKING = False  # not typing's: `note send` runs on every agent turn
+if TYPE_CHECKING:
+    import argparse
 
 WAIT_POLL_SECONDS = 0.025
 GIVEN_STATES = ("typed", "handed", "read")  # the recipient has it
@@ -41,13 +45,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     inbox.add_argument("--wait", type=_seconds, metavar="SECONDS", default=0.0,
                        help="block until a note arrives or SECONDS pass")
     inbox.set_defaults(handler=read_inbox)
+    note_chains.register(verbs)
 
 
 MAX_WAIT = 86_400.0
 
 
+class SendArgs:
+    """`note send TO TEXT...` with no option: what argparse would make of it, without
+    building a parser (tui.cli.main takes this path; any word starting with '-', or a
+    missing TEXT, goes through argparse)."""
+
+    reply_to = None
+    json = False
+    wait = None
+
+    def __init__(self, to: str, text: list[str]) -> None:
+        self.to, self.text = to, text
+
+    @staticmethod
+    def plain(words: list[str]) -> SendArgs | None:
+        """`words` after `note send` as SendArgs, or None when argparse must read them."""
+        if len(words) < 2 or any(word.startswith("-") for word in words):
+            return None
+        return SendArgs(words[0], words[1:])
+
+
 def _seconds(text: str) -> float:
     """A time to wait: a number of seconds, zero or more."""
+    import argparse  # parsing, which the plain `note send TO TEXT` skips (tui.cli.main)
+
     try:
         value = float(text)
     except ValueError:
@@ -60,14 +87,15 @@ def _seconds(text: str) -> float:
     return value
 
 
-def send_note(args: argparse.Namespace) -> int:
+def send_note(args: argparse.Namespace | SendArgs) -> int:
     with room() as current:
         note = notes.send(current.conn, current.caller, args.to, " ".join(args.text),
                           reply_to=args.reply_to)
+        held = note_chains.held_line(current.conn, note)
         if args.json:
-            print_json(note.to_json())
+            print_json({**note.to_json(), "chain": chains.place(current.conn, note.id)})
         else:
-            print(f"note {note.id} to {args.to}", flush=True)
+            print(f"note {note.id} to {args.to}" + (f", {held}" if held else ""), flush=True)
         if args.wait is None:
             return 0
         return _wait_given(current.conn, note.id, args.wait)
@@ -99,14 +127,19 @@ def show_note(args: argparse.Namespace) -> int:
         if note is None:
             raise NotFound(f"note {args.id} does not exist or was not sent to {viewer}")
         states = deliveries.of_note(current.conn, note.id)
+        place = chains.place(current.conn, note.id)
     if not (current.caller.is_operator or viewer == note.sender):
         states = [d for d in states if d.recipient == viewer]  # only its own delivery
     if args.json:
-        print_json({**note.to_json(), "deliveries": [d.to_json() for d in states]})
+        print_json({**note.to_json(), "chain": place,
+                    "deliveries": [d.to_json() for d in states]})
         return 0
     reply = f" re #{note.reply_to}" if note.reply_to else ""
     print(f"note {note.id} from {note.sender} to {note.recipient}{reply} ({note.kind})")
     print(note.body)
+    if place is not None:
+        print(f"chain {place['id']} ({place['state']}): note {place['position']} of it, sent"
+              f" {place['hops_at_note']} agent-to-agent note(s) after the last progress")
     for delivery in states:
         print(f"  {_state_text(delivery)}")
     return 0

@@ -172,7 +172,11 @@ def stop_session(args: argparse.Namespace) -> int:
 
 def restart_session(args: argparse.Namespace) -> int:
     session = _control().restart(args.name, fresh=args.fresh)  # unknown: starts nothing
-    print(f"restarted {session.name} (pane {session.pane})")
+    from board.machines import local_name
+
+    where = "" if session.machine in (None, local_name(_home())) else \
+        f" on machine {session.machine}"
+    print(f"restarted {session.name}{where} (pane {session.pane})")
     return 0
 
 
@@ -199,6 +203,8 @@ def _socket(home: Path) -> str:
 
 def run_coordinator(args: argparse.Namespace) -> int:
     from workers.coordinator.process import serve
+    from workers.room.slots import RoomHands
     from workers.surfaces.hook_server import serving
 
-    return serve(_home(), alongside=serving)  # agents' hooks over HTTP, while it runs
+    home = _home()  # agents' hooks over HTTP while it runs; the room's launch for max_running
+    return serve(home, alongside=serving, hands=RoomHands(home))

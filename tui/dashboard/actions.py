@@ -13,10 +13,15 @@ to `make_app`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from board.errors import BullpenError
+
+if TYPE_CHECKING:  # the runtime is imported lazily (see RuntimeActions)
+    from workers.room.code_view import CodeFlow
+    from workers.room.land import LandingPreview
 
 # What a runtime verb may raise that the dashboard reports instead of dying on: bullpen's
 # own errors (tmux's and git's derive from BullpenError) and the OS's (a worktree removed
@@ -65,6 +70,16 @@ class SessionActions(Protocol):
 
     def changed_paths(self, name: str) -> list[str]:
         """The files that differ in the session's worktree (uncommitted)."""
+
+    def code_flows(self) -> dict[str, CodeFlow]:
+        """Each session's code: ahead of the base, conflicts, landed or ready to land."""
+
+    def landing_preview(self, name: str) -> LandingPreview:
+        """What landing the session would do: base branch, strategy, check, its code."""
+
+    def land(self, name: str, on_output: Callable[[str], None]) -> str:
+        """Land the session's branch (the check's lines go to `on_output` as they come);
+        the line saying what landed. Raises a BullpenError saying why it was refused."""
 
 
 class RuntimeActions:
@@ -118,3 +133,12 @@ class RuntimeActions:
 
     def changed_paths(self, name: str) -> list[str]:
         return self._room().changed_paths(name)
+
+    def code_flows(self) -> dict[str, CodeFlow]:
+        return self._room().code_flows()
+
+    def landing_preview(self, name: str) -> LandingPreview:
+        return self._room().landing_preview(name)
+
+    def land(self, name: str, on_output: Callable[[str], None]) -> str:
+        return self._room().land(name, on_output)

@@ -45,6 +45,9 @@ COMMANDS: tuple[Command, ...] = (
             " changed files, diff, inbox and notebook", "sessions"),
     Command("zoom_session", "z", "Zoom pane", "Zoom the session's tmux pane", "sessions",
             show=False),
+    Command("land_session", "L", "Land", "Land the session's branch on the base branch:"
+            " asks first, builds and checks it aside (land.check), shows the check's"
+            " lines, then what landed or why not", "sessions", show=False),
     Command("spawn_session", "s", "Spawn", "Start a new session (name, agent, task)",
             "sessions", show=False),
     Command("stop_session", "t", "Stop", "Stop the session (its worktree stays)", "sessions",

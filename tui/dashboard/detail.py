@@ -4,6 +4,7 @@ the store (board functions) and the runtime (git): plain Python, no Textual."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from board import attention, conflicts, sessions, views
 from board.attention import Delivery
@@ -11,6 +12,9 @@ from board.conflicts import Conflict
 from board.models import Note, NotebookEntry, Session
 from tui.dashboard.actions import RUNTIME_ERRORS, SessionActions
 from tui.dashboard.writer import StoreWriter
+
+if TYPE_CHECKING:
+    from workers.room.code_view import CodeFlow
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,7 @@ class SessionDetail:
     inbox: tuple[tuple[Note, Delivery], ...]
     notebook: tuple[NotebookEntry, ...]
     conflicts: tuple[Conflict, ...] = ()  # the radar's open predictions about it
+    code: CodeFlow | None = None  # ahead/behind the base, landed or ready to land
 
 
 def load_detail(writer: StoreWriter, actions: SessionActions, name: str) -> SessionDetail:
@@ -38,5 +43,9 @@ def load_detail(writer: StoreWriter, actions: SessionActions, name: str) -> Sess
     except RUNTIME_ERRORS as error:  # no worktree yet, or git refused: show why
         changed, diff, problem = (), "", str(error)
     radar = writer.read(conflicts.open_conflicts, name)
+    try:
+        code = actions.code_flows().get(name)
+    except RUNTIME_ERRORS:  # git could not say: the overview leaves the line out
+        code = None
     return SessionDetail(session, reason, changed, diff, problem, tuple(inbox),
-                         tuple(notebook), tuple(radar))
+                         tuple(notebook), tuple(radar), code)

@@ -26,6 +26,7 @@ STATUS_STYLES: dict[str, str] = {
     SessionStatus.STARTING: "blue",
     SessionStatus.EXITED: "red",
     SessionStatus.STOPPED: "dim",
+    SessionStatus.WAITING: "magenta",  # past max_running: its agent starts when a slot frees
 }
 KIND_STYLES: dict[str, str] = {
     NoteKind.NOTE: "bold",

@@ -17,9 +17,13 @@ from textual.screen import Screen
 from board import tasks
 from tui.dashboard.actions import RUNTIME_ERRORS, SessionActions
 from tui.dashboard.detail import load_detail
+from tui.dashboard.landing import LandOutcome, LandProgress
 from tui.dashboard.messages import (
     ChangedFilesCounted,
+    CodeFlowsLoaded,
     CoordinatorChecked,
+    LandFinished,
+    LandingPrepared,
     PreviewCaptured,
     RuntimeDone,
     SessionDetailLoaded,
@@ -115,3 +119,31 @@ class Jobs:
                     counts[name] = None
             self.screen.post_message(ChangedFilesCounted(counts))
         self._run(job, "git", "changed files")
+
+    def load_code(self) -> None:
+        """Read where each session's code stands (one git call per session, so one
+        reading at a time: a newer request replaces a waiting one)."""
+        def job() -> None:
+            self.screen.post_message(CodeFlowsLoaded(self.actions.code_flows()))
+        self._run(job, "code", "code flow", exclusive=True)
+
+    def prepare_landing(self, name: str) -> None:
+        """Read what landing `name` would do, to ask before doing it."""
+        def job() -> None:
+            self.screen.post_message(LandingPrepared(self.actions.landing_preview(name)))
+        self._run(job, "land", f"land {name}")
+
+    def land(self, progress: LandProgress) -> None:
+        """Land a session; the check's lines go to `progress`, the outcome comes as
+        LandFinished (a refusal too: it is an answer, not a fault)."""
+        name = progress.session
+
+        def job() -> None:
+            try:
+                outcome = LandOutcome(name, True, self.actions.land(name, progress.add))
+            except RUNTIME_ERRORS as error:
+                outcome = LandOutcome(name, False, str(error))
+            progress.outcome = outcome
+            self.tail.poke()
+            self.screen.post_message(LandFinished(outcome))
+        self._run(job, "land", f"land {name}")

@@ -4,12 +4,18 @@ screen (workers never touch widgets; they post one of these)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from board.models import Task
 from tui.dashboard.detail import SessionDetail
 from tui.dashboard.feed import RoomDelta
+from tui.dashboard.landing import LandOutcome
+
+if TYPE_CHECKING:
+    from workers.room.code_view import CodeFlow
+    from workers.room.land import LandingPreview
 
 
 @dataclass
@@ -80,3 +86,28 @@ class SessionDetailLoaded(Message):
     """A worker gathered one session's detail (store and git)."""
 
     detail: SessionDetail
+
+
+@dataclass
+class CodeFlowsLoaded(Message):
+    """A worker read where each session's code stands (landed, ready, conflicts)."""
+
+    flows: dict[str, CodeFlow]
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the newest reading matters."""
+        return isinstance(message, CodeFlowsLoaded)
+
+
+@dataclass
+class LandingPrepared(Message):
+    """A worker read what landing a session would do: the question can be asked."""
+
+    preview: LandingPreview
+
+
+@dataclass
+class LandFinished(Message):
+    """A landing ended: landed, or refused with its reason."""
+
+    outcome: LandOutcome

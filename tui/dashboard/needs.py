@@ -3,12 +3,15 @@
 Built from what the screen already holds (session rows, cards, alerts, held notes), so
 it costs no query of its own: the coordinator's trouble (the store not writable, with
 the reason, as `bullpen ls` prints it), sessions that need input (with their question),
-notes held back from a pane (with the reason), blocked tasks (with theirs), and change
-alerts the reader has not been told about yet.
+conversations the loop guard holds (one line per chain, with how to release or
+end it), sessions at their budget (one line each: what they spent, how many notes wait,
+the command that raises it), notes held back from a pane (with the reason), blocked
+tasks (with theirs), and change alerts the reader has not been told about yet.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -16,11 +19,15 @@ from enum import StrEnum
 from board.attention import HeldNote
 from board.models import Task
 from board.views import AlertRow
-from board.vocabulary import CANNOT_READ, DeliveryState, SessionStatus, TaskStatus
+from board.vocabulary import CANNOT_READ, DeliveryState, HoldReason, SessionStatus, TaskStatus
 from tui.dashboard.feed import RoomDelta, SessionRow
 
+LOOP_PREFIX = "loop suspected — "  # the strip's label says it already
 UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
                                  DeliveryState.CLAIMED})
+# Held for a reason that clears without the human: a session waiting for a slot under
+# max_running gets its notes when it starts (its row says `waiting for a slot`).
+SELF_CLEARING = frozenset({HoldReason.WAITING_FOR_SLOT})
 
 
 class NeedKind(StrEnum):
@@ -29,6 +36,8 @@ class NeedKind(StrEnum):
     COORDINATOR = "coordinator"  # it reports trouble (the store not writable)
     UNREADABLE = "unreadable"  # bullpen cannot read a session's agent (a changed release)
     INPUT = "input"  # a session asks a question
+    BUDGET = "budget"  # a session at its budget: its notes and pings are held
+    LOOP = "loop"  # a conversation the loop guard holds (agents talking in circles)
     HELD = "held"  # a note held back from a pane
     BLOCKED = "blocked"  # a blocked task
     ALERT = "alert"  # a change alert its reader has not been told
@@ -43,12 +52,14 @@ class Need:
     text: str
     session: str | None = None
     task: int | None = None
+    chain: int | None = None  # a held conversation (r releases it, x ends it)
 
 
 def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterable[AlertRow],
               held: Iterable[HeldNote], coordinator: str | None = None) -> list[Need]:
     """Everything that waits on the human, most urgent kind first. `coordinator`: the
     running coordinator's trouble (e.g. "store not writable — disk full"), if any."""
+    held = list(held)
     found = ([Need((NeedKind.COORDINATOR, coordinator), NeedKind.COORDINATOR, coordinator)]
              if coordinator else [])
     found += [Need((NeedKind.UNREADABLE, row.session.name, row.reason), NeedKind.UNREADABLE,
@@ -59,6 +70,18 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    f"{row.session.name} asks: {row.reason}" if row.reason
                    else f"{row.session.name} needs input", session=row.session.name)
               for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
+    found += [Need((NeedKind.LOOP, item.chain), NeedKind.LOOP,
+                   f"chain {item.chain}: {(item.reason or '').removeprefix(LOOP_PREFIX)}"
+                   f" · {item.count} held · note release|end {item.chain}",
+                   session=item.recipient, chain=item.chain)
+              for item in held if item.chain is not None]
+    held = [item for item in held if item.chain is None]
+    waiting = Counter(item.recipient for item in held if item.reason == HoldReason.BUDGET)
+    found += [Need((NeedKind.BUDGET, row.session.name, row.over_budget), NeedKind.BUDGET,
+                   f"{row.session.name}: {row.over_budget} · {waiting[row.session.name]} held"
+                   f" · bullpen budget {row.session.name} LIMIT", session=row.session.name)
+              for row in rows if row.over_budget]
+    held = [item for item in held if item.reason != HoldReason.BUDGET]
     unseen = [row for row in alerts if row.state in UNSEEN_ALERT_STATES]
     # An alert's own note held back is one thing waiting, not two: it shows as the alert.
     # Keyed as an alert names its note, which it may lack (`None` is never held).
@@ -68,7 +91,8 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
     found += [Need((NeedKind.HELD, item.note.id, item.recipient), NeedKind.HELD,
                    f"note #{item.note.id} {item.note.sender} → {item.recipient} held"
                    + (f": {item.reason}" if item.reason else ""), session=item.recipient)
-              for item in held if (item.note.id, item.recipient) not in alerted]
+              for item in held if (item.note.id, item.recipient) not in alerted
+              and item.reason not in SELF_CLEARING]
     found += [Need((NeedKind.BLOCKED, card.id), NeedKind.BLOCKED,
                    f"#{card.id} {card.title} blocked"
                    + (f": {card.block_reason}" if card.block_reason else ""),

@@ -4,24 +4,31 @@ An adapter reads the agent's screen (is its own empty input prompt in front? a q
 a spinner?), says how a note reaches it, and does for its kind what the rest of bullpen
 asks of every kind: the launch command (`launch_command`), what a spawn makes first
 (`plan_spawn`), what its process must have to itself (`sole_use`), doctor's checks
-(`health`), reads its hooks missed (`missed_reads`) and what a hook call means
-(`read_hook`). Each method has a default that fits an agent bullpen knows nothing
-about, so `room`, `coordinator` and `surfaces` never ask which kind they hold. Each kind
-has one folder in `workers.agents` (`claude/`, `hermes/` …);
-`workers.agents.kinds.adapter_for` picks one from the agent command. Adapters are
-stateless: the coordinator's state tracker keeps time, stillness and hook reports.
+(`health`), reads its hooks missed (`missed_reads`), the tokens its records say it
+spent (`read_spend`) and what a hook call means (`read_hook`). Each method has a
+default that fits an agent bullpen knows nothing about, so `room`, `coordinator` and
+`surfaces` never ask which kind they hold. Each kind has one folder in
+`workers.agents` (`claude/`, `hermes/` …); `workers.agents.kinds.adapter_for` picks one
+from the agent command. Adapters are stateless: the coordinator's state tracker keeps
+time, stillness and hook reports (and its spend reader, each reader's place).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from board.models import Session
+from board.records import field, record
 from board.vocabulary import CANNOT_READ, SessionStatus
 from workers.agents.hook_call import HookCall, HookInputError
+
+TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
+if TYPE_CHECKING:  # the plan, policy and spend modules are for `plan`, denied commands
+    from board.spend import Usage  # and the spend reader
+    from workers.agents.command_policy import Denial
+    from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class AgentKind(StrEnum):
@@ -56,7 +63,7 @@ class Route(StrEnum):
     ANNOUNCE = "announce"  # never typed: kept in the inbox, announced on the status line
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Screen:
     """The visible screen of a pane: every line (right-stripped) and the cursor.
 
@@ -89,7 +96,7 @@ class Screen:
         return cls(lines, cursor[0], cursor[1], alternate)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reading:
     """One screen as an adapter reads it; `detail` is the question line, or the text
     found in the input line, or what showed the agent busy."""
@@ -98,7 +105,7 @@ class Reading:
     detail: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Launch:
     """One launch of a session's agent, as a kind's `launch_command` sees it. `env` is
     the pane's environment, which the kind may add to."""
@@ -108,9 +115,10 @@ class Launch:
     home: Path
     fresh: bool = False  # start a new conversation instead of resuming the last
     env: dict[str, str] = field(default_factory=dict)
+    deny: tuple[str, ...] = ()  # the room's command policy: floor and `deny:` patterns
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SpawnPlan:
     """What a spawn makes for its agent before the first launch (Hermes: its profile).
 
@@ -122,7 +130,7 @@ class SpawnPlan:
     apply: Callable[[], object] = lambda: None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SoleUse:
     """A directory one agent process may use at a time, machine-wide, and how to name it
     in a refusal (`hermes profile 'coder'`)."""
@@ -131,13 +139,24 @@ class SoleUse:
     directory: Path
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Health:
     """One of doctor's findings about a session's agent, with the command that fixes it."""
 
     ok: bool
     what: str
     fix: str | None = None
+
+
+@record(frozen=True)
+class SpendReading:
+    """What a session's agent spent, from its own records: totals by model since the
+    session began, where they were read (`source`), and the reader's place (`state`,
+    JSON-able: offsets and running totals) so the next read starts where this one ended."""
+
+    by_model: dict[str, Usage]
+    source: str
+    state: dict = field(default_factory=dict)
 
 
 class Adapter:
@@ -190,6 +209,16 @@ class Adapter:
         The default runs `agent` as it is."""
         return agent
 
+    def enforces_deny(self, agent: str) -> str | None:
+        """How this kind's agent is kept from running a denied command (named for doctor
+        and the docs), or None when bullpen cannot stop it: the default."""
+        return None
+
+    def deny_gaps(self, agent: str, deny: tuple[str, ...]) -> list[str]:
+        """The patterns of `deny` this kind's mechanism cannot hold (it enforces the
+        rest); the default: none beyond what `enforces_deny` says."""
+        return []
+
     def serves_mcp(self, agent: str, session: Session) -> bool:
         """Whether `launch_command` gives this launch bullpen's MCP server (so the first
         note waits until the server listed its tools). The default adds none."""
@@ -218,6 +247,12 @@ class Adapter:
         path -> when, from the agent's own records. The default knows none."""
         return {}
 
+    def read_spend(self, home: Path, session: Session, state: dict) -> SpendReading | None:
+        """The tokens the agent's own records say it spent, read on from `state` (the
+        last reading's; {} at first). None: it keeps no record bullpen reads, or none
+        yet — spend unknown, never estimated. The default knows none."""
+        return None
+
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
         """What one `bullpen hook KIND` call means (the kind keeps its own turn
         bookkeeping in `agent_files`). Only kinds with `has_hooks` have any."""
@@ -231,3 +266,20 @@ class Adapter:
     def notes_reply(self, context: str) -> dict:
         """What the hook prints to hand `context` (pending notes) into the agent's turn."""
         raise HookInputError(f"{self.kind} agents take no notes from a hook")
+
+    def export_setup(self, request: ExportRequest) -> Setup | None:
+        """Write the session's agent setup (personality, skills, config without secrets)
+        into `request.target` for a shared plan (`bullpen plan export`); None when the
+        kind has none to share (the default: its command line in bullpen.yaml is all)."""
+        return None
+
+    def install_setup(self, request: InstallRequest) -> Installed:
+        """Install a plan's setup for one session on this machine (`bullpen plan
+        install`, `update`). The default has nothing to install."""
+        from workers.agents.plan_setup import Installed
+
+        return Installed()
+
+    def deny_reply(self, denial: Denial) -> dict:
+        """What the hook prints to refuse a tool call the room's policy denies."""
+        raise HookInputError(f"{self.kind} agents take no refusal from a hook")

@@ -9,19 +9,19 @@ it is.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 from board.models import Session
+from board.records import record
 from board.vocabulary import IdentityVariable
-from workers.agents import agent_files
+from workers.agents import agent_files, command_policy
 from workers.agents.adapter import AgentKind, Launch
 from workers.agents.command_line import is_assignment, is_simple, split_command, takes_flags
 from workers.agents.kinds import adapter_for
 from workers.tmux.layout import tool_path
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LaunchPlan:
     command: str
     env: dict[str, str]
@@ -29,10 +29,12 @@ class LaunchPlan:
 
 
 def launch_plan(session: Session, token: str, home: Path, setup: str | None = None,
-                fresh: bool = False) -> LaunchPlan:
+                fresh: bool = False, deny: tuple[str, ...] = ()) -> LaunchPlan:
     """The command and environment for one launch of `session`'s agent.
 
-    Hermes, Claude and Codex resume the session's last conversation unless `fresh`."""
+    Hermes, Claude and Codex resume the session's last conversation unless `fresh`.
+    `deny` is the room's `deny:`; with bullpen's floor it is kept for the session's
+    hooks and handed to the kind, which enforces it its own way (or cannot)."""
     agent = session.agent or "sh"
     adapter = adapter_for(agent, session.deliver)
     env = {
@@ -41,7 +43,9 @@ def launch_plan(session: Session, token: str, home: Path, setup: str | None = No
         IdentityVariable.TOKEN: token,
         "PATH": tool_path(),
     }
-    command = adapter.launch_command(agent, Launch(session, token, home, fresh, env))
+    rules = command_policy.patterns(deny)
+    command_policy.store(home, session.name, rules)
+    command = adapter.launch_command(agent, Launch(session, token, home, fresh, env, rules))
     if adapter.serves_mcp(agent, session):
         agent_files.mark_mcp_waiting(home, session.name)
     if setup:

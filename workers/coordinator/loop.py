@@ -2,7 +2,8 @@
 
 It tails the store's events by id, polls every pane with one tmux call per tick,
 records each session's status, types pending notes into idle panes, runs the file
-watcher and the radar (watching.py), and turns events into pings. A lock file keeps it
+watcher and the radar (watching.py), keeps each session's spend and budget (spending.py),
+and turns events into pings. A lock file keeps it
 single; `up` restarts it.
 """
 
@@ -27,6 +28,9 @@ from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
 from workers.coordinator.poll import Observation, PanePoller, shown_state
 from workers.coordinator.presence import Presence
+from workers.coordinator.remote_asks import AskAnswerer
+from workers.coordinator.slots import SlotHands, SlotKeeper
+from workers.coordinator.spending import Spending
 from workers.coordinator.status import PaneStatus, Status, StatusTracker
 from workers.coordinator.versions import VersionAsker
 from workers.coordinator.watching import Watching
@@ -54,7 +58,7 @@ class RoomGone(Exception):
 class Coordinator:
     def __init__(self, home: Path, server: RoomServer | None = None,
                  idle_after: float = 1.5, watch: bool = True,
-                 lock: RoomLock | None = None) -> None:
+                 lock: RoomLock | None = None, hands: SlotHands | None = None) -> None:
         self.home = home
         self.root = home.parent
         self.db_path = home / DB_NAME
@@ -64,6 +68,8 @@ class Coordinator:
         self.changes = wakeup.waiter(self.conn, EVENT_TICK)  # PostgreSQL: LISTEN/NOTIFY
         self.presence = Presence(home, self.conn)  # its machine's sessions; heartbeats
         self.pusher = self.presence.pusher(self.conn, self.root)  # None without `push:`
+        # other machines' operators ask this one to stop or restart its sessions
+        self.asks = AskAnswerer(home, self.presence.machine) if self.presence.shared else None
         self._db_identity = _identity(self.db_path)
         self.lock = lock
         self.server = server or layout.server_for(self.root)
@@ -73,7 +79,9 @@ class Coordinator:
         self.dispatcher = Dispatcher(self.conn)
         self.versions = VersionAsker(home)  # each launch's `--version`, off its path
         self.watching = Watching(home, self.conn, self.presence, self.pusher)
+        self.spending = Spending(self.conn, home)
         self.watch = watch
+        self.slots = SlotKeeper(self.conn, home, hands)  # the warm cap (max_running)
         self._last_pane_poll = 0.0
         self._stirred = True  # events came since the last pane poll, or one is waited for
         self._last_housekeeping = 0.0
@@ -134,6 +142,8 @@ class Coordinator:
         if now - self._last_housekeeping >= HOUSEKEEPING_EVERY:
             self._last_housekeeping = now
             self._check_room()
+            if self.asks is not None:
+                self.asks.answer_due(self.conn)
         self.presence.beat_if_due(self.conn)
         if not self._caught_up:
             # reads first: a commit made meanwhile alerts the sessions that had read it
@@ -149,6 +159,9 @@ class Coordinator:
         if now - self._last_pane_poll >= PANE_TICK:
             self._last_pane_poll = now
             self._poll_panes()
+        if self.spending.due(now):
+            self.spending.follow([s for s in self._my_sessions()
+                                  if s.desired == DesiredState.RUNNING], now)
 
     def _check_room(self) -> None:
         """Stop when the database file was deleted or replaced under us (the CLI would
@@ -195,6 +208,7 @@ class Coordinator:
     def _apply(self, event: Event) -> None:
         self.dispatcher.handle(event)
         self.watching.heard(event)
+        self.spending.heard(event)
         if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
         if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")
@@ -232,6 +246,10 @@ class Coordinator:
                     raise
                 log.error("session %s skipped this tick: %s", session.name,
                           guard.reason(error))
+        mine = self._my_sessions()
+        self.slots.tick(mine, seen)
+        # A session waiting for a slot may be admitted as time passes (an idle one freed).
+        self._stirred |= any(s.desired == DesiredState.WAITING for s in mine)
 
     def _poll_one(self, session: Session, seen: Observation, notes_wait: bool) -> None:
         """Record one session's state (and why), then type, hold or announce its notes

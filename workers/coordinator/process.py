@@ -20,6 +20,7 @@ from workers import logs as room_logs
 from workers.coordinator import guard
 from workers.coordinator.lock import RoomLock
 from workers.coordinator.loop import Coordinator
+from workers.coordinator.slots import SlotHands
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +40,14 @@ def start_failure(home: Path) -> str | None:
 
 
 def serve(home: Path,
-          alongside: Callable[[Path], AbstractContextManager] | None = None) -> int:
+          alongside: Callable[[Path], AbstractContextManager] | None = None,
+          hands: SlotHands | None = None) -> int:
     """Run the coordinator: take the lock or leave quietly; 1 when it stopped on a fault.
 
     `alongside(home)` is a service that runs while this process holds the lock (the
-    surfaces' hook server: the coordinator itself does not import the surfaces)."""
+    surfaces' hook server: the coordinator itself does not import the surfaces).
+    `hands` start and release sessions under the warm cap (the room's launch: the
+    coordinator does not import the room)."""
     logs = home / room_logs.DIR_NAME
     try:
         logs.mkdir(exist_ok=True)
@@ -62,7 +66,7 @@ def serve(home: Path,
     try:
         failed_path(home).unlink(missing_ok=True)
         with alongside(home) if alongside else contextlib.nullcontext():
-            Coordinator(home, lock=lock).run(stop)
+            Coordinator(home, lock=lock, hands=hands).run(stop)
     except KeyboardInterrupt:
         pass
     except Exception as error:

@@ -10,6 +10,7 @@ done in plan order, parents first, stopping at the first refusal.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from board import authority, landings, plan, sessions, tasks
@@ -18,12 +19,35 @@ from board.errors import BadInput
 from board.identity import Caller
 from board.vocabulary import FINISHED_TASK_STATUSES
 from workers.room import config as config_file
+from workers.room.code_view import CodeFlow, code_flows
 from workers.room.spawn import open_operator_room
-from worktrees.land import LandRefused, Strategy, land
+from worktrees.land import LandRefused, Strategy, base_branch, land
 from worktrees.naming import branch_for
 from worktrees.repo import resolve_commit
 
 Output = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class LandingPreview:
+    """What landing a session would do, for a question before it (the dashboard's)."""
+
+    session: str
+    base_branch: str
+    strategy: str
+    check: str | None  # land.check from bullpen.yaml, run in the built result first
+    code: CodeFlow  # ahead of the base, conflicts, landed or ready to land
+
+
+def landing_preview(home: Path, name: str) -> LandingPreview:
+    """Where `name` would land, how, after which check, and where its code stands now;
+    raises LandRefused when there is no branch to land on (a detached main checkout)."""
+    settings = config_file.load(home.parent).land
+    into = base_branch(home.parent)
+    with open_operator_room(home) as room:
+        session = sessions.require(room.conn, name)
+        flow = code_flows(room.conn, home.parent, [session]).get(name, CodeFlow(session=name))
+    return LandingPreview(name, into, settings.strategy, settings.check, flow)
 
 
 def land_session(home: Path, caller: Caller, name: str,

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from board import machines, marks, sessions
+from board import chains, machines, marks, sessions
 from board import plan as board_plan
+from board import slots as board_slots
 from board.errors import BadInput, BullpenError
 from board.models import Session
 from board.room import Room
@@ -26,6 +27,7 @@ from workers.coordinator import loop as coordinator
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
+from workers.room import budget_config, policy_check, slots
 from workers.room import config as config_file
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
@@ -36,8 +38,9 @@ from workers.room.spawn import (
     on_commit_unknown,
     open_operator_room,
     orphan_of,
+    spawn,
 )
-from workers.room.spawn_many import spawn_many
+from workers.room.spawn_many import plan_request, spawn_many
 from workers.tmux import layout, processes
 from workers.tmux.panes import owned, pane_groups, snapshot_all
 from workers.tmux.server import RoomServer, require_tmux
@@ -74,7 +77,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     root = home.parent
     plan = config_file.load(root)  # a bad plan stops everything before anything starts
     main_head(root)
-    report = Report()
+    report = Report(policy_check.warnings(plan))
     server = server or layout.server_for(root)
     with open_operator_room(home) as room:
         here = Presence(home, room.conn)  # refused if another machine holds this one's name
@@ -83,33 +86,51 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         planned = frozenset(p.name for p in plan.sessions)
         for item in new:  # the plan's own errors first, then each session's
             _check_on_commit(room, item, planned)
-        check_requests(room, [_request(item) for item in new], planned)
+        check_requests(room, [plan_request(item) for item in new], planned)
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
+        chains.set_limits(room.conn, plan.loop_guard)
         if not server.is_alive():  # a coordinator left from a killed server is leaving
             _wait_for_coordinator_exit(home, ORPHAN_EXIT_TIMEOUT, terminate=False)
         layout.ensure_room_window(server, root, home, with_dashboard, plan.layout)
         # The coordinator boots while the sessions are made; it waits for their
         # registrations to settle before it watches their worktrees.
         started = start_coordinator(server, home)
-        spawn_many(home, [_request(item) for item in new], server=server,
-                   with_dashboard=with_dashboard, layout_name=plan.layout, progress=progress)
-        for item in new:
-            report.say(f"started {item.name} in .bullpen/worktrees/{item.name}")
-        for item, machine in placed.elsewhere:
-            if sessions.get(room.conn, item.name) is None:
-                report.say(f"{item.name} runs on machine {machine}: bullpen up there")
-        _create_plan_tasks(room, plan)
-        panes = snapshot_all(server, with_content=False)
-        # Only this machine's sessions: another machine's `up` restores its own.
-        for session in here.mine(sessions.all_sessions(room.conn)):
-            if session.desired != DesiredState.RUNNING or session.name in {p.name for p in new}:
-                continue
-            if owned(panes, session.pane, session.name) is not None:
-                report.say(f"{session.name} is already running")
-                continue
-            launch(room, session.name, server=server, with_dashboard=with_dashboard,
-                   layout_name=plan.layout, fresh=fresh)
-            report.say(f"restarted {session.name} (its pane was gone)")
+        mine = here.mine(sessions.all_sessions(room.conn))  # another machine's: its own up
+        with slots.gate(home, room.conn, server, plan, new, mine, with_dashboard,
+                        report.say) as gate:
+            ordered = gate.ordered(new)  # past max_running: made, waiting for a slot
+            spawn_many(home, [plan_request(i) for i in ordered if not gate.waits(i.name)],
+                       server=server, with_dashboard=with_dashboard, layout_name=plan.layout,
+                       progress=progress)
+            for item in ordered:
+                if waits := gate.waits(item.name):
+                    spawn(home, plan_request(item), server=server, with_dashboard=with_dashboard,
+                          layout_name=plan.layout, checked=True, waits=waits)
+                report.say(f"{item.name} waits for a slot ({waits})" if waits else
+                           f"started {item.name} in .bullpen/worktrees/{item.name}")
+            for item, machine in placed.elsewhere:
+                if sessions.get(room.conn, item.name) is None:
+                    report.say(f"{item.name} runs on machine {machine}: bullpen up there")
+            _create_plan_tasks(room, plan)
+            budget_config.store(room.conn, plan.budget,
+                                {p.name: p.budget for p in plan.sessions}, plan.prices)
+            panes = snapshot_all(server, with_content=False)
+            for session in mine:
+                if session.desired != DesiredState.RUNNING:
+                    continue
+                if owned(panes, session.pane, session.name) is not None:
+                    report.say(f"{session.name} is already running")
+                elif waits := gate.waits(session.name):
+                    board_slots.queue(room.conn, session.name, waits)
+                    report.say(f"{session.name} waits for a slot ({waits})")
+                else:
+                    launch(room, session.name, server=server, with_dashboard=with_dashboard,
+                           layout_name=plan.layout, fresh=fresh)
+                    report.say(f"restarted {session.name} (its pane was gone)")
+            for name in gate.to_start:  # waiting since an earlier up; a slot is free now
+                launch(room, name, server=server, with_dashboard=with_dashboard,
+                       layout_name=plan.layout, setup=board_slots.take_setup(room.conn, name))
+                report.say(f"started {name} (a slot was free)")
     wait_for_coordinator(home)
     if started:
         report.say("started the coordinator")
@@ -125,13 +146,6 @@ def _check_on_commit(room: Room, item: config_file.SessionPlan,
                        " bullpen ls)")
 
 
-def _request(item: config_file.SessionPlan) -> SpawnRequest:
-    return SpawnRequest(name=item.name, agent=item.agent, profile=item.profile,
-                        base=item.base, setup=item.setup, on_commit=item.on_commit,
-                        fs_reads=item.fs_reads, deliver=item.deliver,
-                        base_mode=item.base_mode)
-
-
 def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:
     """One task per planned session (once, however often `up` runs), linked by `after`."""
     needed = {p.name for p in plan.sessions if p.task} | {
@@ -139,18 +153,7 @@ def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:
     board_plan.create_plan_tasks(room.conn, [
         board_plan.PlannedTask(item.name, item.task or f"{item.name}'s part of the plan",
                                tuple(item.after))
-        for item in _in_dependency_order(plan) if item.name in needed])
-
-
-def _in_dependency_order(plan: config_file.Config) -> list[config_file.SessionPlan]:
-    ordered: list[config_file.SessionPlan] = []
-    placed: set[str] = set()
-    while len(ordered) < len(plan.sessions):
-        for item in plan.sessions:
-            if item.name not in placed and all(p in placed for p in item.after):
-                ordered.append(item)
-                placed.add(item.name)
-    return ordered
+        for item in slots.plan_order(plan) if item.name in needed])
 
 
 def ensure_coordinator(server: RoomServer, home: Path) -> bool:

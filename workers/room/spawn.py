@@ -10,7 +10,7 @@ import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from board import machines, sessions, tasks, validate
+from board import machines, sessions, slots, tasks, validate
 from board.errors import BadInput, Refused
 from board.home import repo_root_of_home
 from board.identity import Caller
@@ -123,8 +123,9 @@ def check_requests(room: Room, requests: list[SpawnRequest], planned: frozenset[
 
 def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None,
           with_dashboard: bool = True, layout_name: str | None = None,
-          checked: bool = False) -> Session:
-    """Create the session's worktree, register it, and start its agent in a pane.
+          checked: bool = False, waits: str | None = None) -> Session:
+    """Create the session's worktree, register it, and start its agent in a pane (or,
+    `waits`: the cap it meets, queue it for a slot under max_running).
 
     All or nothing: every check runs before anything is made, and a failure after that
     removes what this spawn made. `checked`: the caller already ran `check_request`
@@ -135,7 +136,7 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
             check_request(room, request)
         made = Made(repo_root_of_home(home), request.name)
         try:
-            return _create(room, request, made, server=server,
+            return _create(room, request, made, server=server, waits=waits,
                            with_dashboard=with_dashboard, layout_name=layout_name)
         except BaseException:
             made.undo(room, server)
@@ -192,7 +193,7 @@ class Made:
 
 
 def _create(room: Room, request: SpawnRequest, made: Made, *, server: RoomServer | None,
-            with_dashboard: bool, layout_name: str | None) -> Session:
+            with_dashboard: bool, layout_name: str | None, waits: str | None) -> Session:
     prepared = adapter_for(request.agent).plan_spawn(request.name, request.profile,
                                                      request.agent, room.home)
     if prepared.creates is not None:
@@ -209,8 +210,12 @@ def _create(room: Room, request: SpawnRequest, made: Made, *, server: RoomServer
         sessions.update(room.conn, request.name, on_commit=request.on_commit,
                         fs_reads=int(request.fs_reads), deliver=request.deliver,
                         base_mode=request.base_mode)
+    if waits:  # its agent starts when a slot frees (the coordinator: workers/room/slots.py)
+        slots.keep_setup(room.conn, request.name, request.setup)
+        slots.queue(room.conn, request.name, waits)
     session = launch(room, request.name, server=server, with_dashboard=with_dashboard,
-                     setup=request.setup, layout_name=layout_name)
+                     setup=request.setup, layout_name=layout_name) if not waits else \
+        sessions.require(room.conn, request.name)
     if request.task:
         title, _, body = request.task.partition("\n")
         tasks.add(room.conn, Caller(OPERATOR), validate.one_line(title, 200),
@@ -229,7 +234,8 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     """
     session = sessions.require(room.conn, name)
     root = repo_root_of_home(room.home)
-    layout_name = layout_name or config.load(root).layout
+    plan_file = config.load(root)  # its deny: patterns are read again at every launch
+    layout_name = layout_name or plan_file.layout
     server = server or layout.server_for(root)
     if session.pane and layout.owns_pane(server, session.pane, name):
         _close(server, session.pane, name)  # its old process gone before a new one starts
@@ -241,7 +247,8 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     token = sessions.new_launch_token(room.conn, name)
     if session.hook_status is not None:
         sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
-    plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh)
+    plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh,
+                       deny=plan_file.deny)
     dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard, layout_name)
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
     sole = adapter_for(session.agent, session.deliver).sole_use(session.agent or "",

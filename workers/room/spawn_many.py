@@ -28,6 +28,7 @@ from board.room import Room
 from board.vocabulary import DesiredState, RoomLayout, SessionStatus
 from workers.agents.kinds import adapter_for
 from workers.agents.launch import launch_plan
+from workers.room import config
 from workers.room.spawn import Made, SpawnRequest, open_operator_room, spawn
 from workers.tmux import layout
 from workers.tmux.server import NewPane, RoomServer
@@ -63,6 +64,14 @@ def spawn_many(home: Path, requests: Sequence[SpawnRequest], *, server: RoomServ
         else:
             batch.append(request)
     flush()
+
+
+def plan_request(item: config.SessionPlan) -> SpawnRequest:
+    """What `spawn` is asked for one session of bullpen.yaml."""
+    return SpawnRequest(name=item.name, agent=item.agent, profile=item.profile,
+                        base=item.base, setup=item.setup, on_commit=item.on_commit,
+                        fs_reads=item.fs_reads, deliver=item.deliver,
+                        base_mode=item.base_mode)
 
 
 def _alone(request: SpawnRequest, home: Path) -> bool:

@@ -3,7 +3,8 @@ their next turn, and report their own status.
 
 `handle` works over an open room: the kind's adapter reads what the call means
 (`Adapter.read_hook`: its events, Hermes' side agents told from the session's own turn)
-and this acts on it in the store, alike for every kind, returning what the hook prints
+and this acts on it in the store, alike for every kind (a command the room's policy
+denies is audited, and refused with the kind's `deny_reply`), returning what the hook prints
 (a dict) or None. `run_hook` is the process entry point: it never disturbs the agent —
 a bad payload or a missing identity is logged to `<room>/logs/hooks.log` and the hook
 exits 0 with nothing printed. The kinds are the registry's (`workers.agents.kinds`);
@@ -17,10 +18,9 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
-from board import deliveries, notes, reads, sessions
+from board import reads, sessions
 from board.errors import BullpenError
 from board.home import room_home
-from board.models import Note
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
 from workers import logs
@@ -29,10 +29,16 @@ from workers.agents.adapter import Adapter
 from workers.agents.hook_call import HookInputError
 from workers.agents.kinds import hook_adapter, hook_kinds
 
+TYPE_CHECKING = False  # not typing's: the hook process pays for every import
+if TYPE_CHECKING:
+    from board.models import Note
+    from workers.agents.command_policy import Denial
+
 __all__ = ["HookInputError", "answer", "decode", "handle", "handler", "is_per_tool_call",
            "knows", "log_line", "run_hook"]
 
 LOG_NAME = "hooks.log"
+DENIED_ACTION = "run command"  # the audit's action for a command the room's policy denied
 
 
 def format_notes(pending: list[Note], executable: str | None = None,
@@ -43,6 +49,7 @@ def format_notes(pending: list[Note], executable: str | None = None,
     on the pane's PATH, and on the PATH of Hermes' terminal tool through the profile)."""
     if not pending and not overflow:
         return ""
+    from board import deliveries
     from workers.agents import framing  # only when there are notes: it compiles patterns
 
     def answer(note: Note) -> str:
@@ -94,10 +101,28 @@ def handle(kind: str, payload: Mapping[str, object], room: Room) -> dict | None:
         identity: dict[str, str] = {IdentityVariable.HOME: str(room.home),
                                     IdentityVariable.SESSION: session}
         log_line(identity, kind, f"needs input: {call.question}")
+    if call.denied is not None:
+        _audit_denial(room, kind, session, call.denied)
+        return adapter.deny_reply(call.denied) if call.refuse else None
     if not call.take_notes:
         return None
     context = _pull_notes(room, session)
     return adapter.notes_reply(context) if context else None
+
+
+def _audit_denial(room: Room, kind: str, session: str, denial: Denial) -> None:
+    """One audit entry per blocked command: who, the command (cut), the pattern. The
+    refusal stands even when the store cannot take the entry (it is logged instead)."""
+    from board import audit  # here: most hook calls deny nothing
+    from board.authority import REFUSED
+
+    how = f"{kind}'s hook" if kind == "claude" else f"{kind}'s own deny list"
+    detail = f"denied by pattern {denial.pattern!r} ({how})"
+    try:
+        audit.record(room.conn, session, DENIED_ACTION, denial.shown, REFUSED, detail)
+    except BullpenError as error:
+        log_line({IdentityVariable.HOME: str(room.home), IdentityVariable.SESSION: session},
+                 kind, f"{detail}: {denial.shown} (not audited: {error})")
 
 
 def handler(kind: str) -> Callable[[Mapping[str, object], Room], dict | None]:
@@ -106,6 +131,9 @@ def handler(kind: str) -> Callable[[Mapping[str, object], Room], dict | None]:
 
 
 def _pull_notes(room: Room, session: str) -> str:
+    # Here: the hook after each tool call records reads and takes no notes.
+    from board import deliveries, notes
+
     sessions.set_hook_status(room.conn, session, SessionStatus.WORKING)
     handed = notes.take_pending(room.conn, session, via=DeliveryChannel.HOOK)
     overflow, newest = deliveries.untold_overflow(room.conn, session)

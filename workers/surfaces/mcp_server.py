@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from board import alerts, notebook, notes, reads, sessions, tasks
+from board import alerts, chains, notebook, notes, reads, sessions, tasks
 from board.db import describe_fault
 from board.errors import BadInput, BullpenError, NotFound
 from board.repo_paths import repo_relative
@@ -79,8 +79,11 @@ class BullpenTools:
     def send_note(self, to: str, text: str, reply_to: int | None = None) -> str:
         """Send a note to a session, to 'operator' (the human) or to 'all'. Quote a note
         you answer by giving its id as reply_to."""
-        return self._call(lambda: notes.send(self.room.conn, self.room.caller, to, text,
-                                             reply_to=reply_to).to_json())
+        def send() -> dict:
+            note = notes.send(self.room.conn, self.room.caller, to, text, reply_to=reply_to)
+            # Its chain says whether the loop guard held it (state held, with the reason).
+            return {**note.to_json(), "chain": chains.place(self.room.conn, note.id)}
+        return self._call(send)
 
     def inbox(self) -> str:
         """Your unread notes, oldest first (reading marks them read)."""

@@ -16,7 +16,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer
 from textual.worker import Worker, WorkerState
 
@@ -26,10 +25,12 @@ from board.home import DB_NAME
 from board.models import EVERYONE, Task
 from board.vocabulary import TaskStatus
 from tui.dashboard.actions import SessionActions
+from tui.dashboard.code_marks import code_mark
 from tui.dashboard.commands import Command, bindings_for
 from tui.dashboard.jobs import Jobs
 from tui.dashboard.messages import (
     ChangedFilesCounted,
+    CodeFlowsLoaded,
     CoordinatorChecked,
     PreviewCaptured,
     RoomUpdated,
@@ -41,6 +42,7 @@ from tui.dashboard.messages import (
 )
 from tui.dashboard.needs import Attention
 from tui.dashboard.prompt import Field, PromptScreen
+from tui.dashboard.screens.landing_requests import LandingRequests
 from tui.dashboard.screens.requests import WidgetRequests
 from tui.dashboard.screens.task_detail import TaskDetailScreen
 from tui.dashboard.tail import EventTail
@@ -58,9 +60,9 @@ PANELS = {"sessions": "#sessions", "board": "#column-ready", "stream": "#stream"
           "watcher": "#watcher"}
 
 
-class MainScreen(WidgetRequests, Screen[None]):
+class MainScreen(WidgetRequests, LandingRequests):
     """Composes the panels, applies store deltas, and runs blocking work in threads (the
-    board's and the sessions table's requests: WidgetRequests)."""
+    board's and the sessions table's requests: WidgetRequests; landing: LandingRequests)."""
 
     BINDINGS = [
         *bindings_for("global"),
@@ -147,6 +149,8 @@ class MainScreen(WidgetRequests, Screen[None]):
                    else sorted(delta.changed_sessions))
         if changed:
             self.jobs.count_changed(changed)
+        if changed or delta.sessions is not None or delta.tasks:
+            self.jobs.load_code()  # a commit, a landing, a conflict or a done task
         self.applied_event = max(self.applied_event, delta.last_event)
         if delta.initial:
             self.loaded = True
@@ -182,6 +186,10 @@ class MainScreen(WidgetRequests, Screen[None]):
 
     def on_changed_files_counted(self, message: ChangedFilesCounted) -> None:
         self.sessions_table.show_changed(message.counts)
+
+    def on_code_flows_loaded(self, message: CodeFlowsLoaded) -> None:
+        marks = {name: code_mark(flow) for name, flow in message.flows.items()}
+        self.board.show_code({name: mark for name, mark in marks.items() if mark})
 
     def on_store_written(self, message: StoreWritten) -> None:
         task = message.result[0] if isinstance(message.result, tuple) else message.result

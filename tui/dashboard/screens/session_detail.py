@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from tui.dashboard.code_marks import code_mark
 from tui.dashboard.detail import SessionDetail
 from tui.dashboard.format import age, agent_label, clock, delivery_text, status_text
 
@@ -63,12 +64,24 @@ class SessionDetailScreen(ModalScreen[None]):
             Text.assemble(("branch ", "bold"), session.branch or "-", ("  base ", "bold"),
                           (session.base or "-")[:12]),
             Text.assemble(("active ", "bold"), age(session.last_activity)),
+            *self._code(),
             Text(""), Text("uncommitted files", style="bold")]
         if detail.problem:
             parts.append(Text(detail.problem, style="red"))
         parts += [Text(f"  {path}") for path in detail.changed] or [Text("  none", style="dim")]
         parts += [Text(""), Text("conflict radar", style="bold"), *self._radar()]
         return Group(*parts)
+
+    def _code(self) -> list[Text]:
+        """'code ✓ landed abc1234 · 2 ahead, 0 behind the base' (nothing when unknown)."""
+        code = self.detail.code
+        mark = code_mark(code)
+        if code is None or mark is None:
+            return []
+        line = Text.assemble(("code ", "bold"), (f"{mark.symbol} {mark.text}", mark.style))
+        if code.ahead is not None and code.behind is not None:
+            line.append(f" · {code.ahead} ahead, {code.behind} behind the base", style="dim")
+        return [line]
 
     def _radar(self) -> list[Text]:
         """Each predicted conflict: the other side, since when, files and both sides' lines."""

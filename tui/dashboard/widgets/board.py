@@ -16,6 +16,7 @@ from board.errors import BadInput
 from board.models import Task
 from board.validate import STATUSES
 from board.vocabulary import TaskStatus
+from tui.dashboard.code_marks import CodeMark
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.prompt import Field, PromptScreen
 from tui.dashboard.widgets.board_column import BoardColumn
@@ -108,6 +109,13 @@ class Board(Horizontal):
         if running.conflicted != sessions:
             running.conflicted = sessions
             running.refresh()
+
+    def show_code(self, marks: dict[str, CodeMark]) -> None:
+        """Say on each done card whether its session's work landed (by session name)."""
+        done = self.column(TaskStatus.DONE)
+        if done.code != marks:
+            done.code = marks
+            done.refresh()
 
     def apply(self, changed: list[Task], removed: set[int], initial: bool = False) -> None:
         """Upsert `changed` tasks and drop `removed` ones; redraw only touched columns."""

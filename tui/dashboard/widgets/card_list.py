@@ -2,7 +2,9 @@
 
 A column may hold thousands of tasks, so cards are not widgets: the column keeps task ids
 and draws three lines per card on demand (Textual's line API): the title over two
-lines, then the id, assignee, age and marks (⧗ waits on parents, ⊘ blocked, ◆ review).
+lines, then the id, assignee, age and marks (⧗ waits on parents, ⊘ blocked, ◆ review,
+⚠ a predicted conflict; on a done card, whether its session's work landed:
+✓ landed abc1234, ↑ ready to land).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from textual.strip import Strip
 
 from board.models import Task
 from board.vocabulary import TaskStatus
+from tui.dashboard.code_marks import CodeMark
 from tui.dashboard.format import age, wrap_title
 
 CARD_HEIGHT = 3
@@ -74,6 +77,7 @@ class CardList(ScrollView, can_focus=True):
         self.ids: list[int] = []
         self.tasks: dict[int, Task] = {}
         self.conflicted: frozenset[str] = frozenset()  # sessions the radar flags
+        self.code: dict[str, CodeMark] = {}  # done cards: has their session's work landed?
 
     def show(self, ids: list[int], tasks: dict[int, Task]) -> None:
         """Show these task ids (a shared sorted list), keeping the cursor on its card."""
@@ -154,6 +158,12 @@ class CardList(ScrollView, can_focus=True):
             segments = self._meta_line(task)
             if task.status == TaskStatus.RUNNING and task.assignee in self.conflicted:
                 segments.insert(1, Segment(" ⚠", BLOCK_STYLE))  # narrow columns crop the end
+            mark = self.code.get(task.assignee or "") if task.status == TaskStatus.DONE \
+                else None
+            if mark is not None:
+                style = Style.parse(mark.style)
+                segments[1:1] = [Segment(f" {mark.symbol}", style)]
+                segments.append(Segment(f" {mark.text}", style))
         style = base
         if index == self.cursor:
             component = "card-list--cursor" if self.has_focus else "card-list--cursor-blurred"

@@ -3,7 +3,8 @@
 A launch passes the session's settings (hooks, bullpen's MCP tools allowed) and MCP
 config with `--settings` and `--mcp-config`, resuming its last conversation; doctor
 checks those files; reads its per-tool HTTP hook missed while no coordinator ran are
-read back from Claude's transcript; its hook calls are read by `hooks`.
+read back from Claude's transcript, and so is what it spent (`usage`); its hook calls
+are read by `hooks`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,15 @@ from board.identity import hook_key
 from board.models import Session
 from board.vocabulary import IdentityVariable
 from workers.agents import agent_files
-from workers.agents.adapter import Health, Launch
+from workers.agents.adapter import Health, Launch, SpendReading
 from workers.agents.claude.screen import ClaudeScreen
 from workers.agents.command_line import takes_flags
 from workers.agents.hook_call import HookCall
+
+TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
+if TYPE_CHECKING:
+    from workers.agents.command_policy import Denial
+    from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class ClaudeAdapter(ClaudeScreen):
@@ -34,13 +40,15 @@ class ClaudeAdapter(ClaudeScreen):
         the conversation to resume; the per-tool hook's key in the environment."""
         if not takes_flags(agent):
             return agent  # a pipeline or list: the flags would land on the wrong program
-        from workers.agents.claude import settings
+        from workers.agents.claude import plan, settings
 
         name = launch.session.name
         files = settings.launch_files(launch.home, name)
+        extra = plan.prepare_launch(launch.home, name, files.settings)  # a team plan's
         launch.env[IdentityVariable.HOOK_KEY] = hook_key(launch.token)  # not the token
         return settings.claude_command(agent, files,
-                                       settings.resume_id(launch.home, name, launch.fresh))
+                                       settings.resume_id(launch.home, name, launch.fresh),
+                                       extra)
 
     def health(self, home: Path, session: Session) -> list[Health]:
         """Whether the session's launch files hold bullpen's hooks and MCP server."""
@@ -72,10 +80,23 @@ class ClaudeAdapter(ClaudeScreen):
                 read_at[path] = max(use.at, read_at.get(path, 0.0))
         return read_at
 
+    def read_spend(self, home: Path, session: Session, state: dict) -> SpendReading | None:
+        from workers.agents.claude import usage
+
+        return usage.read_spend(home, session, state)
+
+    def enforces_deny(self, agent: str) -> str | None:
+        return "its PreToolUse hook" if takes_flags(agent) else None
+
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
         from workers.agents.claude import hooks
 
-        return hooks.read_hook(payload)
+        def deny() -> tuple[str, ...]:  # asked only for a shell command
+            from workers.agents import command_policy
+
+            return command_policy.stored(home, session)
+
+        return hooks.read_hook(payload, deny)
 
     def per_tool_hook(self, payload: Mapping[str, object]) -> bool:
         from workers.agents.claude import hooks
@@ -86,6 +107,23 @@ class ClaudeAdapter(ClaudeScreen):
         from workers.agents.claude import hooks
 
         return hooks.notes_reply(context)
+
+    def deny_reply(self, denial: Denial) -> dict:
+        from workers.agents.claude import hooks
+
+        return hooks.deny_reply(denial)
+
+    def export_setup(self, request: ExportRequest) -> Setup | None:
+        """Claude's settings (without bullpen's), CLAUDE.md, agents and skills."""
+        from workers.agents.claude import plan
+
+        return plan.export_setup(request)
+
+    def install_setup(self, request: InstallRequest) -> Installed:
+        """The plan's Claude setup beside the session's launch files."""
+        from workers.agents.claude import plan
+
+        return plan.install_setup(request)
 
 
 ADAPTER = ClaudeAdapter

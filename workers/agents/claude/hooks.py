@@ -1,14 +1,16 @@
 """Claude Code's hook calls, read: which event, what it means for bullpen.
 
-`PostToolUse` (after every tool call, usually over HTTP) names the files the tool read
-and, when Claude was asking, that the question was answered; `PermissionRequest` is a
+`PreToolUse` (before each Bash call, a command hook: it must work with no coordinator)
+refuses a command the room's policy denies (`command_policy`), with the reason the model
+is given; `PostToolUse` (after every tool call, usually over HTTP) names the files the
+tool read and, when Claude was asking, that the question was answered; `PermissionRequest` is a
 question for the human; `SessionStart` gives the conversation id a restart resumes;
 `UserPromptSubmit` takes pending notes into the prompt's turn; `Stop` ends the turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from board.vocabulary import SessionStatus
 from workers.agents.claude.tool_reads import claude_read_paths
@@ -22,11 +24,36 @@ from workers.agents.hook_call import (
 
 PER_TOOL = "PostToolUse"
 NOTES_EVENT = "UserPromptSubmit"
+BEFORE_TOOL = "PreToolUse"
+SHELL_TOOL = "Bash"  # the one tool whose input is a shell command
 
 
-def read_hook(payload: Mapping[str, object]) -> HookCall:
-    """One Claude Code hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`)."""
+TYPE_CHECKING = False  # not typing's: the hook after every tool call imports this module
+if TYPE_CHECKING:
+    from workers.agents.command_policy import Denial
+
+
+def _floor() -> tuple[str, ...]:
+    """The patterns every room denies (command_policy.FLOOR)."""
+    from workers.agents import command_policy
+
+    return command_policy.FLOOR
+
+
+def read_hook(payload: Mapping[str, object],
+              deny: Callable[[], tuple[str, ...]] = _floor) -> HookCall:
+    """One Claude Code hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`);
+    `deny` gives the session's command patterns."""
     event = event_name(payload)
+    if event == BEFORE_TOOL:
+        tool_input = payload.get("tool_input")
+        command = tool_input.get("command") if isinstance(tool_input, dict) else None
+        if payload.get("tool_name") != SHELL_TOOL or not isinstance(command, str):
+            return HookCall()
+        from workers.agents import command_policy  # only a shell command is checked
+
+        denial = command_policy.check(command, deny())
+        return HookCall(denied=denial, refuse=True) if denial else HookCall()
     if event == PER_TOOL:
         found = claude_read_paths(payload.get("tool_name"), payload.get("tool_input"),
                                   payload_cwd(payload))
@@ -47,6 +74,13 @@ def read_hook(payload: Mapping[str, object]) -> HookCall:
 def notes_reply(context: str) -> dict:
     """UserPromptSubmit's output that adds `context` to the prompt's turn."""
     return {"hookSpecificOutput": {"hookEventName": NOTES_EVENT, "additionalContext": context}}
+
+
+def deny_reply(denial: Denial) -> dict:
+    """PreToolUse's output that refuses the call; Claude gives the model the reason."""
+    return {"hookSpecificOutput": {"hookEventName": BEFORE_TOOL,
+                                   "permissionDecision": "deny",
+                                   "permissionDecisionReason": denial.reason()}}
 
 
 def permission_question(payload: Mapping[str, object]) -> str:

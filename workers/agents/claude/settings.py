@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput
+from board.records import record
 from board.vocabulary import IDENTITY_VARIABLES, IdentityVariable
 from workers.agents import agent_files
 from workers.agents.bullpen_command import bullpen_executable
@@ -31,13 +31,14 @@ SERVER_NAME = "bullpen"
 READ_MATCHER = "Read|Grep|Edit|Write"
 # Tools whose input names files read (Bash: its command text is parsed for reads).
 LAUNCH_READ_MATCHER = "Read|Grep|Glob|Edit|MultiEdit|Write|NotebookEdit|Bash"
+DENY_MATCHER = "Bash"  # the room's command policy is checked before each shell command
 ALLOWED_TOOLS = ("mcp__bullpen",)  # bullpen's own MCP tools run without a prompt
 SETTINGS_FILE = "claude-settings.json"
 MCP_FILE = "claude-mcp.json"
 HTTP_HOOK_TIMEOUT = 5  # seconds; the coordinator answers in milliseconds
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ClaudeFiles:
     """The two files written for one worktree."""
 
@@ -153,9 +154,9 @@ def http_hook(port: int) -> dict:
 
 
 def launch_settings(executable: str, hook_port: int | None = None) -> dict:
-    """The `--settings` document of a bullpen session: its hooks (reads, notes at the
-    turn boundary, idle, permission questions, the conversation id) and permission for
-    bullpen's own MCP tools.
+    """The `--settings` document of a bullpen session: its hooks (the room's command
+    policy, reads, notes at the turn boundary, idle, permission questions, the
+    conversation id) and permission for bullpen's own MCP tools.
 
     With `hook_port`, the hook after every tool call is an HTTP hook to the coordinator
     (a command hook starts a process per tool call). A failed HTTP hook does not stop
@@ -166,6 +167,8 @@ def launch_settings(executable: str, hook_port: int | None = None) -> dict:
     everywhere = [{"hooks": [command]}]
     return {
         "hooks": {
+            # A command hook: the room's deny list must hold with the coordinator down.
+            "PreToolUse": [{"matcher": DENY_MATCHER, "hooks": [command]}],
             "PostToolUse": [{"matcher": LAUNCH_READ_MATCHER, "hooks": [per_tool]}],
             "UserPromptSubmit": everywhere,
             "Stop": everywhere,
@@ -237,11 +240,14 @@ def resume_id(home: Path, session: str, fresh: bool = False) -> str | None:
     return conversation if conversation and transcript_exists(conversation) else None
 
 
-def claude_command(agent: str, files: ClaudeFiles, resume: str | None = None) -> str:
-    """`agent` with bullpen's settings and MCP config (and the conversation to resume),
-    after the program's own words (`IS_SANDBOX=1 claude --dangerously-skip-permissions
-    --settings …`, `npx @anthropic-ai/claude-code --settings …`)."""
+def claude_command(agent: str, files: ClaudeFiles, resume: str | None = None,
+                   extra: list[str] | None = None) -> str:
+    """`agent` with bullpen's settings and MCP config (and the conversation to resume,
+    and `extra` flags: an installed team plan's), after the program's own words
+    (`IS_SANDBOX=1 claude --dangerously-skip-permissions --settings …`,
+    `npx @anthropic-ai/claude-code --settings …`)."""
     flags = ["--settings", str(files.settings), "--mcp-config", str(files.mcp)]
     if resume:
         flags += ["--resume", resume]
+    flags += extra or []
     return with_flags(agent, flags)

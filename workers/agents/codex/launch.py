@@ -31,6 +31,7 @@ from pathlib import Path
 
 from board.vocabulary import IDENTITY_VARIABLES
 from workers.agents.bullpen_command import bullpen_executable
+from workers.agents.codex.rules import markers_override
 from workers.agents.command_line import split_command, with_flags
 
 SERVER_NAME = "bullpen"
@@ -87,7 +88,7 @@ def last_conversation(worktree: str | Path, since: float,
 
 
 def codex_command(agent: str, executable: str | None = None,
-                  resume: str | None = None) -> str:
+                  resume: str | None = None, rules_root: bool = False) -> str:
     """`agent` with bullpen's MCP server and without Codex's background server, resuming
     conversation `resume` when the program has no words of its own (they may be a prompt
     or flags that `codex resume` does not take). The flags follow the program's own
@@ -97,6 +98,8 @@ def codex_command(agent: str, executable: str | None = None,
     own = line.own if line is not None else ()
     flags = ["resume", resume] if resume and line is not None and not own else []
     flags += ["-c", mcp_override(executable)]
+    if rules_root:  # the room's command policy: workers.agents.codex.rules
+        flags += ["-c", markers_override()]
     if NO_DAEMON not in own:
         flags.append(NO_DAEMON)
     return with_flags(agent, flags)

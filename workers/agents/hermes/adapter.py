@@ -4,7 +4,8 @@ A spawn gives the session a profile set up for bullpen (its own `bullpen-<name>-
 cloned from the default one, unless it — or its command's `-p` — names a profile already
 set up); one process per profile on the machine (`sole_use`); a launch starts the
 classic REPL on it (`launch`); doctor checks the profile still holds bullpen's MCP server
-and hooks; its shell-hook calls are read by `hooks`.
+and hooks; what it spent is read from the profile's own session store (`usage`); its
+shell-hook calls are read by `hooks`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from pathlib import Path
 
 from board.errors import BadInput, Refused
 from board.models import Session
-from workers.agents.adapter import Health, Launch, SoleUse, SpawnPlan
+from workers.agents.adapter import Health, Launch, SoleUse, SpawnPlan, SpendReading
 from workers.agents.hermes.screen import HermesScreen
 from workers.agents.hook_call import HookCall
+from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class HermesAdapter(HermesScreen):
@@ -31,7 +33,10 @@ class HermesAdapter(HermesScreen):
         from workers.agents.hermes import launch as hermes_launch
 
         return hermes_launch.launch_command(agent, launch.session, launch.home, launch.env,
-                                            launch.fresh)
+                                            launch.fresh, launch.deny)
+
+    def enforces_deny(self, agent: str) -> str | None:
+        return "its profile's approvals.deny"
 
     def plan_spawn(self, name: str, profile: str | None, agent: str = "",
                    home: Path | None = None) -> SpawnPlan:
@@ -78,6 +83,13 @@ class HermesAdapter(HermesScreen):
                            " bullpen's MCP server and hooks", f"bullpen hermes setup {profile}")]
         return [Health(True, f"{session.name}: hermes profile set up")]
 
+    def read_spend(self, home: Path, session: Session, state: dict) -> SpendReading | None:
+        from workers.agents.hermes import usage
+        from workers.agents.hermes.profile_use import profile_in_use
+
+        use = profile_in_use(session.agent or "hermes", session.profile)
+        return usage.read_spend(session, use.directory, state)
+
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
         from workers.agents.hermes import hooks
 
@@ -87,6 +99,18 @@ class HermesAdapter(HermesScreen):
         from workers.agents.hermes import hooks
 
         return hooks.notes_reply(context)
+
+    def export_setup(self, request: ExportRequest) -> Setup | None:
+        """The profile's SOUL.md, skills and config (secrets as references)."""
+        from workers.agents.hermes import plan
+
+        return plan.export_setup(request)
+
+    def install_setup(self, request: InstallRequest) -> Installed:
+        """The plan's SOUL.md, skills and config in the session's profile, set up."""
+        from workers.agents.hermes import plan
+
+        return plan.install_setup(request)
 
 
 ADAPTER = HermesAdapter

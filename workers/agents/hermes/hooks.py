@@ -58,7 +58,10 @@ def read_hook(payload: Mapping[str, object], home: Path, session: str) -> HookCa
     event = event_name(payload)
     if event == "post_tool_call":
         if _extra(payload).get("status") in ("error", "blocked"):
-            return HookCall()
+            # Its own approvals.deny refused the command: audited, nothing to answer.
+            from workers.agents.hermes.deny import refused_command  # yaml: only here
+
+            return HookCall(denied=refused_command(payload))
         return HookCall(reads=tuple(hermes_read_paths(
             payload.get("tool_name"), payload.get("tool_input"), payload_cwd(payload))))
     task = str(_extra(payload).get("task_id") or "-")

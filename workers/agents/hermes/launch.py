@@ -17,6 +17,7 @@ from board.models import Session
 from workers.agents import agent_files
 from workers.agents.command_line import split_command, takes_flags, with_flags
 from workers.agents.hermes import config, files
+from workers.agents.hermes import deny as hermes_deny
 
 
 def hermes_flags(profile: str, resume: str | None = None) -> list[str]:
@@ -31,10 +32,11 @@ def hermes_command(profile: str, resume: str | None = None) -> str:
 
 
 def launch_command(agent: str, session: Session, home: Path, env: dict[str, str],
-                   fresh: bool) -> str:
+                   fresh: bool, deny: tuple[str, ...] = ()) -> str:
     """Hermes' command (its profile, the conversation to resume) and environment (hook
-    consent, the secrets its auto profile refers to). Refused when the profile lost
-    bullpen's set-up since spawn checked it."""
+    consent, the secrets its auto profile refers to); the room's command patterns `deny`
+    go into the profile's `approvals.deny`. Refused when the profile lost bullpen's
+    set-up since spawn checked it."""
     env.update(hermes_env())
     if not session.profile:
         return agent
@@ -43,6 +45,7 @@ def launch_command(agent: str, session: Session, home: Path, env: dict[str, str]
         raise Refused(f"hermes profile {session.profile!r} no longer has bullpen's MCP server"
                       f" and hooks; set it up again with: bullpen hermes setup"
                       f" {session.profile}")
+    hermes_deny.write(config.profile_dir(session.profile, root), deny)
     env.update(launch_secrets(session.profile, root))
     write_path_file(home, env.get("PATH", ""))
     if fresh:

@@ -17,14 +17,14 @@ import difflib
 import hashlib
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from board.errors import BadInput
+from board.records import record
 from workers.agents.bullpen_command import bullpen_executable
-from workers.agents.hermes import files, memory
+from workers.agents.hermes import deny, files, memory
 from workers.agents.hermes.config import (  # noqa: F401 (AUTO, hermes_root: its callers' words)
     AUTO,
     hermes_root,
@@ -40,7 +40,7 @@ BACKUP_PREFIX = "config.yaml.bullpen-backup-"
 SECRET_FILES = (".env",)  # linked, never copied; auth.json falls back to the root's itself
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProfilePlan:
     """What setting up one profile will change, computed before anything is written."""
 
@@ -196,7 +196,8 @@ def unsetup(profile: str, hermes_home: Path) -> Path | None:
         shutil.rmtree(plugin)
         if not any(plugin.parent.iterdir()):
             plugin.parent.rmdir()
-    cleaned = without_bullpen(config)
+    cleaned = deny.without_deny(without_bullpen(config), deny.ours(directory))
+    (directory / deny.OURS_FILE).unlink(missing_ok=True)
     if cleaned == config:
         return None
     text = yaml.safe_dump(cleaned, sort_keys=False, default_flow_style=False)

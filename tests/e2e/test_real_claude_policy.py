@@ -1,0 +1,104 @@
+"""The room's command policy on the real Claude Code (both lanes), against the scripted
+Anthropic server: the PreToolUse hook bullpen installs refuses `git push --force origin
+main` (bullpen's floor) and a `bash -c` wrapping a `deny:` pattern of the room, before
+either runs, with a reason the model receives; both refusals are in `bullpen audit`.
+
+Bash is allowed outright for this session (`--allowedTools Bash`), so nothing but the
+hook stands between the model and the command: a bare remote whose `main` the local
+`main` is ahead of shows that the push never happened, and the marker the second
+command would have left is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.agents.fake_model import FakeAnthropic, Reply, Text, ToolCall, session_of
+from tests.claude_install import claude_env, claude_home, install_claude
+from tests.conftest import commit_file, git
+from tests.rooms import LiveRoom, live_room
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow
+
+TURN = 120.0  # seconds; a turn takes a few seconds here
+PUSH = "git push --force origin main"
+PUBLISH = "bash -c 'touch published.flag && npm publish --tag next'"
+REASON = "bullpen room policy"
+
+
+def results(request: dict) -> list[str]:
+    """The text of every tool result in `request`, oldest first."""
+    return [json.dumps(part.get("content")) for message in request.get("messages", [])
+            if message.get("role") == "user" and isinstance(message.get("content"), list)
+            for part in message["content"] if part.get("type") == "tool_result"]
+
+
+def respond(request: dict) -> Reply:
+    """coder, asked to ship: a force push, then a wrapped publish, then it stops."""
+    if session_of(request) != "coder" or "SHIP-IT" not in json.dumps(request["messages"]):
+        return Text("noted")
+    step = len(results(request))
+    if step == 0:
+        return ToolCall("Bash", {"command": PUSH, "description": "push"})
+    if step == 1:
+        return ToolCall("Bash", {"command": PUBLISH, "description": "publish"})
+    return Text("shipping refused")
+
+
+@pytest.fixture
+def claude_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                claude_release: str) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
+    bin_dir = install_claude(claude_release)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with FakeAnthropic(respond) as model:
+        for key, value in claude_env(model.base_url).items():
+            monkeypatch.setenv(key, value)
+        claude_home(Path(os.environ["HOME"]), trusted=[git_repo], version=claude_release)
+        with live_room(git_repo, tmp_path / "logs") as live:
+            yield live, model
+
+
+def test_real_claude_is_denied_a_force_push_before_it_runs(
+        claude_room: tuple[LiveRoom, FakeAnthropic], tmp_path: Path) -> None:
+    live, model = claude_room
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(live.repo, "remote", "add", "origin", str(remote))
+    git(live.repo, "push", "-q", "origin", "main")
+    pushed = git(remote, "rev-parse", "main").strip()
+    ahead = commit_file(live.repo, "NEW.md", "new\n", "ahead of origin")  # a push would move it
+    config = {"agent": "claude --allowedTools Bash", "layout": "windows",
+              "deny": ["npm publish*"], "sessions": {"coder": {}}}
+    (live.repo / "bullpen.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    live.cli("up", "--detach", "--no-dashboard")
+    live.wait_status("coder", "idle", timeout=TURN)
+
+    live.cli("note", "send", "coder", "SHIP-IT: push main to origin, then publish")
+    done = wait_until(lambda: [e for e in model.exchanges()
+                               if "shipping refused" in str(e.reply)], TURN,
+                      message=lambda: f"coder's turn: {live.pane_text('coder')}")
+    # The model was told why, for each command, in the tool's result.
+    told = results(done[0].request)
+    assert len(told) == 2 and all(REASON in text for text in told), told
+    assert "git push *--force*" in told[0] and "npm publish*" in told[1]
+    # Neither command ran: origin's main did not move although local main is ahead,
+    # and the wrapped command's first step left no marker.
+    assert git(remote, "rev-parse", "main").strip() == pushed != ahead
+    worktree = Path(live.sessions()["coder"]["worktree"])
+    assert not (worktree / "published.flag").exists()
+
+    entries = json.loads(live.cli("audit", "--json").stdout)
+    denied = [(e["actor"], e["target"], e["outcome"]) for e in entries
+              if e["action"] == "run command"]
+    assert denied == [("coder", PUSH, "refused"), ("coder", PUBLISH, "refused")], entries
+    details = [e["detail"] for e in entries if e["action"] == "run command"]
+    assert "'git push *--force*'" in details[0] and "'npm publish*'" in details[1]
+    table = live.cli("audit").stdout
+    assert PUSH in table and "run command" in table
