@@ -54,14 +54,20 @@ def create_worktrees(repo_root: Path | str, wanted: Sequence[tuple[str, str | No
         _exclude_room_dir(root)
         with worktrees_locked(root):
             made = _make_admin(root, fast)
-        _check_out(root, made, lambda info: (results.__setitem__(info.name, info),
-                                             progress and progress(len(results))))
+        _check_out(root, made, lambda info: _ready(results, info, progress))
     for name, base in wanted:
         if name not in results:
             results[name] = create_worktree(root, name, base)
             if progress:
                 progress(len(results))
     return [results[name] for name, _ in wanted]
+
+
+def _ready(results: dict[str, WorktreeInfo], info: WorktreeInfo,
+           progress: Callable[[int], None] | None) -> None:
+    results[info.name] = info
+    if progress:
+        progress(len(results))
 
 
 def _plain(root: Path) -> bool:
@@ -135,7 +141,7 @@ def _packed(root: Path) -> list[str]:
 
 
 def _check_out(root: Path, infos: list[WorktreeInfo],
-               done: Callable[[WorktreeInfo], object]) -> None:
+               done: Callable[[WorktreeInfo], None]) -> None:
     includes = included_files(root)
 
     def one(info: WorktreeInfo) -> WorktreeInfo:

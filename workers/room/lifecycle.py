@@ -32,7 +32,6 @@ from workers.room import config as config_file
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
 from workers.room.spawn import (
-    SpawnRequest,
     check_requests,
     launch,
     on_commit_unknown,
