@@ -18,7 +18,6 @@ from pathlib import Path
 
 from board import chains, machines, marks, sessions
 from board import plan as board_plan
-from board import slots as board_slots
 from board.errors import BadInput, BullpenError
 from board.models import Session
 from board.room import Room
@@ -27,6 +26,7 @@ from workers.coordinator import loop as coordinator
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
+from workers.coordinator.slots import admitting
 from workers.room import budget_config, policy_check, slots
 from workers.room import config as config_file
 from workers.room.code_view import CodeFlow, code_flows
@@ -119,16 +119,15 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
                     continue
                 if owned(panes, session.pane, session.name) is not None:
                     report.say(f"{session.name} is already running")
-                elif waits := gate.waits(session.name):
-                    board_slots.queue(room.conn, session.name, waits)
-                    report.say(f"{session.name} waits for a slot ({waits})")
+                elif gate.queued(session.name):  # its pane was gone; no slot is free
+                    continue
                 else:
                     launch(room, session.name, server=server, with_dashboard=with_dashboard,
                            layout_name=plan.layout, fresh=fresh)
                     report.say(f"restarted {session.name} (its pane was gone)")
             for name in gate.to_start:  # waiting since an earlier up; a slot is free now
                 launch(room, name, server=server, with_dashboard=with_dashboard,
-                       layout_name=plan.layout, setup=board_slots.take_setup(room.conn, name))
+                       layout_name=plan.layout, setup=gate.setup(name))
                 report.say(f"started {name} (a slot was free)")
     wait_for_coordinator(home)
     if started:
@@ -222,20 +221,21 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
     root = home.parent
     server = server or layout.server_for(root)
     report = Report()
-    try:
-        here = _record_stopped(home, report)
-    except (BullpenError, sqlite3.Error, OSError) as error:
-        here = None
-        report.say(f"could not record the sessions as stopped ({_one_line(error)});"
-                   " run bullpen doctor")
-    # Agents left without a pane (their tmux server died) are waited for and ended too.
-    groups = [group for session in here or () if (group := orphan_of(home, session))]
-    if server.is_alive():
-        groups += pane_groups(server)
-        server.kill_server()
-        report.say("stopped the coordinator and the room's tmux server")
-    else:
-        report.say("the room's tmux server was not running")
+    with admitting(home):  # no slot is given away while the panes are recorded and ended
+        try:
+            here = _record_stopped(home, report)
+        except (BullpenError, sqlite3.Error, OSError) as error:
+            here = None
+            report.say(f"could not record the sessions as stopped ({_one_line(error)});"
+                       " run bullpen doctor")
+        # Agents left without a pane (their tmux server died) are waited for and ended too.
+        groups = [group for session in here or () if (group := orphan_of(home, session))]
+        if server.is_alive():
+            groups += pane_groups(server)
+            server.kill_server()
+            report.say("stopped the coordinator and the room's tmux server")
+        else:
+            report.say("the room's tmux server was not running")
     for line in processes.wait_gone({g.pgid: g for g in groups}.values(), timeout):
         report.say(line)
     if not _wait_for_coordinator_exit(home):
