@@ -134,13 +134,21 @@ def reached(conn: Connection, name: str, spent: dict[str, spend.Spent]) -> str |
         return f"{spend.short(mine)} of this session's {own} budget"
     total = spend.room_total(spent)
     if room is not None and room.reached(total):
-        return f"the room's {spend.short(total)} of its {room} budget"
+        return f"{ROOMS} {spend.short(total)} of its {room} budget"
     return None
+
+
+ROOMS = "the room's"  # how `reached` starts when the room's budget is the one reached
+
+
+def raise_command(name: str, why: str) -> str:
+    """The command that raises the budget `why` names (the session's, or the room's)."""
+    return f"bullpen budget {'--room' if why.startswith(ROOMS) else name} LIMIT"
 
 
 def notice_text(name: str, why: str) -> str:
     return (f"budget reached: {why}. Notes and pings to you are held until the operator"
-            f" raises it (bullpen budget {name} LIMIT); nothing is stopped.")
+            f" raises it ({raise_command(name, why)}); nothing is stopped.")
 
 
 def enforce(conn: Connection, names: list[str]) -> list[str]:

@@ -83,6 +83,13 @@ def waiting(conn: Connection, recipient: str, limit: int | None = None) -> list[
     return [_note(row) for row in rows]
 
 
+def recipients_waiting(conn: Connection) -> set[str]:
+    """Every recipient with a note `waiting` would return (one query for a whole tick)."""
+    rows = conn.execute(f"SELECT DISTINCT d.recipient FROM deliveries d WHERE {_WAITING_SQL}",
+                        _WAITING_PARAMS).fetchall()
+    return {row[0] for row in rows}
+
+
 def repeats(conn: Connection, recipient: str, note_ids: list[int]) -> set[int]:
     """Which of `note_ids` are flagged as a possible repeat for `recipient`."""
     if not note_ids:

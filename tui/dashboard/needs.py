@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from board import budgets
 from board.attention import HeldNote
 from board.models import Task
 from board.views import AlertRow
@@ -79,7 +80,8 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
     waiting = Counter(item.recipient for item in held if item.reason == HoldReason.BUDGET)
     found += [Need((NeedKind.BUDGET, row.session.name, row.over_budget), NeedKind.BUDGET,
                    f"{row.session.name}: {row.over_budget} · {waiting[row.session.name]} held"
-                   f" · bullpen budget {row.session.name} LIMIT", session=row.session.name)
+                   f" · {budgets.raise_command(row.session.name, row.over_budget)}",
+                   session=row.session.name)
               for row in rows if row.over_budget]
     held = [item for item in held if item.reason != HoldReason.BUDGET]
     unseen = [row for row in alerts if row.state in UNSEEN_ALERT_STATES]

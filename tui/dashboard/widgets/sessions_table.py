@@ -116,7 +116,9 @@ class SessionsTable(DataTable):
                 if row != self.rows_by_name[row.session.name]:
                     for column, cell in zip(self.columns_shown, self._cells(row),
                                             strict=True):
-                        self.update_cell(row.session.name, column, cell)
+                        # the spend grows wider than its first figure: let the column follow
+                        self.update_cell(row.session.name, column, cell,
+                                         update_width=column == "spend")
             self.rows_by_name = {row.session.name: row for row in rows}
             self.show_title()  # the room's spend may have moved
             return
