@@ -34,6 +34,7 @@ class Power(StrEnum):
     REGISTER = "register"
     LAND = "land"  # merge a session's branch into the base branch
     TASKS = "tasks"  # finish, block, move, assign or link a task that is not one's own
+    BUDGET = "budget"  # set a session's or the room's spending limit (never one's own)
 
 
 # What a session may do to itself without any grant.

@@ -14,6 +14,10 @@ and the agent is told so once, on whichever path reaches it next (`untold_overfl
 `told_overflow`: the newest capped note it was told about is kept in `meta`). A note
 held as `loop suspected` (its chain is held, board/chains.py) is given no way at all —
 not typed, handed, nor read from the inbox — until the operator releases or ends it.
+
+A note held as `budget` (its recipient reached its budget, board/budgets.py) is not
+typed or handed either (the inbox still shows it) until `release_budget` queues it
+again; the one note that told the recipient so (`over_budget`) still reaches it.
 """
 
 from __future__ import annotations
@@ -30,10 +34,12 @@ from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, HoldReas
 QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in the inbox
 WAITING = (DeliveryState.QUEUED, DeliveryState.HELD)
 GIVEN = (DeliveryState.TYPED, DeliveryState.HANDED)
+# Held for these, a note is not offered for typing or to a hook until it is released.
+STICKY = (HoldReason.CAPPED, HoldReason.LOOP, HoldReason.BUDGET)
 # States are bound as parameters from the enums, never spelled inside SQL.
 _WAITING_SQL = ("d.state IN (?, ?) AND (d.held_reason IS NULL OR"
-                " (d.held_reason <> ? AND d.held_reason <> ?))")
-_WAITING_PARAMS = (*WAITING, HoldReason.CAPPED, HoldReason.LOOP)
+                " d.held_reason NOT IN (?, ?, ?))")
+_WAITING_PARAMS = (*WAITING, *STICKY)
 # A note of a held chain (a loop) is given no way at all, not even the inbox, until the
 # operator releases it; one the operator dropped never is (board/chains.py, loops.py).
 HIDDEN_SQL = ("(d.held_reason IS NULL OR d.held_reason <> ? OR d.state <> ?)"
@@ -68,7 +74,8 @@ def _note(row: Row) -> Note:
 
 
 def waiting(conn: Connection, recipient: str, limit: int | None = None) -> list[Note]:
-    """Notes waiting for `recipient` (queued or held, not capped), oldest first."""
+    """Notes waiting for `recipient` (queued or held, not capped or over budget), oldest
+    first."""
     rows = conn.execute(
         "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
         f" WHERE d.recipient = ? AND {_WAITING_SQL} ORDER BY n.id LIMIT ?",
@@ -107,9 +114,8 @@ def hold(conn: Connection, recipient: str, reason: str,
     with write(conn):
         held = _step(conn, recipient, ids, "state = ?, held_reason = ?",
                      "state IN (?, ?) AND (held_reason IS NULL OR"
-                     " (held_reason <> ? AND held_reason <> ? AND held_reason <> ?))",
-                     (DeliveryState.HELD, reason, *WAITING, reason, HoldReason.CAPPED,
-                      HoldReason.LOOP))
+                     " held_reason NOT IN (?, ?, ?, ?))",
+                     (DeliveryState.HELD, reason, *WAITING, reason, *STICKY))
         if held:
             events.emit(conn, EventKind.NOTES_HELD, recipient, held[-1], count=len(held),
                         reason=reason)
@@ -126,7 +132,7 @@ def claim(conn: Connection, recipient: str, note_ids: list[int],
         won = _step(conn, recipient, note_ids,
                     "state = ?, claimed_at = ?, claim_pane = ?",
                     "state IN (?, ?) AND (held_reason IS NULL OR"
-                    " (held_reason <> ? AND held_reason <> ?))",
+                    " held_reason NOT IN (?, ?, ?))",
                     (DeliveryState.CLAIMED, time.time(), pane, *_WAITING_PARAMS))
         chains.given(conn, recipient, won)  # its next turn is this note's (before Enter)
         return won
@@ -169,7 +175,7 @@ def hand(conn: Connection, recipient: str, via: str = DeliveryChannel.HOOK) -> l
     """A hook takes every waiting note into the agent's turn: waiting → handed."""
     now = time.time()
     with write(conn):
-        found = waiting(conn, recipient)
+        found = budget_hold(conn, recipient, waiting(conn, recipient))
         done = set(_step(conn, recipient, [n.id for n in found],
                          "state = ?, via = ?, delivered_at = ?,"
                          " read_at = coalesce(read_at, ?), held_reason = NULL",
@@ -200,6 +206,49 @@ def told_overflow(conn: Connection, recipient: str, newest: int) -> None:
     """`recipient` was told about its capped notes up to note `newest`."""
     if newest:
         marks.set_mark(conn, _overflow_key(recipient), str(newest))
+
+
+def _budget_key(recipient: str) -> str:
+    return f"budget_over:{recipient}"
+
+
+def over_budget(conn: Connection, recipient: str) -> int | None:
+    """The id of the note that told `recipient` it reached its budget, while it is at it;
+    None when it is not."""
+    value = marks.get_mark(conn, _budget_key(recipient))
+    return int(value) if value else None
+
+
+def all_over_budget(conn: Connection) -> dict[str, int]:
+    """Every recipient at its budget -> the note that told it."""
+    prefix = _budget_key("")
+    rows = conn.execute("SELECT key, value FROM meta WHERE key LIKE ?",
+                        (prefix + "%",)).fetchall()
+    return {row[0][len(prefix):]: int(row[1]) for row in rows if row[1]}
+
+
+def set_over_budget(conn: Connection, recipient: str, notice: int | None) -> None:
+    """`recipient` is at its budget, told by note `notice` (None: no longer)."""
+    marks.set_mark(conn, _budget_key(recipient), str(notice) if notice else "")
+
+
+def budget_hold(conn: Connection, recipient: str, found: list[Note]) -> list[Note]:
+    """Of `found` (waiting for `recipient`), what may still reach it: all of them, or, at
+    its budget, only the note that told it so; the rest are held as `budget`."""
+    notice = over_budget(conn, recipient)
+    if notice is None:
+        return found
+    hold(conn, recipient, HoldReason.BUDGET, [note.id for note in found if note.id != notice])
+    return [note for note in found if note.id == notice]
+
+
+def release_budget(conn: Connection, recipient: str) -> int:
+    """Notes held as `budget` for `recipient` wait again (typed next, each once)."""
+    with write(conn):
+        return conn.execute(
+            "UPDATE deliveries SET state = ?, held_reason = NULL WHERE recipient = ?"
+            " AND state = ? AND held_reason = ?",
+            (DeliveryState.QUEUED, recipient, DeliveryState.HELD, HoldReason.BUDGET)).rowcount
 
 
 def claimed(conn: Connection) -> list[tuple[Note, Delivery]]:

@@ -289,4 +289,45 @@ MIGRATIONS: list[str] = [
         given_at REAL NOT NULL
     );
     """,
+    # 13: spend read from each agent's own records (tokens by model; cost is computed
+    # from the price table when shown) and budgets, from the plan or set by the operator
+    """
+    CREATE TABLE spend (
+        session TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        source TEXT NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (session, model)
+    );
+    CREATE TABLE budgets (
+        scope TEXT PRIMARY KEY,
+        plan_tokens INTEGER,
+        plan_cost REAL,
+        set_tokens INTEGER,
+        set_cost REAL,
+        set_by TEXT,
+        set_at REAL
+    );
+    """,
+    # 14: an operator's ask to the machine that runs a session to stop or restart it
+    # (lifecycle across machines, issue 22); that machine's coordinator answers
+    """
+    CREATE TABLE remote_asks (
+        id INTEGER PRIMARY KEY,
+        session TEXT NOT NULL,
+        verb TEXT NOT NULL,
+        options TEXT NOT NULL DEFAULT '',
+        from_machine TEXT NOT NULL,
+        to_machine TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'asked',
+        detail TEXT,
+        created_at REAL NOT NULL,
+        answered_at REAL
+    );
+    CREATE INDEX remote_asks_by_machine ON remote_asks(to_machine, state);
+    """,
 ]

@@ -42,6 +42,9 @@ class EventKind(StrEnum):
     CHAIN_HELD = "chain_held"  # the loop guard held a conversation (board/chains.py)
     CHAIN_RELEASED = "chain_released"  # the operator let its held notes through
     CHAIN_ENDED = "chain_ended"  # the operator ended it: its held notes were dropped
+    SPEND_RECORDED = "spend_recorded"  # a session's tokens, read from its agent's records
+    BUDGET_REACHED = "budget_reached"  # its notes and pings are held (`budget`)
+    BUDGET_SET = "budget_set"  # the operator set a limit; held notes may flow again
 
 
 class TaskStatus(StrEnum):
@@ -140,6 +143,7 @@ class HoldReason(StrEnum):
     MCP_CONNECTING = "its bullpen MCP server is still connecting"
     WAITING_FOR_SLOT = "waiting for a slot"  # its session is not launched yet (max_running)
     LOOP = "loop suspected"  # its chain is held (board/chains.py): not typed, handed or read
+    BUDGET = "budget"  # its (or the room's) spend reached its budget: held until raised
 
 
 class ChainState(StrEnum):
@@ -183,6 +187,18 @@ class JoinState(StrEnum):
     APPROVED = "approved"
     EXPIRED = "expired"  # its code was older than the pairing time-to-live
     REFUSED = "refused"  # spent by wrong codes, or refused by the operator
+
+
+class AskState(StrEnum):
+    """Where an operator's ask to another machine stands (`remote_asks.state`): the
+    machine running the session does it, or refuses it, itself."""
+
+    ASKED = "asked"  # filed; that machine's coordinator has not taken it yet
+    TAKEN = "taken"  # its coordinator is doing it
+    DONE = "done"
+    REFUSED = "refused"  # that machine granted the asking machine no such power
+    FAILED = "failed"
+    EXPIRED = "expired"  # nobody answered in time (that machine's coordinator is down)
 
 
 class RoomLayout(StrEnum):

@@ -8,6 +8,10 @@ Requests without tools (titles, topic checks) get a short plain answer and are k
 apart. Every main request is kept with whether its answer was streamed to the end: a
 turn the agent cut short (an interrupt) shows as `finished=False` in `exchanges()`.
 
+Each answer reports token usage that differs per answer (`usage_of(number)`), and the
+server keeps what it reported (`Exchange.usage`, `reported`), so a test can check that
+bullpen's spend, read from the agent's own records, is exactly what the model said.
+
 `hold()` makes the next answers wait until `release()`, so a test can keep the agent
 busy for exactly as long as it needs (no timing guesses); `hold(matching)` holds only
 the requests `matching(request)` picks (one session's, or a side agent's).
@@ -56,6 +60,7 @@ class Exchange:
     ended: bool = False  # its stream is over, whole or cut short
     credential: str = ""  # the Authorization or x-api-key header the agent sent
     received_at: float = field(default_factory=time.time)  # when the request came in
+    usage: dict[str, int] = field(default_factory=dict)  # what its answer reported
 
 
 class _ScriptedServer:
@@ -64,6 +69,7 @@ class _ScriptedServer:
     def __init__(self, respond: Responder) -> None:
         self.respond = respond
         self.other_requests: list[dict] = []  # requests without tools (titles and such)
+        self.other_usage: list[dict[str, int]] = []  # the usage each of those reported
         self._exchanges: list[Exchange] = []
         self._lock = threading.Lock()
         self._gate = threading.Condition()
@@ -121,6 +127,21 @@ class _ScriptedServer:
         or still being written): `finished` is only final once this is 0."""
         return sum(1 for exchange in self.exchanges() if not exchange.ended)
 
+    def reported(self, picked: Callable[[dict], bool] = lambda request: True,
+                 with_others: bool = False) -> dict[str, int]:
+        """The usage summed over the answers to the main requests `picked` chooses (and
+        to the requests without tools, `with_others`), as each answer reported it."""
+        rows = [exchange.usage for exchange in self.exchanges()
+                if exchange.ended and picked(exchange.request)]
+        if with_others:
+            with self._lock:
+                rows += list(self.other_usage)
+        total = {key: 0 for key in usage_of(0)}
+        for row in rows:
+            for key, value in row.items():
+                total[key] += value
+        return total
+
     # -- per format ----------------------------------------------------------------------
 
     def is_chat_path(self, path: str) -> bool:
@@ -165,6 +186,7 @@ class _ScriptedServer:
                 if not body.get("tools"):
                     with model._lock:
                         model.other_requests.append(body)
+                        model.other_usage.append(usage_of(0))
                     if body.get("stream"):
                         self._stream(model.stream(Text("Scripted session"), 0))
                     else:
@@ -179,6 +201,7 @@ class _ScriptedServer:
                 try:
                     model._wait_if_held(body)
                     exchange.reply = model.respond(body)
+                    exchange.usage = usage_of(number)
                     exchange.finished = self._stream(model.stream(exchange.reply, number))
                 finally:
                     exchange.ended = True
@@ -200,6 +223,14 @@ class _ScriptedServer:
                 return True
 
         return Handler
+
+
+def usage_of(number: int) -> dict[str, int]:
+    """The tokens answer `number` reports (0: an answer to a request without tools):
+    different for every answer, so a sum that counted one twice or missed one is caught.
+    `input` is the uncached input; `cache_read` and `cache_write` the cached parts."""
+    return {"input": 100 + 7 * number, "output": 10 + 3 * number,
+            "cache_read": 50 * number, "cache_write": 20 if number == 1 else 0}
 
 
 class FakeModel(_ScriptedServer):
@@ -225,7 +256,17 @@ class FakeModel(_ScriptedServer):
                 "created": int(time.time()), "model": MODEL,
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": "Scripted session"}}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}
+                "usage": _openai_usage(usage_of(0))}
+
+
+def _openai_usage(usage: dict[str, int]) -> dict:
+    """OpenAI's form: prompt_tokens counts the cached ones too; the details split out
+    cache reads (`cached_tokens`) and, as some compatible gateways do, cache writes."""
+    prompt = usage["input"] + usage["cache_read"] + usage["cache_write"]
+    return {"prompt_tokens": prompt, "completion_tokens": usage["output"],
+            "total_tokens": prompt + usage["output"],
+            "prompt_tokens_details": {"cached_tokens": usage["cache_read"],
+                                      "cache_write_tokens": usage["cache_write"]}}
 
 
 def _chunk(number: int, delta: dict, finish: str | None = None) -> dict:
@@ -250,7 +291,7 @@ def sse_events(reply: Reply, number: int) -> list[dict | str]:
     events.append(_chunk(number, {}, finish))
     usage = _chunk(number, {})
     usage["choices"] = []
-    usage["usage"] = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+    usage["usage"] = _openai_usage(usage_of(number))
     events.append(usage)
     events.append("[DONE]")
     return events
@@ -274,7 +315,14 @@ class FakeAnthropic(_ScriptedServer):
         return {"id": "msg_plain", "type": "message", "role": "assistant", "model": MODEL,
                 "content": [{"type": "text", "text": "Scripted session"}],
                 "stop_reason": "end_turn", "stop_sequence": None,
-                "usage": {"input_tokens": 10, "output_tokens": 2}}
+                "usage": _anthropic_usage(usage_of(0))}
+
+
+def _anthropic_usage(usage: dict[str, int], output: int | None = None) -> dict:
+    return {"input_tokens": usage["input"],
+            "cache_creation_input_tokens": usage["cache_write"],
+            "cache_read_input_tokens": usage["cache_read"],
+            "output_tokens": usage["output"] if output is None else output}
 
 
 def anthropic_events(reply: Reply, number: int) -> list[dict]:
@@ -282,7 +330,7 @@ def anthropic_events(reply: Reply, number: int) -> list[dict]:
     start = {"type": "message_start", "message": {
         "id": f"msg_{number}", "type": "message", "role": "assistant", "model": MODEL,
         "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": 100, "output_tokens": 1}}}
+        "usage": _anthropic_usage(usage_of(number), output=1)}}
     if isinstance(reply, Text):
         block = {"type": "text", "text": ""}
         delta = {"type": "text_delta", "text": reply.text}
@@ -298,7 +346,7 @@ def anthropic_events(reply: Reply, number: int) -> list[dict]:
             {"type": "content_block_stop", "index": 0},
             {"type": "message_delta", "delta": {"stop_reason": stop_reason,
                                                 "stop_sequence": None},
-             "usage": {"output_tokens": 10}},
+             "usage": {"output_tokens": usage_of(number)["output"]}},
             {"type": "message_stop"}]
 
 

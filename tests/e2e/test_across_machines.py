@@ -122,3 +122,55 @@ def test_a_commit_on_alpha_is_pushed_pings_beta_and_beta_can_diff_it(alpha_beta)
                       and result, 20, message="coder's branch on origin")
     assert "+    return 'v3'" in diff.stdout
     assert "runs on machine alpha" in diff.stderr
+
+
+def test_an_operator_acts_on_another_machines_session_only_when_granted(alpha_beta) -> None:
+    """beta's operator asks alpha to stop or restart alpha's research: refused until
+    alpha grants it (in alpha's own local config), then done by alpha; both audit it."""
+    on_a, on_b = alpha_beta
+    on_a.write({"research": {}}, {})
+    on_b.write({"coder": {}}, {})
+    on_a.up()
+    on_b.up()
+    first_pane = on_a.live.sessions()["research"]["pane"]
+    first_pid = on_a.live.server.pane_pid(first_pane)
+
+    refused = on_b.live.cli("stop", "research", check=False)
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.strip() == (
+        "bullpen: machine alpha has not granted machine beta stop over its sessions"
+        " (on alpha: bullpen machines grant beta stop)")
+    assert on_a.live.server.pane_pid(first_pane) == first_pid  # untouched
+    as_coder = on_b.live.cli("stop", "research", env=on_b.as_session("coder"), check=False)
+    assert as_coder.returncode == 2 and "only an operator may ask" in as_coder.stderr
+
+    granted = on_a.live.cli("machines", "grant", "beta", "stop", "restart")
+    assert "may stop, restart" in granted.stdout
+    restarted = on_b.live.cli("restart", "research")
+    assert "restarted research on machine alpha" in restarted.stdout
+    new_pane = on_a.live.sessions()["research"]["pane"]
+    new_pid = on_a.live.server.pane_pid(new_pane)
+    assert new_pid is not None and new_pid != first_pid
+    stopped = on_b.live.cli("stop", "research")
+    assert stopped.stdout.startswith("on machine alpha: ")
+    on_a.live.wait_status("research", "stopped")
+    assert on_a.live.server.pane_pid(new_pane) != new_pid
+    assert on_b.live.sessions()["coder"]["status"] != "stopped"  # beta's own untouched
+
+    removing = on_b.live.cli("stop", "research", "--remove-worktree", check=False)
+    assert removing.returncode == 2 and "remove" in removing.stderr  # not granted
+    assert on_a.worktree("research").exists()
+
+    entries = json.loads(on_a.live.cli("audit", "--json", "--limit", "50").stdout)
+    # (both clones log in as one role here, so the audit's machine column stays empty:
+    # tests/e2e/test_partners_pairing.py pairs real roles; the actions name the machines)
+    on_alpha = [(e["actor"], e["action"], e["outcome"]) for e in entries
+                if e["target"] == "research" and "asked by" in e["action"]]
+    assert ("operator@beta", "stop (asked by machine beta)", "refused") in on_alpha
+    assert ("operator@beta", "restart (asked by machine beta)", "allowed") in on_alpha
+    assert ("operator@beta", "stop (asked by machine beta)", "allowed") in on_alpha
+    asked = [(e["actor"], e["action"], e["outcome"]) for e in entries
+             if "asked of machine alpha" in e["action"]]
+    assert ("operator", "stop (asked of machine alpha)", "refused") in asked
+    assert ("operator", "restart (asked of machine alpha)", "done") in asked
+    assert ("coder", "stop (asked of machine alpha)", "refused") in asked

@@ -15,6 +15,7 @@ import yaml
 
 from tests.cli_runner import run_cli
 from tests.conftest import git
+from workers.agents.hermes import deny
 from workers.agents.hermes.config import is_set_up
 from workers.agents.hermes.profile import auto_profile_name
 
@@ -123,13 +124,13 @@ def test_export_ships_no_secret_and_lists_what_the_partner_provides(
     assert config["model"]["api_key"] == "${MODEL_API_KEY}"
     assert config["mcp_servers"]["github"]["env"]["GITHUB_TOKEN"] == "${GITHUB_TOKEN}"
     assert config["mcp_servers"]["db"]["args"] == [
-        "postgres://app:${MCP_SERVERS_DB_ARGS}@db.internal/app"]
+        "postgres://app:${MCP_SERVERS_DB_ARGS_PASSWORD}@db.internal/app"]
     assert config["max_tokens"] == 4096 and "bullpen" not in config.get("mcp_servers", {})
     assert "hooks" not in config and "memory" not in config  # bullpen's own entries
     assert config["approvals"] == {"mode": "smart", "deny": ["my-own rm *"]}
     manifest = yaml.safe_load((target / "plan.yaml").read_text())
     assert {entry["name"] for entry in manifest["secrets"]} == {
-        "MODEL_API_KEY", "GITHUB_TOKEN", "MCP_SERVERS_DB_ARGS", "OPENROUTER_API_KEY"}
+        "MODEL_API_KEY", "GITHUB_TOKEN", "MCP_SERVERS_DB_ARGS_PASSWORD", "OPENROUTER_API_KEY"}
     assert manifest["sessions"]["coder"]["profile"] == "auto"
     assert (target / "bullpen.yaml").read_bytes() == (exporter / "bullpen.yaml").read_bytes()
 
@@ -188,11 +189,14 @@ def test_install_in_a_fresh_clone_then_update(exporter: Path, tmp_path: Path,
     # The team changes both SOULs; the partner has edited research's SOUL meanwhile.
     (shared / "agents" / "coder" / "SOUL.md").write_text(SOUL + "Write small commits.\n")
     (shared / "agents" / "research" / "SOUL.md").write_text(SOUL + "Cite sources.\n")
+    shared_config = shared / "agents" / "coder" / "config.yaml"
+    shared_config.write_text(shared_config.read_text().replace("queue", "interrupt"))
     git(shared, "commit", "-qam", "sharper SOULs")
     second = git(shared, "rev-parse", "HEAD").strip()
     research = partner_root / "profiles" / auto_profile_name("research", clone) / "SOUL.md"
     research.write_text(SOUL + "My own line.\n")
     coder = partner_root / "profiles" / auto_profile_name("coder", clone) / "SOUL.md"
+    deny.write(coder.parent, ["git push *--force*"])  # as a launch does: not the partner's
 
     shown = cli(clone, "plan", "update")  # no terminal, no --yes: shown, not applied
     assert "changed  agents/coder/SOUL.md (+1 -0)" in shown
@@ -205,6 +209,9 @@ def test_install_in_a_fresh_clone_then_update(exporter: Path, tmp_path: Path,
     applied = cli(clone, "plan", "update", "--yes")
     assert coder.read_text() == SOUL + "Write small commits.\n"
     assert research.read_text() == SOUL + "My own line.\n"  # theirs, named
+    config = yaml.safe_load((coder.parent / "config.yaml").read_text())
+    assert config["display"] == {"busy_input_mode": "interrupt"}
+    assert is_set_up(auto_profile_name("coder", clone), partner_root)
     assert f"updated to {second}" in applied
     assert (partner_root / ".env").read_text() == "MODEL_API_KEY=partner-own-key\n"
     assert "up to date" in cli(clone, "plan", "update")

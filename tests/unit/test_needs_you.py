@@ -5,7 +5,7 @@ from __future__ import annotations
 from board.attention import HeldNote
 from board.models import Alert, Note
 from board.views import AlertRow
-from board.vocabulary import DeliveryState, NoteKind
+from board.vocabulary import DeliveryState, HoldReason, NoteKind
 from tui.dashboard.needs import NeedKind, needs_you
 
 
@@ -33,3 +33,14 @@ def test_a_held_note_of_an_alert_for_someone_else_still_counts() -> None:
     needs = needs_you([], [], [AlertRow(alert, DeliveryState.QUEUED)],
                       [HeldNote(alert_note(9, "tester"), "tester", "busy")])
     assert [need.kind for need in needs] == [NeedKind.HELD, NeedKind.ALERT]
+
+
+def test_a_note_waiting_for_a_slot_is_not_the_humans_to_clear() -> None:
+    """Under max_running the session's row says `waiting for a slot`; its notes arrive
+    when it starts, with nothing for the human to do."""
+    note = Note(id=4, sender="bullpen", recipient="tests", body="your turn", reply_to=None,
+                created_at=1.0, kind=NoteKind.HANDOFF)
+    waiting = HeldNote(note, "tests", HoldReason.WAITING_FOR_SLOT)
+    assert needs_you([], [], [], [waiting]) == []
+    assert [n.kind for n in needs_you([], [], [], [HeldNote(note, "tests", "busy")])] == [
+        NeedKind.HELD]

@@ -31,6 +31,12 @@ layout: side-by-side
 # push: a room across machines pushes each session's branch to this remote on commit.
 #push: origin
 
+# max_running: at most this many agents at once; the rest wait for a slot, in plan
+# order. Or per agent kind: max_running: {all: 3, claude: 1}. idle_release (default
+# off: it ends an idle agent, and what it holds warm) gives an idle one's slot away.
+#max_running: 2
+#idle_release: 10m
+
 # sessions: what `up` starts. An example plan, research -> code -> review:
 #sessions:
 #  research:

@@ -48,6 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     revoke = actions.add_parser("revoke", help="take the room away from a machine at once")
     revoke.add_argument("name", help="the machine's name (see bullpen machines)")
     revoke.set_defaults(handler=revoke_machine)
+    grant = actions.add_parser("grant", help="let machine NAME's operator stop or restart"
+                                             " this machine's sessions (no POWER: none)")
+    grant.add_argument("name", help="the other machine's name (see bullpen machines)")
+    grant.add_argument("powers", nargs="*", metavar="POWER",
+                       help="stop, restart, remove (kept in this machine's local config)")
+    grant.set_defaults(handler=grant_machine)
     refuse = actions.add_parser("refuse", help="refuse machine NAME's waiting join request,"
                                                " or every waiting one (--waiting)")
     refuse.add_argument("name", nargs="?", help="the waiting machine's name")
@@ -155,6 +161,23 @@ def revoke_machine(args: argparse.Namespace) -> int:
             raise Refused("only the operator can revoke machines")
         pairing.revoke(current.conn, args.name)
     print(f"machine {args.name} can no longer use the room")
+    return 0
+
+
+def grant_machine(args: argparse.Namespace) -> int:
+    from board.machine_grants import set_grant
+
+    name = machines.validate_name(args.name)
+    with room() as current:
+        if not current.caller.is_operator:
+            raise Refused("only the operator can grant powers to another machine")
+        powers = set_grant(current.home, name, args.powers)
+        granted = ", ".join(powers) or "nothing"
+        audit.record(current.conn, current.caller.name, "grant machine", name, DONE,
+                     f"machines_may: [{granted}]")
+    print(f"machine {name}'s operator may {granted} on this machine's sessions"
+          if powers else f"machine {name}'s operator may no longer act on this machine's"
+          " sessions")
     return 0
 
 

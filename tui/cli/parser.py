@@ -31,6 +31,7 @@ GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("task",)),
     ("Code", "bullpen land coder", ("diff", "sync", "conflicts", "land")),
     ("Agents", "bullpen hermes setup coder", ("mcp", "hook", "hooks", "hermes")),
+    ("Spend", "bullpen budget coder 200k", ("spend", "budget")),
     ("Checks", "bullpen doctor", ("doctor", "audit")),
     ("Machines", "bullpen machines approve K7QXM2PA", ("room", "machines")),
     ("Help", "bullpen help task add", ("help",)),

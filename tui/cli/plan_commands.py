@@ -38,7 +38,7 @@ def export_plan(args: argparse.Namespace) -> int:
         what = f"{setup.kind}: {len(setup.files)} files" if setup else "its command only"
         print(f"{name}: {what}")
     for secret in result.secrets:
-        print(f"secret as a reference: {secret['name']} ({secret['where']}; for"
+        print(f"secret left out, to be provided: {secret['name']} ({secret['where']}; for"
               f" {', '.join(secret['sessions'])})")
     print(f"wrote the plan to {result.directory}; commit it there (git init) and share it")
     return 0

@@ -161,7 +161,11 @@ def stop_session(args: argparse.Namespace) -> int:
 
 def restart_session(args: argparse.Namespace) -> int:
     session = _control().restart(args.name, fresh=args.fresh)  # unknown: starts nothing
-    print(f"restarted {session.name} (pane {session.pane})")
+    from board.machines import local_name
+
+    where = "" if session.machine in (None, local_name(_home())) else \
+        f" on machine {session.machine}"
+    print(f"restarted {session.name}{where} (pane {session.pane})")
     return 0
 
 

@@ -17,11 +17,14 @@ from enum import StrEnum
 from board.attention import HeldNote
 from board.models import Task
 from board.views import AlertRow
-from board.vocabulary import CANNOT_READ, DeliveryState, SessionStatus, TaskStatus
+from board.vocabulary import CANNOT_READ, DeliveryState, HoldReason, SessionStatus, TaskStatus
 from tui.dashboard.feed import RoomDelta, SessionRow
 
 UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
                                  DeliveryState.CLAIMED})
+# Held for a reason that clears without the human: a session waiting for a slot under
+# max_running gets its notes when it starts (its row says `waiting for a slot`).
+SELF_CLEARING = frozenset({HoldReason.WAITING_FOR_SLOT})
 
 
 class NeedKind(StrEnum):
@@ -77,7 +80,8 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
     found += [Need((NeedKind.HELD, item.note.id, item.recipient), NeedKind.HELD,
                    f"note #{item.note.id} {item.note.sender} → {item.recipient} held"
                    + (f": {item.reason}" if item.reason else ""), session=item.recipient)
-              for item in held if (item.note.id, item.recipient) not in alerted]
+              for item in held if (item.note.id, item.recipient) not in alerted
+              and item.reason not in SELF_CLEARING]
     found += [Need((NeedKind.BLOCKED, card.id), NeedKind.BLOCKED,
                    f"#{card.id} {card.title} blocked"
                    + (f": {card.block_reason}" if card.block_reason else ""),

@@ -4,12 +4,13 @@ An adapter reads the agent's screen (is its own empty input prompt in front? a q
 a spinner?), says how a note reaches it, and does for its kind what the rest of bullpen
 asks of every kind: the launch command (`launch_command`), what a spawn makes first
 (`plan_spawn`), what its process must have to itself (`sole_use`), doctor's checks
-(`health`), reads its hooks missed (`missed_reads`) and what a hook call means
-(`read_hook`). Each method has a default that fits an agent bullpen knows nothing
-about, so `room`, `coordinator` and `surfaces` never ask which kind they hold. Each kind
-has one folder in `workers.agents` (`claude/`, `hermes/` …);
-`workers.agents.kinds.adapter_for` picks one from the agent command. Adapters are
-stateless: the coordinator's state tracker keeps time, stillness and hook reports.
+(`health`), reads its hooks missed (`missed_reads`), the tokens its records say it
+spent (`read_spend`) and what a hook call means (`read_hook`). Each method has a
+default that fits an agent bullpen knows nothing about, so `room`, `coordinator` and
+`surfaces` never ask which kind they hold. Each kind has one folder in
+`workers.agents` (`claude/`, `hermes/` …); `workers.agents.kinds.adapter_for` picks one
+from the agent command. Adapters are stateless: the coordinator's state tracker keeps
+time, stillness and hook reports (and its spend reader, each reader's place).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from board.models import Session
+from board.spend import Usage
 from board.vocabulary import CANNOT_READ, SessionStatus
 from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookCall, HookInputError
@@ -143,6 +145,17 @@ class Health:
     fix: str | None = None
 
 
+@dataclass(frozen=True)
+class SpendReading:
+    """What a session's agent spent, from its own records: totals by model since the
+    session began, where they were read (`source`), and the reader's place (`state`,
+    JSON-able: offsets and running totals) so the next read starts where this one ended."""
+
+    by_model: dict[str, Usage]
+    source: str
+    state: dict = field(default_factory=dict)
+
+
 class Adapter:
     """One kind of agent. Subclasses set the class attributes, override `read`, and
     override what their kind does beyond the defaults."""
@@ -198,6 +211,11 @@ class Adapter:
         and the docs), or None when bullpen cannot stop it: the default."""
         return None
 
+    def deny_gaps(self, agent: str, deny: tuple[str, ...]) -> list[str]:
+        """The patterns of `deny` this kind's mechanism cannot hold (it enforces the
+        rest); the default: none beyond what `enforces_deny` says."""
+        return []
+
     def serves_mcp(self, agent: str, session: Session) -> bool:
         """Whether `launch_command` gives this launch bullpen's MCP server (so the first
         note waits until the server listed its tools). The default adds none."""
@@ -225,6 +243,12 @@ class Adapter:
         """Files the agent read after `after()` (epoch seconds) that no hook recorded,
         path -> when, from the agent's own records. The default knows none."""
         return {}
+
+    def read_spend(self, home: Path, session: Session, state: dict) -> SpendReading | None:
+        """The tokens the agent's own records say it spent, read on from `state` (the
+        last reading's; {} at first). None: it keeps no record bullpen reads, or none
+        yet — spend unknown, never estimated. The default knows none."""
+        return None
 
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
         """What one `bullpen hook KIND` call means (the kind keeps its own turn

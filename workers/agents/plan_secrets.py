@@ -10,7 +10,8 @@ provide. Secret-looking means either:
   `_env`, whose value names a variable), or an existing `${BULLPEN_SECRET_…}` reference
   (bullpen's own, which only this machine can fill);
 - a value that looks like one whatever its key: `sk-…` / `ghp_…` / `xoxb-…` / `AKIA…` /
-  `AIza…` / `hf_…` keys, JWTs, `Bearer …` credentials, URLs with a password in them.
+  `AIza…` / `hf_…` keys, JWTs, `Bearer …` credentials, URLs with a password in them
+  (only the password becomes a reference, `${NAME_PASSWORD}`).
 
 `${OTHER}` references already in the file are kept and listed too: the partner must
 provide those as well. Text files carried as they are (SOUL.md, skills) are only
@@ -80,7 +81,8 @@ def reference_name(path: tuple[str, ...], provider: str | None = None) -> str:
 
 def _scrub_text(value: str, name: str) -> str:
     """`value` with each secret-looking part replaced by `${name}`."""
-    value = URL_PASSWORD.sub(lambda m: f"{m.group(1)}${{{name}}}{m.group(3)}", value)
+    value = URL_PASSWORD.sub(lambda m: f"{m.group(1)}${{{name}_PASSWORD}}{m.group(3)}",
+                             value)  # the partner gives the password, not the whole URL
     value = BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}${{{name}}}", value)
     return SECRET_VALUE.sub(f"${{{name}}}", value)
 
@@ -126,9 +128,7 @@ def scrub(document: object, where: str) -> tuple[object, list[Secret]]:
             note(name, path)
             return f"${{{name}}}"
         scrubbed = _scrub_text(value, name)
-        if scrubbed != value:
-            note(name, path)
-        for ref in REFERENCE.findall(scrubbed):
+        for ref in REFERENCE.findall(scrubbed):  # the new ones and those already there
             note(ref, path)
         return scrubbed
 

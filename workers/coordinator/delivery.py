@@ -5,7 +5,8 @@ The rule (DESIGN.md, "Delivery into a pane"): a note is typed only when the sess
 adapter sees its agent's own empty prompt in front, still for the debounce, with no
 text of the human's in the input line and no other program in the foreground. Anything
 else holds the note with a reason (`held`: busy, needs input, human typing, shell
-session, …) until a hook hands it to the model or the case clears.
+session, …) until a hook hands it to the model or the case clears. A session at its
+budget gets only the note that told it so (board/budgets.py); the rest wait `budget`.
 
 Typing is two-phase: the notes are claimed (committed), pasted, checked to be in the
 input line, submitted with a separate Enter, and confirmed `typed` once the line left the
@@ -134,6 +135,9 @@ class Deliverer:
             self._held.pop(session.name, None)
             if snap is not None and snap.waiting_mark:
                 self._clear_announcement(session.name, snap.pane_id)
+            return []
+        waiting = deliveries.budget_hold(self.conn, session.name, waiting)  # at its budget
+        if not waiting:
             return []
         if len(waiting) > QUEUE_CAP:
             overflow = waiting[: len(waiting) - QUEUE_CAP]

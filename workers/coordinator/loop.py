@@ -2,7 +2,8 @@
 
 It tails the store's events by id, polls every pane with one tmux call per tick,
 records each session's status, types pending notes into idle panes, runs the file
-watcher and the radar (watching.py), and turns events into pings. A lock file keeps it
+watcher and the radar (watching.py), keeps each session's spend and budget (spending.py),
+and turns events into pings. A lock file keeps it
 single; `up` restarts it.
 """
 
@@ -27,7 +28,9 @@ from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
 from workers.coordinator.pings import Dispatcher
 from workers.coordinator.poll import Observation, PanePoller, shown_state
 from workers.coordinator.presence import Presence
+from workers.coordinator.remote_asks import AskAnswerer
 from workers.coordinator.slots import SlotHands, SlotKeeper
+from workers.coordinator.spending import Spending
 from workers.coordinator.status import Status, StatusTracker
 from workers.coordinator.watching import Watching
 from workers.tmux import layout
@@ -64,6 +67,8 @@ class Coordinator:
         self.changes = wakeup.waiter(self.conn, EVENT_TICK)  # PostgreSQL: LISTEN/NOTIFY
         self.presence = Presence(home, self.conn)  # its machine's sessions; heartbeats
         self.pusher = self.presence.pusher(self.conn, self.root)  # None without `push:`
+        # other machines' operators ask this one to stop or restart its sessions
+        self.asks = AskAnswerer(home, self.presence.machine) if self.presence.shared else None
         self._db_identity = _identity(self.db_path)
         self.lock = lock
         self.server = server or layout.server_for(self.root)
@@ -72,6 +77,7 @@ class Coordinator:
         self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer, home)
         self.dispatcher = Dispatcher(self.conn)
         self.watching = Watching(home, self.conn, self.presence, self.pusher)
+        self.spending = Spending(self.conn, home)
         self.watch = watch
         self.slots = SlotKeeper(self.conn, home, hands)  # the warm cap (max_running)
         self._last_pane_poll = 0.0
@@ -131,6 +137,8 @@ class Coordinator:
         if now - self._last_housekeeping >= HOUSEKEEPING_EVERY:
             self._last_housekeeping = now
             self._check_room()
+            if self.asks is not None:
+                self.asks.answer_due(self.conn)
         self.presence.beat_if_due(self.conn)
         if not self._caught_up:
             # reads first: a commit made meanwhile alerts the sessions that had read it
@@ -146,6 +154,9 @@ class Coordinator:
         if now - self._last_pane_poll >= PANE_TICK:
             self._last_pane_poll = now
             self._poll_panes()
+        if self.spending.due(now):
+            self.spending.follow([s for s in self._my_sessions()
+                                  if s.desired == DesiredState.RUNNING], now)
 
     def _check_room(self) -> None:
         """Stop when the database file was deleted or replaced under us (the CLI would
@@ -191,6 +202,7 @@ class Coordinator:
     def _apply(self, event: Event) -> None:
         self.dispatcher.handle(event)
         self.watching.heard(event)
+        self.spending.heard(event)
         if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
         if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")

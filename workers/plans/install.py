@@ -145,7 +145,7 @@ def install(source: str, force: bool = False, start: Path | None = None) -> Outc
             done = run(request)
             results.append((request.name, done))
             describe(request.name, done, outcome)
-        outcome.lines += [f"not shared: {note}" for note in plan.manifest.not_shared]
+        outcome.lines += [f"left out: {note}" for note in plan.manifest.not_shared]
         outcome.lines += secrets_lines(results)
         layout.write_record(home, plan.source, plan.version, plan.directory)
         outcome.lines.append(f"installed {plan.source} at {plan.version};"

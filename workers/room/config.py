@@ -14,21 +14,23 @@ import yaml
 
 from board import machines, validate
 from board.authority import Power, parse_powers
+from board.budgets import Limit
 from board.chains import Limits
 from board.errors import BadInput
+from board.prices import Price
 from board.slots import WarmCap
 from board.vocabulary import RoomLayout
-from workers.room import deny, loop_guard, warm_cap
+from workers.room import budget_config, deny, loop_guard, warm_cap
 from workers.room.yaml_nodes import check_depth, flag, key_at, mapping, names, scalar
 
 CONFIG_NAME = "bullpen.yaml"
 LAYOUTS = tuple(RoomLayout)
 DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"machine", "agent", "profile", "task", "after", "on_commit", "setup", "from",
-                "fs_reads", "deliver", "may", "base"}
+                "fs_reads", "deliver", "may", "base", "budget"}
 DELIVER_VALUES = ("type", "inbox")  # deliver: type lets bullpen type into a generic agent
 TOP_KEYS = {"agent", "layout", "sessions", "push", "land", deny.KEY, "loop_guard",
-            *warm_cap.KEYS}
+            *warm_cap.KEYS, "budget", "prices"}
 LAND_KEYS = {"strategy", "check"}
 STRATEGIES = ("merge", "squash", "rebase")
 REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -53,6 +55,7 @@ class SessionPlan:
     # "bullpen.yaml:7: sessions.reviewer.on_commit", for refusing a name `up` finds in
     # neither the plan nor the room (it may run on another machine of the room)
     on_commit_at: str | None = None
+    budget: Limit | None = None  # its own spending limit (budget_config)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class Config:
     deny: tuple[str, ...] = ()  # the room's command patterns, beside bullpen's floor
     warm_cap: WarmCap = field(default_factory=WarmCap)  # max_running, idle_release
     loop_guard: Limits = field(default_factory=Limits)  # workers/room/loop_guard.py
+    budget: Limit | None = None  # the room's spending limit (budget_config)
+    prices: dict[str, Price] = field(default_factory=dict)  # `prices:`, over the table's
 
     def session(self, name: str) -> SessionPlan | None:
         return next((plan for plan in self.sessions if plan.name == name), None)
@@ -187,12 +192,16 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
                                  base_mode=text.get("base"),
                                  fs_reads=fs_reads, deliver=text.get("deliver"),
                                  may=may, on_commit_at=on_commit_at,
-                                 machine=text.get("machine")))
+                                 machine=text.get("machine"),
+                                 budget=budget_config.budget(path, fields["budget"][1],
+                                                             f"{where}.budget")
+                                 if "budget" in fields else None))
     _check_plan(path, plans, lines)
     land = _land(path, top["land"][1]) if "land" in top else LandSettings()
     guard = loop_guard.parse(path, top["loop_guard"][1]) if "loop_guard" in top else Limits()
     return Config(path=path, agent=agent, layout=layout, sessions=tuple(plans), push=push,
                   land=land, warm_cap=warm_cap.parse(path, top), loop_guard=guard,
+                  **budget_config.room_levers(path, top),
                   deny=deny.parse(path, top[deny.KEY][1]) if deny.KEY in top else ())
 
 

@@ -32,7 +32,7 @@ from board.identity import Caller
 from board.models import Session
 from board.room import open_room
 from board.vocabulary import IdentityVariable, RoomLayout
-from workers.room import config, land, lifecycle, spawn
+from workers.room import config, land, lifecycle, remote_verbs, spawn
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.land import LandingPreview
 from workers.room.lifecycle import Report, SessionRow
@@ -200,6 +200,10 @@ class RoomControl:
         """Stop the session's agent (its worktree stays unless asked); one line per act."""
         if force and not remove_worktree:
             raise BadInput("--force only applies with --remove-worktree")
+        options = ("--remove-worktree",) * remove_worktree + ("--force",) * force
+        remote = self._ask_elsewhere(name, "stop", options)
+        if remote is not None:
+            return [remote]
         with self._privileged(Power.STOP, name):
             if remove_worktree:
                 with spawn.open_operator_room(self.home) as room:
@@ -209,11 +213,24 @@ class RoomControl:
 
     def restart(self, name: str, *, fresh: bool = False) -> Session:
         """Start the session's agent again in a fresh pane (resuming its conversation
-        unless `fresh`)."""
+        unless `fresh`; a session of another machine: by that machine, when it lets)."""
+        if self._ask_elsewhere(name, "restart", ("--fresh",) * fresh) is not None:
+            with spawn.open_operator_room(self.home) as room:
+                return sessions.require(room.conn, name)
         with self._privileged(Power.RESTART, name):
             session = spawn.restart(self.home, name, server=self.server, fresh=fresh)
         lifecycle.ensure_coordinator(self.server, self.home)
         return session
+
+    def _ask_elsewhere(self, name: str, verb: str, options: tuple[str, ...]) -> str | None:
+        """For a session another machine runs: ask that machine (remote_verbs) and return
+        its answer; None for a session of this machine."""
+        with spawn.open_operator_room(self.home) as room:
+            elsewhere = remote_verbs.machine_elsewhere(room.conn, self.home, name)
+            if elsewhere is None:
+                return None
+            return remote_verbs.ask(room.conn, self.home, self.caller, name, verb, options,
+                                    elsewhere)
 
     def pane(self, name: str) -> str:
         """The session's pane id, only while that pane is still the session's own."""

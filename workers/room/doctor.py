@@ -13,7 +13,7 @@ from pathlib import Path
 from board import integrity, machines, sessions
 from board.connection import Connection
 from board.db import connect, is_postgres, schema_version
-from board.errors import BullpenError
+from board.errors import BadInput, BullpenError
 from board.home import DB_NAME, check_home
 from board.models import Session
 from board.room import check_store_present
@@ -25,6 +25,7 @@ from workers.agents.adapter import Adapter
 from workers.agents.kinds import adapter_for
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
+from workers.room import config, policy_check
 from workers.room.findings import Finding
 from workers.tmux import layout
 from worktrees.naming import worktree_path
@@ -50,6 +51,7 @@ def diagnose(home: Path) -> list[Finding]:
         found += _tmux(home, known)
         found += _worktrees(home, known)
         found += [finding for session in known for finding in _agent(home, session)]
+        found += _policy(home, [s for s in known if s.desired == DesiredState.RUNNING])
     except sqlite3.DatabaseError as error:
         found.append(Finding("store", False, f"reading the sessions failed ({error})",
                              "restore .bullpen/bullpen.db from a backup"))
@@ -173,6 +175,15 @@ def _worktrees(home: Path, known: list[Session]) -> list[Finding]:
                                      f"git -C {root} worktree remove {entry}"
                                      " (refused if it holds work)"))
     return found or [Finding("worktrees", True, f"{len(known)} session(s), worktrees match")]
+
+
+def _policy(home: Path, running: list[Session]) -> list[Finding]:
+    """The room's `deny:` that its running agents cannot hold: said, not a failure."""
+    try:
+        plan = config.load(home.parent)
+    except BadInput:
+        return []  # `up` names what is wrong with bullpen.yaml
+    return [Finding("policy", True, line) for line in policy_check.warnings(plan, running)]
 
 
 def _agent(home: Path, session: Session) -> list[Finding]:

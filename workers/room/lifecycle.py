@@ -26,8 +26,8 @@ from workers.coordinator import loop as coordinator
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
+from workers.room import budget_config, policy_check, slots
 from workers.room import config as config_file
-from workers.room import slots
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
 from workers.room.spawn import (
@@ -75,7 +75,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     root = home.parent
     plan = config_file.load(root)  # a bad plan stops everything before anything starts
     main_head(root)
-    report = Report()
+    report = Report(policy_check.warnings(plan))
     server = server or layout.server_for(root)
     with open_operator_room(home) as room:
         here = Presence(home, room.conn)  # refused if another machine holds this one's name
@@ -94,7 +94,8 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         # registrations to settle before it watches their worktrees.
         started = start_coordinator(server, home)
         mine = here.mine(sessions.all_sessions(room.conn))  # another machine's: its own up
-        with slots.gate(home, room.conn, server, plan, new, mine, with_dashboard) as gate:
+        with slots.gate(home, room.conn, server, plan, new, mine, with_dashboard,
+                        report.say) as gate:
             for item in gate.ordered(new):  # past max_running: made, waiting for a slot
                 waits = gate.waits(item.name)
                 spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
@@ -105,6 +106,8 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
                 if sessions.get(room.conn, item.name) is None:
                     report.say(f"{item.name} runs on machine {machine}: bullpen up there")
             _create_plan_tasks(room, plan)
+            budget_config.store(room.conn, plan.budget,
+                                {p.name: p.budget for p in plan.sessions}, plan.prices)
             panes = snapshot_all(server, with_content=False)
             for session in mine:
                 if session.desired != DesiredState.RUNNING:

@@ -10,7 +10,7 @@ already waiting take the free ones in plan order (parents first, then file order
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,12 +72,14 @@ class Gate:
 @contextmanager
 def gate(home: Path, conn: Connection, server: RoomServer, plan: config_file.Config,
          new: Sequence[config_file.SessionPlan], mine: Sequence[Session],
-         dashboard: bool) -> Iterator[Gate]:
-    """Decide, under the admission lock (held while `up` launches), who starts now."""
+         dashboard: bool, say: Callable[[str], None]) -> Iterator[Gate]:
+    """Decide, under the admission lock (held while `up` launches), who starts now;
+    `say` the sessions that still wait since an earlier `up`."""
     order = [item.name for item in plan_order(plan)]
     board_slots.save(conn, board_slots.Kept(plan.warm_cap, tuple(order), dashboard))
-    if not plan.warm_cap.on:
-        yield Gate(plan.warm_cap)
+    waiting = {s.name for s in mine if s.desired == DesiredState.WAITING}
+    if not plan.warm_cap.on:  # the cap was taken out of the plan: nobody waits any more
+        yield Gate(plan.warm_cap, to_start=board_slots.in_order(waiting, order))
         return
     with admitting(home):
         panes = snapshot_all(server, with_content=False)
@@ -85,7 +87,6 @@ def gate(home: Path, conn: Connection, server: RoomServer, plan: config_file.Con
             s.name: _kind(s.agent) for s in mine}
         found = Gate(plan.warm_cap, tuple(order), kinds=kinds)
         holding = [found.kinds[s.name] for s in mine if _alive(panes, s)]
-        waiting = {s.name for s in mine if s.desired == DesiredState.WAITING}
         wanting = [item.name for item in new] + [
             s.name for s in mine if s.name in waiting or (
                 s.desired == DesiredState.RUNNING and not _alive(panes, s))]
@@ -93,6 +94,10 @@ def gate(home: Path, conn: Connection, server: RoomServer, plan: config_file.Con
             (name, found.kinds[name]) for name in board_slots.in_order(wanting, order)]))
         found.to_start = [name for name in board_slots.in_order(waiting, order)
                           if name in found.admitted]
+        for name in board_slots.in_order(waiting - found.admitted, order):
+            why = found.waits(name) or ""
+            board_slots.queue(conn, name, why)  # `down` recorded it stopped
+            say(f"{name} waits for a slot ({why})")
         yield found
 
 

@@ -3,7 +3,8 @@
 A launch passes the session's settings (hooks, bullpen's MCP tools allowed) and MCP
 config with `--settings` and `--mcp-config`, resuming its last conversation; doctor
 checks those files; reads its per-tool HTTP hook missed while no coordinator ran are
-read back from Claude's transcript; its hook calls are read by `hooks`.
+read back from Claude's transcript, and so is what it spent (`usage`); its hook calls
+are read by `hooks`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from board.identity import hook_key
 from board.models import Session
 from board.vocabulary import IdentityVariable
 from workers.agents import agent_files
-from workers.agents.adapter import Health, Launch
+from workers.agents.adapter import Health, Launch, SpendReading
 from workers.agents.claude.screen import ClaudeScreen
 from workers.agents.command_line import takes_flags
 from workers.agents.command_policy import Denial
@@ -75,6 +76,11 @@ class ClaudeAdapter(ClaudeScreen):
             for path in claude_read_paths(use.tool, use.tool_input, use.cwd):
                 read_at[path] = max(use.at, read_at.get(path, 0.0))
         return read_at
+
+    def read_spend(self, home: Path, session: Session, state: dict) -> SpendReading | None:
+        from workers.agents.claude import usage
+
+        return usage.read_spend(home, session, state)
 
     def enforces_deny(self, agent: str) -> str | None:
         return "its PreToolUse hook" if takes_flags(agent) else None

@@ -41,5 +41,10 @@ class CodexAdapter(CodexScreen):
     def enforces_deny(self, agent: str) -> str | None:
         return "its execpolicy rules (prefix patterns only)" if takes_flags(agent) else None
 
+    def deny_gaps(self, agent: str, deny: tuple[str, ...]) -> list[str]:
+        from workers.agents.codex.rules import untranslated
+
+        return untranslated(deny) if takes_flags(agent) else []
+
 
 ADAPTER = CodexAdapter

@@ -4,7 +4,8 @@ A spawn gives the session a profile set up for bullpen (its own `bullpen-<name>-
 cloned from the default one, unless it — or its command's `-p` — names a profile already
 set up); one process per profile on the machine (`sole_use`); a launch starts the
 classic REPL on it (`launch`); doctor checks the profile still holds bullpen's MCP server
-and hooks; its shell-hook calls are read by `hooks`.
+and hooks; what it spent is read from the profile's own session store (`usage`); its
+shell-hook calls are read by `hooks`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from board.errors import BadInput, Refused
 from board.models import Session
-from workers.agents.adapter import Health, Launch, SoleUse, SpawnPlan
+from workers.agents.adapter import Health, Launch, SoleUse, SpawnPlan, SpendReading
 from workers.agents.hermes.screen import HermesScreen
 from workers.agents.hook_call import HookCall
 from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
@@ -81,6 +82,13 @@ class HermesAdapter(HermesScreen):
             return [Health(False, f"{session.name}: hermes profile {profile} lacks"
                            " bullpen's MCP server and hooks", f"bullpen hermes setup {profile}")]
         return [Health(True, f"{session.name}: hermes profile set up")]
+
+    def read_spend(self, home: Path, session: Session, state: dict) -> SpendReading | None:
+        from workers.agents.hermes import usage
+        from workers.agents.hermes.profile_use import profile_in_use
+
+        use = profile_in_use(session.agent or "hermes", session.profile)
+        return usage.read_spend(session, use.directory, state)
 
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
         from workers.agents.hermes import hooks

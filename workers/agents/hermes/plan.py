@@ -165,12 +165,14 @@ def export_setup(request: ExportRequest) -> Setup:
 
 
 def _config_bytes(path: Path | None, ours_out: bool) -> bytes | None:
-    """A config.yaml's meaning, as bytes to compare (bullpen's entries taken out)."""
+    """A config.yaml's meaning, as bytes to compare (with `ours_out`, the entries
+    bullpen's set-up and launches wrote are taken out: they are no edit of the
+    partner's)."""
     if path is None or not path.is_file():
         return None
     _text, config = read_config(path)
     if ours_out:
-        config = without_bullpen(config)
+        config = deny.without_deny(without_bullpen(config), deny.ours(path.parent))
     return yaml.safe_dump(config, sort_keys=True).encode()
 
 

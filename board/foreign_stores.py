@@ -1,0 +1,38 @@
+"""Other programs' SQLite stores, read only: every SQL statement of bullpen lives in
+`board/`, these included (tests/unit/test_sql_in_board.py).
+
+Hermes Agent keeps its conversations in its profile's `state.db` (hermes_state.py in
+hermes-agent 0.19.0): `sessions` (one row per conversation, with the `cwd` it ran in and
+`started_at`) and `session_model_usage` (tokens per conversation, model, provider and
+task — the main loop's and its side calls'). bullpen never writes there; a store that is
+busy, missing or of another shape reads as nothing (None).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+_HERMES_USAGE = (
+    "SELECT u.model, sum(u.input_tokens), sum(u.output_tokens),"
+    " sum(u.cache_read_tokens), sum(u.cache_write_tokens)"
+    " FROM session_model_usage u JOIN sessions s ON s.id = u.session_id"
+    " WHERE (s.cwd = ? OR s.cwd LIKE ?) AND s.started_at >= ? GROUP BY u.model")
+
+
+def hermes_usage(store: Path, cwd: str, since: float) -> dict[str, list[int]] | None:
+    """Tokens by model — [input, output, cache read, cache write] — of the Hermes
+    conversations run in `cwd` (or below it) that started at `since` or later."""
+    cwd = cwd.rstrip("/")
+    try:
+        conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1.0)
+    except sqlite3.Error:
+        return None
+    try:
+        rows = conn.execute(_HERMES_USAGE, (cwd, cwd + "/%", since)).fetchall()
+    except sqlite3.Error:  # busy, or a store of another shape (another release)
+        return None
+    finally:
+        conn.close()
+    return {str(row[0] or "unknown"): [int(value or 0) for value in row[1:]] for row in rows
+            if any(row[1:])}

@@ -1,0 +1,98 @@
+"""Keeping each session's spend current, and its budget enforced.
+
+Every `EVERY` seconds the coordinator asks the adapter of each session that worked since
+the last look (its status is not idle, or changed) to read on in its agent's own records
+(`Adapter.read_spend`: Claude's transcript, Hermes' state.db, Codex's session files);
+every session is looked at once at start and every `ALL_EVERY` seconds whatever it did.
+Readers carry on from where they stopped (their state is kept in the board's `meta`, so
+a new coordinator does not read everything again), so a look at an unchanged record
+costs a few `stat` calls. When a session's totals changed, or a budget was set,
+`budgets.enforce` holds or releases its notes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from board import budgets, marks, spend
+from board.connection import Connection
+from board.models import Event, Session
+from board.vocabulary import EventKind, SessionStatus
+from workers.agents.kinds import adapter_for
+from workers.coordinator import guard
+
+log = logging.getLogger(__name__)
+
+EVERY = 2.0  # seconds between looks at working sessions' records
+ALL_EVERY = 60.0  # seconds between looks at every session's
+STATE_MARK = "spend_state:"
+
+
+class Spending:
+    """The coordinator's spend reader and budget keeper."""
+
+    def __init__(self, conn: Connection, home: Path) -> None:
+        self.conn = conn
+        self.home = home
+        self._last = 0.0
+        self._last_all = 0.0
+        self._seen: dict[str, str] = {}  # session -> status at the last look
+        self._states: dict[str, dict] = {}
+        self._budget_changed = True  # enforce once at start
+
+    def heard(self, event: Event) -> None:
+        if event.kind in (EventKind.BUDGET_SET, EventKind.SESSION_REGISTERED):
+            self._budget_changed = True
+
+    def due(self, now: float) -> bool:
+        return now - self._last >= EVERY
+
+    def follow(self, running: Iterable[Session], now: float | None = None) -> None:
+        """Read on where it is due; enforce budgets where anything changed."""
+        now = time.monotonic() if now is None else now
+        self._last = now
+        everyone = now - self._last_all >= ALL_EVERY
+        if everyone:
+            self._last_all = now
+        mine = list(running)
+        changed = False
+        for session in mine:
+            was = self._seen.get(session.name)
+            self._seen[session.name] = session.status
+            if not everyone and was == session.status and session.status in (
+                    SessionStatus.IDLE, SessionStatus.STOPPED, SessionStatus.EXITED):
+                continue
+            try:
+                changed |= self.read(session)
+            except Exception as error:
+                if guard.is_store_fault(error):
+                    raise
+                log.error("spend of %s not read: %s", session.name, guard.reason(error))
+        if changed or self._budget_changed:
+            self._budget_changed = False
+            for name in budgets.enforce(self.conn, [s.name for s in mine]):
+                log.info("%s reached its budget: its notes are held", name)
+
+    def read(self, session: Session) -> bool:
+        """Read on in `session`'s agent's records; True when its totals changed."""
+        state = self._state(session.name)
+        reading = adapter_for(session.agent).read_spend(self.home, session, state)
+        if reading is None:
+            return False
+        if reading.state != state:
+            self._states[session.name] = reading.state
+            marks.set_mark(self.conn, STATE_MARK + session.name, json.dumps(reading.state))
+        return spend.record(self.conn, session.name, reading.by_model, reading.source)
+
+    def _state(self, name: str) -> dict:
+        if name not in self._states:
+            try:
+                self._states[name] = json.loads(marks.get_mark(self.conn, STATE_MARK + name)
+                                                or "{}")
+            except ValueError:
+                self._states[name] = {}
+        return self._states[name]

@@ -1,0 +1,34 @@
+"""Which sessions of a plan the room's `deny:` cannot hold, said once by `up` and doctor.
+
+Claude (its PreToolUse hook), Hermes (its profile's `approvals.deny`) and Codex (its
+execpolicy rules, prefix patterns only) enforce the room's command policy themselves;
+bullpen cannot stop a generic program, a shell, Aider, or an agent command that is not
+one program (the flags bullpen adds would land on the wrong one).
+"""
+
+from __future__ import annotations
+
+from board.models import Session
+from workers.agents.kinds import adapter_for
+from workers.room.config import Config
+
+
+def warnings(plan: Config, running: list[Session] | None = None) -> list[str]:
+    """One line per kind of gap when the plan has `deny:` (none otherwise)."""
+    if not plan.deny:
+        return []
+    agents = [(p.name, p.agent, p.deliver) for p in plan.sessions] if running is None else \
+        [(s.name, s.agent or "sh", s.deliver) for s in running]
+    unheld = [name for name, agent, deliver in agents
+              if adapter_for(agent, deliver).enforces_deny(agent) is None]
+    lines = []
+    if unheld:
+        lines.append(f"warning: deny: is not enforced for {', '.join(unheld)}: bullpen"
+                     " cannot stop the commands of that agent (only Claude Code, Hermes"
+                     " and Codex enforce it)")
+    gaps = {pattern for name, agent, deliver in agents
+            for pattern in adapter_for(agent, deliver).deny_gaps(agent, plan.deny)}
+    if gaps:
+        lines.append("warning: Codex cannot hold these deny: patterns (not a prefix of"
+                     f" literal words): {', '.join(sorted(gaps))}")
+    return lines
