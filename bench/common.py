@@ -47,3 +47,12 @@ def time_command(argv: list[str], runs: int, env: dict[str, str] | None = None,
 
 def median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+def ratio_spread(times: list[float], baseline: list[float]) -> str:
+    """`times` against `baseline` timed interleaved with it (pair i ran together): the
+    ratio of the medians, and the quartiles of the pairs' own ratios (a shared machine's
+    load changes from one pair to the next)."""
+    pairs = sorted(t / b for t, b in zip(times, baseline, strict=True))
+    return (f"{median(times) / median(baseline):.2f}x (pairs' ratios: quartiles"
+            f" {percentile(pairs, 0.25):.2f}-{percentile(pairs, 0.75):.2f}, n={len(pairs)})")

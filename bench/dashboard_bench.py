@@ -68,6 +68,9 @@ class BenchActions:
     def changed_files(self, name: str) -> int | None:
         return None
 
+    def code_flows(self) -> dict:  # no git: no session's code has moved
+        return {}
+
     def __getattr__(self, verb: str):  # focus, zoom, spawn, stop, restart: nothing to do
         return lambda *args, **kwargs: None
 

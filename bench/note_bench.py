@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.common import describe, median, percentile, scratch_repo, time_command
+from bench.common import describe, median, percentile, ratio_spread, scratch_repo, time_command
 from board import chains, notes, sessions
 from board.db import connect
 from board.identity import Caller
@@ -64,7 +64,7 @@ def cli_cost(repo: Path) -> None:
                               cwd=repo)
     baseline, send = median(bare), median(sends)
     print(f"CLI note send, whole process: {send * 1000:.1f} ms vs python -c 'import sqlite3'"
-          f" {baseline * 1000:.1f} ms -> {send / baseline:.2f}x (target <= 2x)")
+          f" {baseline * 1000:.1f} ms -> {ratio_spread(sends, bare)} (target <= 2x)")
 
 
 def _run_senders(script: str, db: Path, names: list[str]) -> None:

@@ -9,14 +9,14 @@ handed, typed, read). Stores from before that change keep `pending`/`delivered` 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from board.connection import Connection, Row
 from board.models import Note
+from board.records import record
 from board.vocabulary import ChainState, DeliveryChannel, DeliveryState, HoldReason
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Delivery:
     """One recipient's copy of a note and how far it got."""
 
@@ -25,7 +25,7 @@ class Delivery:
     reason: str | None = None  # why a held note is held
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HeldNote:
     """A note that will not be typed into its recipient's pane, and why. With `chain`: a
     whole conversation the loop guard holds (`note` its newest held note, `count` how

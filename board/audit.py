@@ -8,8 +8,8 @@ deleted, so the trail shows what was tried as well as what happened.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
+from board import records
 from board.connection import Connection, inserted_id
 from board.db import is_postgres, write
 from board.models import iso
@@ -17,7 +17,7 @@ from board.models import iso
 DETAIL_CHARS = 500  # enough for the one-line reason of a refusal or failure
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class AuditEntry:
     id: int
     actor: str

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 
 from board import authority, deliveries, events, notes, sessions, spend
 from board.connection import Connection
 from board.db import write
 from board.errors import BadInput
 from board.identity import Caller
+from board.records import record
 from board.vocabulary import SYSTEM_SENDER, EventKind, NoteKind
 
 ROOM = spend.ROOM
@@ -32,7 +32,7 @@ _DOLLARS = re.compile(r"\$\s*(?P<a>\d+(\.\d+)?)|(?P<b>\d+(\.\d+)?)\s*(USD|usd|\$
 NO_LIMIT = ("none", "off", "unlimited")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limit:
     """At most `tokens` tokens, or at most `cost` US dollars (one of the two)."""
 
@@ -134,13 +134,21 @@ def reached(conn: Connection, name: str, spent: dict[str, spend.Spent]) -> str |
         return f"{spend.short(mine)} of this session's {own} budget"
     total = spend.room_total(spent)
     if room is not None and room.reached(total):
-        return f"the room's {spend.short(total)} of its {room} budget"
+        return f"{ROOMS} {spend.short(total)} of its {room} budget"
     return None
+
+
+ROOMS = "the room's"  # how `reached` starts when the room's budget is the one reached
+
+
+def raise_command(name: str, why: str) -> str:
+    """The command that raises the budget `why` names (the session's, or the room's)."""
+    return f"bullpen budget {'--room' if why.startswith(ROOMS) else name} LIMIT"
 
 
 def notice_text(name: str, why: str) -> str:
     return (f"budget reached: {why}. Notes and pings to you are held until the operator"
-            f" raises it (bullpen budget {name} LIMIT); nothing is stopped.")
+            f" raises it ({raise_command(name, why)}); nothing is stopped.")
 
 
 def enforce(conn: Connection, names: list[str]) -> list[str]:

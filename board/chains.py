@@ -22,12 +22,12 @@ its own. The operator and bullpen itself are never limited.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from board import audit, events, marks
 from board.connection import Connection
 from board.errors import Refused
 from board.models import iso
+from board.records import record
 from board.vocabulary import (
     OPERATOR,
     SYSTEM_SENDER,
@@ -42,9 +42,10 @@ LIMITS_MARK = "loop_guard"  # `meta` key: the room's limits, written by `up` fro
 _TASK_CHANGES = (EventKind.TASK_MOVED, EventKind.TASK_CLAIMED, EventKind.TASK_DONE,
                  EventKind.TASK_BLOCKED)
 _NOT_AGENTS = frozenset({OPERATOR, SYSTEM_SENDER})
+_SLACK = 4  # notes besides the counted hops looked at for a chain's participants
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """The loop guard's two limits; None turns one off (docs/reference.md says why these)."""
 
@@ -132,7 +133,7 @@ def state_of(conn: Connection, chain: int) -> str | None:
 
 # -- a note joins its chain (inside the send's transaction) ----------------------------
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Entry:
     """Where a stored note stands in its chain; `held`: its deliveries wait (a loop)."""
 
@@ -157,7 +158,9 @@ def enter(conn: Connection, note_id: int, sender: str, recipients: list[str],
     if sender == OPERATOR:
         hops, since, since_event = 0, now, _last_event(conn)  # a human spoke: progress
     elif sender not in _NOT_AGENTS and any(name != OPERATOR for name in recipients):
-        names = participants(conn, chain, sender, recipients)
+        # The notes counted since its progress (and a few that are not hops): a loop's
+        # cost stays the same however long the chain grew before.
+        names = participants(conn, chain, sender, recipients, last=hops + _SLACK)
         progress = _progress(conn, names, since_event)
         if progress is not None:
             hops, (since_event, since) = 0, progress
@@ -184,11 +187,13 @@ def _last_event(conn: Connection) -> int:
 
 
 def participants(conn: Connection, chain: int, sender: str = "",
-                 recipients: list[str] | None = None) -> list[str]:
-    """The sessions that sent or received the chain's notes, in order of appearance."""
+                 recipients: list[str] | None = None, last: int = 2**31) -> list[str]:
+    """The sessions that sent or received the chain's `last` newest notes (those since
+    its progress, when `last` is its count), in order of appearance."""
     rows = conn.execute("SELECT n.sender, d.recipient FROM notes n LEFT JOIN deliveries d"
-                        " ON d.note = n.id WHERE n.chain = ? ORDER BY n.id, d.recipient",
-                        (chain,)).fetchall()
+                        " ON d.note = n.id WHERE n.id IN (SELECT id FROM notes WHERE"
+                        " chain = ? ORDER BY id DESC LIMIT ?) ORDER BY n.id, d.recipient",
+                        (chain, last)).fetchall()
     seen = [name for row in rows for name in (row[0], row[1])]
     seen += [sender, *(recipients or [])]
     return [name for name in dict.fromkeys(seen) if name and name not in _NOT_AGENTS]
@@ -238,7 +243,7 @@ def turn_ended(conn: Connection, session: str) -> None:
 
 # -- reading chains --------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Chain:
     """A chain as `note show --json`, `note chains` and needs-you show it."""
 
@@ -265,7 +270,7 @@ def get(conn: Connection, chain: int) -> Chain | None:
         " AND d.state = ? AND d.held_reason = ?",
         (chain, DeliveryState.HELD, HoldReason.LOOP)).fetchone()[0]
     return Chain(row["id"], row["state"], row["hops"], row["reason"], row["held_at"],
-                 int(waiting), tuple(participants(conn, chain)))
+                 int(waiting), tuple(participants(conn, chain, last=row["hops"] + _SLACK)))
 
 
 def place(conn: Connection, note_id: int) -> dict | None:

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
 
 from board import events
 from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.models import iso
+from board.records import record
 from board.vocabulary import EventKind
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConflictFile:
     path: str
     a_lines: tuple[tuple[int, int], ...]  # first and last line in a's version
@@ -32,7 +32,7 @@ class ConflictFile:
                 "b_lines": [list(r) for r in self.b_lines]}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Conflict:
     id: int
     a: str

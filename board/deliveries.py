@@ -23,12 +23,12 @@ again; the one note that told the recipient so (`over_budget`) still reaches it.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from board import chains, events, marks
 from board.connection import Connection, Row
 from board.db import write
 from board.models import Note, iso
+from board.records import record
 from board.vocabulary import DeliveryChannel, DeliveryState, EventKind, HoldReason
 
 QUEUE_CAP = 50  # waiting notes kept for typing per session; older ones wait in the inbox
@@ -47,7 +47,7 @@ HIDDEN_SQL = ("(d.held_reason IS NULL OR d.held_reason <> ? OR d.state <> ?)"
 HIDDEN_PARAMS = (HoldReason.LOOP, DeliveryState.HELD, DeliveryState.DROPPED)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Delivery:
     """One recipient's delivery of one note, as `note show --json` prints it."""
 
@@ -81,6 +81,13 @@ def waiting(conn: Connection, recipient: str, limit: int | None = None) -> list[
         f" WHERE d.recipient = ? AND {_WAITING_SQL} ORDER BY n.id LIMIT ?",
         (recipient, *_WAITING_PARAMS, 2**62 if limit is None else limit)).fetchall()
     return [_note(row) for row in rows]
+
+
+def recipients_waiting(conn: Connection) -> set[str]:
+    """Every recipient with a note `waiting` would return (one query for a whole tick)."""
+    rows = conn.execute(f"SELECT DISTINCT d.recipient FROM deliveries d WHERE {_WAITING_SQL}",
+                        _WAITING_PARAMS).fetchall()
+    return {row[0] for row in rows}
 
 
 def repeats(conn: Connection, recipient: str, note_ids: list[int]) -> set[int]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from _operator import _compare_digest as compare_digest  # what hmac.compare_digest is
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from board.connection import Connection
 from board.errors import NotFound, Refused
 from board.models import OPERATOR
+from board.records import record
 
 # The C modules hashlib and hmac wrap: hashlib loads OpenSSL first, 5-7 ms of a
 # `bullpen note send` process here, for one SHA-256 of a short token.
@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover - 3.12+ renamed it
         from hashlib import sha256
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Caller:
     name: str
 

@@ -7,16 +7,15 @@ landed (squash and rebase make new commits, so reachability cannot tell).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
-from board import events
+from board import events, records
 from board.connection import Connection, inserted_id
 from board.db import write
 from board.models import iso
 from board.vocabulary import EventKind
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class LandingRecord:
     id: int
     session: str

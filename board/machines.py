@@ -14,7 +14,6 @@ import secrets
 import socket
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from board import store
@@ -22,14 +21,16 @@ from board.connection import Connection
 from board.db import is_postgres, write
 from board.errors import BadInput, Refused
 from board.models import iso
+from board.patterns import lazy
+from board.records import record
 
 BEAT_EVERY = 2.0  # seconds between a coordinator's heartbeats
 UNREACHABLE_AFTER = 6.0  # seconds without a beat before a machine is unreachable
 UNREACHABLE = "unreachable"  # the status `ls` shows for a session on such a machine
-MACHINE_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
+MACHINE_NAME = lazy(r"^[a-z][a-z0-9-]{0,39}$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Machine:
     name: str
     state: str  # approved | pending | revoked (board.pairing)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-
+from board.records import as_dict, record
 from board.vocabulary import (  # noqa: F401 (re-exported: callers import them from here)
     BROADCAST,
     EVERYONE,
@@ -12,10 +11,6 @@ from board.vocabulary import (  # noqa: F401 (re-exported: callers import them f
     NoteKind,
     TaskStatus,
 )
-
-TYPE_CHECKING = False  # not typing's: board's records are imported by every CLI call
-if TYPE_CHECKING:
-    from typing import Any, ClassVar
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -29,18 +24,17 @@ def iso(timestamp: float | None) -> str | None:
 
 
 class _Json:
-    # Every subclass is a dataclass: the attribute `asdict` reads, declared for the checker.
-    __dataclass_fields__: ClassVar[dict[str, Any]]
+    # Every subclass is a record (board/records.py).
 
     def to_json(self) -> dict:
-        data = asdict(self)
+        data = as_dict(self)
         for key, value in data.items():
             if key.endswith("_at") and isinstance(value, float):
                 data[key] = iso(value)
         return data
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Note(_Json):
     id: int
     sender: str
@@ -52,7 +46,7 @@ class Note(_Json):
     task: int | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NotebookEntry(_Json):
     id: int
     author: str
@@ -62,7 +56,7 @@ class NotebookEntry(_Json):
     tag: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Comment(_Json):
     id: int
     author: str
@@ -70,7 +64,7 @@ class Comment(_Json):
     created_at: float
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Task(_Json):
     id: int
     title: str
@@ -84,7 +78,7 @@ class Task(_Json):
     created_by: str = OPERATOR
     created_at: float = 0.0
     updated_at: float = 0.0
-    comments: tuple[Comment, ...] = field(default=())
+    comments: tuple[Comment, ...] = ()
 
     @property
     def waiting(self) -> bool:
@@ -99,7 +93,7 @@ class Task(_Json):
         return data
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Alert(_Json):
     id: int
     session: str
@@ -125,7 +119,7 @@ class Alert(_Json):
         return data
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Change(_Json):
     """A recorded change: a coalesced burst of edits, or one commit (`commit` set)."""
 
@@ -137,7 +131,7 @@ class Change(_Json):
     created_at: float
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Session(_Json):
     name: str
     agent: str | None
@@ -163,7 +157,7 @@ class Session(_Json):
     agent_version: str | None = None  # what its agent said of itself at launch
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Event:
     id: int
     kind: str

@@ -19,7 +19,6 @@ import hmac
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -29,6 +28,7 @@ from board.errors import BadInput, NotFound, Refused
 from board.models import iso
 from board.postgres.connection import PgConnection
 from board.postgres.pairing_sql import MAX_WAITING, MAX_WRONG_CODES, PAIRING_TTL
+from board.records import record
 from board.vocabulary import JoinState
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, no 1/I: read aloud safely
@@ -38,7 +38,7 @@ CODE_LENGTH = 8
 SCRAM_ITERATIONS = 4096  # PostgreSQL's own default
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class JoinTicket:
     machine: str
     machine_id: str  # the machine's stable identity in the room (its role is made of it)
@@ -48,7 +48,7 @@ class JoinTicket:
     url: str  # the room as this machine's role, without the password
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class JoinRequest:
     machine: str
     state: str

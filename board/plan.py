@@ -13,16 +13,16 @@ links hold whoever starts first) and assigned by the `up` that registers it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from board import sessions, tasks
 from board.connection import Connection
 from board.db import write
 from board.identity import Caller
+from board.records import record
 from board.vocabulary import OPERATOR
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PlannedTask:
     """One session's part of the plan: its task text and the sessions it waits for."""
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
 
 from board.connection import Connection
 from board.db import write
+from board.records import record
 
 MAX_LINES = 20
 _KEY = "preview:"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Preview:
     session: str
     machine: str

@@ -14,16 +14,16 @@ at 0.1×; OpenAI bills cached input at its own rate and has no separate cache wr
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from board import marks
 from board.connection import Connection
+from board.records import record
 
 PRICES_DATED = "2025-11-01"
 PRICES_MARK = "prices"  # the plan's `prices:` (JSON), stored by `up`
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Price:
     """USD per million tokens of each kind."""
 

@@ -11,11 +11,11 @@ session of another machine.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from board.connection import Connection, inserted_id
 from board.db import write
 from board.errors import BadInput, NotFound
+from board.records import record
 from board.vocabulary import AskState
 
 # The flags an ask may carry, per verb: what `bullpen stop|restart` accepts.
@@ -25,7 +25,7 @@ ANSWER_WAIT = 30.0  # seconds the asking operator waits before the ask expires
 OPEN = (AskState.ASKED, AskState.TAKEN)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RemoteAsk:
     id: int
     session: str

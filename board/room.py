@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from board.connection import Connection
@@ -12,12 +11,13 @@ from board.db import StoreFault, connect
 from board.errors import BadInput
 from board.home import DB_NAME, room_home
 from board.identity import Caller, resolve_caller
+from board.records import record
 from board.store import StoreKind, choose
 
 EXCLUDE_LINE = "/.bullpen/"
 
 
-@dataclass
+@record
 class Room:
     home: Path
     conn: Connection

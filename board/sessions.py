@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from board import chains, events, validate
+from board import events, validate
 from board.connection import Connection, Row
 from board.db import write
 from board.errors import NotFound, Refused
@@ -150,6 +150,8 @@ def set_status(conn: Connection, name: str, status: str,
         conn.execute("UPDATE sessions SET status = ?, exit_code = ?, status_reason = ?"
                      " WHERE name = ?", (status, exit_code, reason, name))
         if status in _TURN_OVER and row["status"] not in _TURN_OVER:
+            from board import chains  # here: the hook after a tool call changes no status
+
             chains.turn_ended(conn, name)  # the turn a note started is over
         events.emit(conn, EventKind.SESSION_STATUS, name, status=status, exit_code=exit_code,
                     reason=reason)
@@ -162,5 +164,7 @@ def set_hook_status(conn: Connection, name: str, status: str | None) -> None:
         conn.execute("UPDATE sessions SET hook_status = ?, hook_status_at = ? WHERE name = ?",
                      (status, time.time(), name))
         if status == SessionStatus.IDLE:
+            from board import chains
+
             chains.turn_ended(conn, name)  # its own hook says the turn is over
         events.emit(conn, EventKind.SESSION_HOOK_STATUS, name, status=status)

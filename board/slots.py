@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from board import marks, sessions
 from board.connection import Connection
 from board.models import Session
+from board.records import field, record
 from board.vocabulary import (
     FINISHED_TASK_STATUSES,
     DesiredState,
@@ -36,7 +36,7 @@ ALL = "all"  # the room-wide key of `max_running: {all: N, KIND: M}`
 GONE = frozenset({SessionStatus.EXITED, SessionStatus.STOPPED})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WarmCap:
     """`max_running` (room-wide, `None`: no cap) and per agent kind, `idle_release`
     (seconds an idle agent keeps its slot while another waits; `None`: for ever)."""
@@ -59,7 +59,7 @@ class WarmCap:
         return f"max_running {self.total}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Kept:
     """What the coordinator needs to keep the cap: the cap, the plan's order, and whether
     the room has a dashboard (a launch must not add one to a room without)."""

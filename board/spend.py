@@ -15,9 +15,8 @@ but no cost, and the figure says it is partial.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
-from board import events, prices
+from board import events, prices, records
 from board.connection import Connection
 from board.db import write
 from board.vocabulary import EventKind
@@ -25,7 +24,7 @@ from board.vocabulary import EventKind
 ROOM = "*"  # the scope of the room's total (a session name is never `*`)
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class Usage:
     input: int = 0
     output: int = 0
@@ -52,12 +51,12 @@ class Usage:
                 "cache_write": self.cache_write, "total": self.total}
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class Spent:
     """One session's spend (or the room's): tokens, and cost where every model's price
     is known (`cost_known`; otherwise `cost` covers only the priced models)."""
 
-    tokens: Usage = field(default_factory=Usage)
+    tokens: Usage = records.field(default_factory=Usage)
     cost: float = 0.0
     cost_known: bool = True
     models: tuple[str, ...] = ()

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from board.errors import BadInput
+from board.records import record
 
 ENV_URL = "BULLPEN_DATABASE_URL"
 LOCAL_CONFIG = "local.yaml"  # inside the room's home (.bullpen/), never tracked
@@ -27,7 +27,7 @@ class StoreKind(StrEnum):
     POSTGRESQL = "postgresql"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StoreChoice:
     kind: StoreKind
     url: str | None = None  # PostgreSQL only; may hold a password: never print it

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from board.errors import BadInput
+from board.patterns import lazy
 from board.vocabulary import (
     BROADCAST,
     EVERYONE,
@@ -16,20 +15,20 @@ from board.vocabulary import (
 )
 
 STATUSES = TASK_STATUSES  # board order
-NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+NAME_PATTERN = lazy(r"^[a-z][a-z0-9_-]{0,39}$")
 RESERVED_NAMES = {EVERYONE, BROADCAST, OPERATOR, MAIN_CHECKOUT, SYSTEM_SENDER, "dashboard",
                   "coordinator"}
 # Characters allowed in stored text besides printable ones: newline and tab.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+_CONTROL = lazy(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 
 # Terminal escape sequences (CSI, OSC) and what no display should receive: controls,
 # zero-width, bidi and tag characters, lone surrogates.
-_ESCAPE_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
-_UNDISPLAYABLE = re.compile(
+_ESCAPE_SEQUENCE = lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+_UNDISPLAYABLE = lazy(
     "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
     "\U000e0000-\U000e007f\ud800-\udfff]")
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy("[\ud800-\udfff]")
 ONE_LINE = frozenset({"task title", "tag"})  # shown in lists and columns: one line each
 
 LIMITS = {

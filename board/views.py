@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from board.attention import state_word
 from board.connection import Connection, Row
 from board.models import Alert, Note, NotebookEntry, Task
+from board.records import record
 from board.vocabulary import DeliveryState
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AlertRow:
     """An alert with the delivery state of its note to the reader."""
 
@@ -33,9 +33,11 @@ def last_event_id(conn: Connection) -> int:
 
 
 def unread_counts(conn: Connection) -> dict[str, int]:
-    """Unread notes per recipient, every session in one query."""
+    """Unread notes per recipient, every session in one query (a note dropped with its
+    chain never will be read; one a held chain holds still waits, and counts)."""
     rows = conn.execute(
-        "SELECT recipient, count(*) FROM deliveries WHERE read_at IS NULL GROUP BY recipient")
+        "SELECT recipient, count(*) FROM deliveries WHERE read_at IS NULL AND state <> ?"
+        " GROUP BY recipient", (DeliveryState.DROPPED,))
     return {recipient: count for recipient, count in rows}
 
 

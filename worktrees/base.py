@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -42,3 +43,33 @@ def _write_config(cwd: Path | str, *args: str) -> GitResult:
             return result
         time.sleep(0.002 * (attempt + 1))  # a config write takes about a millisecond
     return result
+
+
+def record_bases(root: Path, bases: list[tuple[str, str]]) -> None:
+    """`record_base` for many new branches in one write of `.git/config`, taken under
+    git's own `config.lock` as `git config` takes it; a branch whose section exists
+    already (left by an earlier branch of that name) is written by `git config`."""
+    config = root / ".git" / "config"
+    lock = config.with_name("config.lock")
+    for attempt in range(_LOCK_RETRIES):
+        try:
+            descriptor = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            time.sleep(0.002 * (attempt + 1))  # another git is writing the config
+    else:
+        raise WorktreeError("could not record the sessions' bases: .git/config.lock stays")
+    try:
+        text = config.read_text()
+        alone = [(b, sha) for b, sha in bases if f'[branch "{b}"]' not in text]
+        added = "".join(f'[branch "{b}"]\n\tbullpen-base = {sha}\n' for b, sha in alone)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(text + ("" if text.endswith("\n") or not text else "\n") + added)
+        os.chmod(lock, config.stat().st_mode & 0o777)
+        os.replace(lock, config)
+    except BaseException:
+        lock.unlink(missing_ok=True)
+        raise
+    for branch, sha in bases:
+        if (branch, sha) not in alone:
+            record_base(root, branch, sha)

@@ -15,6 +15,7 @@ from worktrees.naming import branch_for, check_branch_allowed, worktree_path
 from worktrees.repo import list_worktrees, main_head, main_root, resolve_commit
 
 EXCLUDE_LINE = "/.bullpen/"  # same line the room writes; keeps worktrees out of `git status`
+INITIALIZING = "initializing\n"  # git's own word in `locked` while a worktree is made
 
 
 def create_worktree(repo_root: Path | str, name: str, base: str | None = None) -> WorktreeInfo:
@@ -42,6 +43,7 @@ def _create(root: Path, name: str, branch: str, path: Path, base: str | None) ->
                 f"{path} is a worktree of {registered.branch or 'a detached HEAD'}, not {branch}; "
                 "remove it with git worktree remove or choose another session name"
             )
+        finish_initializing(path)
         return WorktreeInfo(name, path, branch, _base_of(root, branch))
     if path.exists():
         raise BadWorktreeInput(f"{path} exists but is not a worktree of {branch}; "
@@ -93,3 +95,25 @@ def _exclude_room_dir(root: Path) -> None:
     prefix = "" if not existing or existing.endswith("\n") else "\n"
     with exclude.open("a") as handle:
         handle.write(f"{prefix}{EXCLUDE_LINE}\n")
+
+
+def finish_initializing(path: Path) -> None:
+    """Check out again a worktree whose making was cut short (still `locked` as
+    initializing), then unlock it; nothing for any other worktree."""
+    gitfile = path / ".git"
+    try:
+        admin = Path(gitfile.read_text().removeprefix("gitdir: ").strip())
+        locked = (admin / "locked").read_text()
+    except OSError:
+        return
+    if locked == INITIALIZING:
+        check_out(path)
+        (admin / "locked").unlink(missing_ok=True)
+
+
+def check_out(path: Path) -> None:
+    """What `git worktree add` runs in a new worktree to check it out."""
+    result = run_git(path, "reset", "--hard", "--no-recurse-submodules", "--quiet",
+                     ok=(0, 128))
+    if result.status != 0:
+        raise WorktreeError(f"could not check out {path}: {first_line(result.stderr)}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from http.server import BaseHTTPRequestHandler
 
-from tests.agents.fake_model import MODEL, Reply, Responder, Text, _ScriptedServer
+from tests.agents.fake_model import MODEL, Reply, Responder, Text, _ScriptedServer, usage_of
 
 
 class FakeResponses(_ScriptedServer):
@@ -97,9 +97,13 @@ def response_events(reply: Reply, number: int) -> list[dict]:
         events.append({"type": "response.output_item.added", "output_index": 0,
                        "item": {**item, "arguments": "", "status": "in_progress"}})
     events.append({"type": "response.output_item.done", "output_index": 0, "item": item})
-    usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0},
-             "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
-             "total_tokens": 110}
+    # Responses' input counts the cached part; it reports no cache writes (plain input)
+    tokens = usage_of(number)
+    prompt = tokens["input"] + tokens["cache_read"] + tokens["cache_write"]
+    usage = {"input_tokens": prompt,
+             "input_tokens_details": {"cached_tokens": tokens["cache_read"]},
+             "output_tokens": tokens["output"], "output_tokens_details": {"reasoning_tokens": 0},
+             "total_tokens": prompt + tokens["output"]}
     events.append({"type": "response.completed",
                    "response": {**response, "status": "completed", "output": [item],
                                 "usage": usage}})

@@ -10,7 +10,8 @@ permission prompt; a permission prompt seen as `needs_input` and Esc bringing th
 back to `idle`; a note sent while Claude is busy reaching its next turn without cutting
 the running one short (the server's log shows every answer streamed whole and Claude's
 "new message while you were working" never appeared); nothing of bullpen's in `git
-status`; and a restart resuming the conversation. A second room shows that the trust
+status`; a restart resuming the conversation; and `bullpen spend` equal to the tokens the
+server reported, read from Claude's transcripts. A second room shows that the trust
 dialog is never answered by bullpen.
 """
 
@@ -299,6 +300,16 @@ def test_real_claude_room_keeps_every_promise(
     resumed = wait_until(lambda: requests_of(model, "coder")[before:], TURN,
                          message=lambda: f"coder after restart: {live.pane_text('coder')}")
     assert "SUMMARY-R" in all_text(resumed[0]) and "AFTER-RESTART" in all_text(resumed[0])
+
+    # Spend, read from the three sessions' transcripts (a resumed conversation included),
+    # is what the model server reported for every answer, to the token.
+    live.wait_status("coder", "idle", timeout=TURN)
+    reported = model.reported()
+
+    def spent() -> dict:
+        return json.loads(live.cli("spend", "--json").stdout)["room"]["tokens"]
+    wait_until(lambda: spent() == {**reported, "total": sum(reported.values())}, TURN,
+               message=lambda: f"room spend {spent()} vs the server's {reported}")
 
 
 def test_real_claude_trust_dialog_is_never_answered(

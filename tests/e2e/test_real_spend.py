@@ -2,8 +2,9 @@
 
 Each answer of the scripted server reports its own token counts (different for every
 answer, `tests.agents.fake_model.usage_of`). bullpen reads what each agent recorded —
-Claude Code's transcript, Hermes' state.db — and `bullpen spend --json` must equal what
-the server reported, exactly: nothing read from a screen, no message counted twice.
+Claude Code's transcript, Hermes' state.db, Codex's session files — and `bullpen spend
+--json` must equal what the server reported, exactly: nothing read from a screen, no
+message counted twice.
 
 With Claude, a budget then stops its notes: set at what it has spent, the session gets
 one note saying so, a note sent after it waits `held: budget` and never reaches the
@@ -30,7 +31,10 @@ from tests.agents.fake_model import (
     last_user_text,
     session_of,
 )
+from tests.agents.fake_responses import FakeResponses, outputs_since_user
+from tests.agents.fake_responses import last_user_text as responses_user_text
 from tests.claude_install import claude_env, claude_home, install_claude
+from tests.codex_install import codex_env, codex_home, install_codex
 from tests.hermes_install import install_beside_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
@@ -189,4 +193,45 @@ def test_real_hermes_spend_is_its_state_db(hermes_solo: tuple[LiveRoom, FakeMode
     row = wait_until(lambda: (r := solo(spend_json(live)))["known"] and r["tokens"] == tokens_of(
         reported) and r, TURN, message=lambda: f"spend {spend_json(live)} vs {reported}")
     assert row["source"] == "hermes state.db" and row["models"] == ["stub-model"]
+    assert row["cost_usd"] == cost_of(reported)
+
+
+def codex_respond(request: dict) -> Reply:
+    """One tool call (the notebook), then an answer."""
+    if outputs_since_user(request) == 0 and "FIRST-NOTE" in responses_user_text(request):
+        return ToolCall("mcp__bullpen__notebook_read", {})
+    return Text("solo noted")
+
+
+@pytest.fixture
+def codex_solo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+               codex_release: str) -> Iterator[tuple[LiveRoom, FakeResponses]]:
+    bin_dir = install_codex(codex_release)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with FakeResponses(codex_respond) as model:
+        for key, value in codex_env(model.port).items():
+            monkeypatch.setenv(key, value)
+        codex_home(Path(os.environ["HOME"]), model.base_url, trusted=[git_repo])
+        with live_room(git_repo, tmp_path / "logs") as live:
+            plan = {"agent": "codex", "layout": "windows",
+                    "prices": {"stub-model": PRICE}, "sessions": {"solo": {}}}
+            (live.repo / "bullpen.yaml").write_text(yaml.safe_dump(plan, sort_keys=False))
+            live.cli("up", "--detach", "--no-dashboard")
+            live.wait_status("solo", "idle", timeout=TURN)
+            yield live, model
+
+
+def test_real_codex_spend_is_its_session_files(
+        codex_solo: tuple[LiveRoom, FakeResponses]) -> None:
+    live, model = codex_solo
+    live.cli("note", "send", "solo", "FIRST-NOTE look around")
+    wait_until(lambda: [e for e in model.exchanges() if e.ended and e.reply == Text(
+        "solo noted")], TURN, message=lambda: live.pane_text("solo"))
+    live.wait_status("solo", "idle", timeout=TURN)
+    sent = model.reported()
+    # The Responses API reports no cache writes: they reach Codex as plain input.
+    reported = {**sent, "input": sent["input"] + sent["cache_write"], "cache_write": 0}
+    row = wait_until(lambda: (r := solo(spend_json(live)))["known"] and r["tokens"] == tokens_of(
+        reported) and r, TURN, message=lambda: f"spend {spend_json(live)} vs {reported}")
+    assert row["source"] == "codex session files" and row["tokens"]["cache_read"]
     assert row["cost_usd"] == cost_of(reported)

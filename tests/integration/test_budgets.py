@@ -66,6 +66,7 @@ def test_the_rooms_budget_counts_every_session(room: Room) -> None:
     assert sorted(budgets.enforce(room.conn, ["a", "b"])) == ["a", "b"]
     told = notes.inbox(room.conn, Caller("a"))
     assert len(told) == 1 and "the room's" in told[0].body and "$1.00" in told[0].body
+    assert "bullpen budget --room LIMIT" in told[0].body
 
 
 def test_a_session_may_not_raise_its_own_budget(room: Room) -> None:
@@ -130,3 +131,30 @@ def test_a_claude_message_on_several_lines_is_counted_once(room: Room, tmp_path:
     assert second is not None
     assert second.by_model == {"claude-sonnet-4-5-20250929": spend.Usage(20, 14, 200, 14)}
     assert second.state["offsets"][str(log)] == log.stat().st_size
+
+
+def test_the_coordinator_reads_on_and_a_new_session_of_an_old_name_starts_at_nothing(
+        room: Room, tmp_path: Path, monkeypatch) -> None:
+    from workers.coordinator.spending import Spending
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    folder = tmp_path / "claude" / "projects" / "-repo-worktrees-coder"
+    folder.mkdir(parents=True)
+    sessions.register(room.conn, "coder", agent="claude")
+    agent_files.write_value(room.home, "coder", agent_files.CONVERSATION, "conv-1")
+    usage = {"input_tokens": 10, "output_tokens": 5}
+    (folder / "conv-1.jsonl").write_text(_assistant("msg_1", usage, "text"))
+    keeper = Spending(room.conn, room.home)
+    assert keeper.read(sessions.require(room.conn, "coder")) is True
+    assert spend.of_session(room.conn, "coder").tokens.total == 15
+    with (folder / "conv-1.jsonl").open("a") as handle:
+        handle.write(_assistant("msg_2", usage, "text"))
+    again = Spending(room.conn, room.home)  # a new coordinator: reads on from the board
+    assert again.read(sessions.require(room.conn, "coder")) is True
+    assert spend.of_session(room.conn, "coder").tokens.total == 30
+
+    sessions.unregister(room.conn, "coder")
+    agent_files.forget(room.home, "coder", agent_files.CONVERSATION)
+    sessions.register(room.conn, "coder", agent="claude")  # later, with no conversation yet
+    assert again.read(sessions.require(room.conn, "coder")) is True
+    assert not spend.of_session(room.conn, "coder").known

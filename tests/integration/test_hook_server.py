@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from board import notes, reads, sessions
-from board.db import write
+from board.db import is_postgres, write
 from board.errors import Refused
 from board.identity import hook_key, resolve_caller
 from board.room import Room
@@ -156,6 +156,38 @@ def test_with_the_coordinator_down_the_hook_is_handled_in_its_own_process(
     result = run_cli("hook", "claude", cwd=git_repo, env=env, input=read)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     assert read_paths(room, "bob") == ["src/app.py"]
+
+
+def test_the_hook_handled_in_its_own_process_loads_only_what_the_call_needs(
+        room: Room, git_repo: Path) -> None:
+    """No coordinator: the hook after a tool call records the read in its own process,
+    without argparse, dataclasses (inspect), typing, shlex, OpenSSL, the note, loop-guard
+    and audit modules, the command policy (a Read has no command), the plan modules,
+    other kinds' adapters or the generic and shell readers (bench/hook_bench.py times
+    it against the bare interpreter). On PostgreSQL, the driver's own imports are its."""
+    env = identity(room.home, "bob", sessions.register(room.conn, "bob"))
+    unwanted = ("argparse", "dataclasses", "inspect", "typing", "shlex", "hashlib",
+                "board.notes", "board.deliveries", "workers.agents.hermes.adapter",
+                "workers.agents.codex.adapter", "workers.agents.readers.generic",
+                "workers.agents.readers.shell", "workers.agents.framing",
+                "workers.agents.command_policy", "workers.agents.plan_setup", "board.chains",
+                "board.audit")
+    if is_postgres(room.conn):
+        drivers = subprocess.run(
+            [sys.executable, "-c", f"import sys, psycopg; print(*(name for name in"
+             f" {unwanted!r} if name in sys.modules))"], text=True, capture_output=True,
+            check=True).stdout.split()
+        unwanted = tuple(name for name in unwanted if name not in drivers)
+    read = json.dumps({"hook_event_name": "PostToolUse", "tool_name": "Read",
+                       "cwd": str(git_repo), "tool_input": {"file_path": "src/app.py"}})
+    probe = ("import sys; from tui.cli import main; main(['hook', 'claude']);"
+             f" print(*(name for name in {unwanted!r} if name in sys.modules), file=sys.stderr)")
+    assert agent_files.hook_port(room.home) is None  # nothing to forward to
+    result = subprocess.run([sys.executable, "-c", probe], input=read, text=True,
+                            capture_output=True, env={**env, "PATH": "/usr/bin:/bin"},
+                            cwd=git_repo, timeout=60)
+    assert (result.stdout, result.stderr.split()) == ("", [])
+    assert read_paths(room, "bob") == ["src/app.py"]  # handled here, for real
 
 
 def test_a_damaged_port_file_leaves_the_hook_to_its_own_process(

@@ -57,8 +57,8 @@ def test_two_agents_answering_each_other_are_held_past_the_limit(room: Room) -> 
     # The needs-you strip has one line for the chain, not one per note.
     needs = needs_you([], [], [], attention.held_notes(room.conn))
     assert [(n.kind, n.key) for n in needs] == [(NeedKind.LOOP, (NeedKind.LOOP, chain))]
-    assert needs[0].text.startswith(f"chain {chain}: loop suspected — a↔b")
-    assert f"bullpen note release {chain}" in needs[0].text
+    assert needs[0].text.startswith(f"chain {chain}: a↔b, 5 notes in ")
+    assert needs[0].text.endswith(f" · 3 held · note release|end {chain}")
     [entry] = [e for e in audit.entries(room.conn) if e.action == "note hold"]
     assert (entry.actor, entry.target) == ("bullpen", f"chain {chain}")
 

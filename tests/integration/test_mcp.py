@@ -131,3 +131,23 @@ async def test_the_server_records_that_the_agent_has_its_tools(room: Room,
         await client.list_tools()
         await call(client, "inbox")  # the answer to tools/list came before this one's
         assert not agent_files.mcp_connecting(room.home, "alice")
+
+
+async def test_send_note_says_its_chain_and_refuses_past_the_rate_as_a_tool_error(
+        room: Room, git_repo: Path) -> None:
+    from board import chains
+
+    chains.set_limits(room.conn, chains.Limits(notes=1, rate=3))
+    alice = identity(room.home, "alice", sessions.register(room.conn, "alice"))
+    sessions.register(room.conn, "bob")
+    async with mcp_client(alice, git_repo) as client:
+        first = await call(client, "send_note", to="bob", text="one")
+        assert (first["chain"]["id"], first["chain"]["state"]) == (first["id"], "open")
+        second = await call(client, "send_note", to="bob", text="two", reply_to=first["id"])
+        assert second["chain"]["state"] == "held"  # the second hop passes a limit of 1
+        assert second["chain"]["reason"].startswith("loop suspected — alice↔bob, 2 notes")
+        await call(client, "send_note", to="bob", text="three")
+        refused = await client.call_tool("send_note", {"to": "bob", "text": "four"})
+        assert refused.is_error
+        assert refused.content[0].text.startswith(
+            "note not sent: alice sent 3 notes in the last minute: the room's limit is 3/min")

@@ -142,12 +142,16 @@ def test_room_found_from_a_linked_worktree(room: Room, git_repo: Path) -> None:
 
 def test_note_send_loads_none_of_the_modules_it_does_not_need(room: Room,
                                                                git_repo: Path) -> None:
-    """`bullpen note send` runs on every agent turn: OpenSSL (hashlib), shutil (argparse's
-    terminal width), typing, difflib and the store's waiter stay out of its process.
-    On PostgreSQL, what the driver (psycopg) imports itself is the driver's, not ours."""
+    """`bullpen note send` runs on every agent turn: OpenSSL (hashlib), shutil, typing,
+    difflib, the store's waiter, argparse (a plain `note send TO TEXT` builds no parser),
+    dataclasses (with inspect, ast, dis) and the delivery modules' readers stay out of
+    its process. On PostgreSQL, what the driver (psycopg) imports itself is the
+    driver's, not ours."""
     env = identity(room.home, "a", sessions.register(room.conn, "a"))
     sessions.register(room.conn, "b")
-    unwanted = ("hashlib", "shutil", "typing", "difflib", "board.wakeup")
+    unwanted = ("hashlib", "shutil", "typing", "difflib", "board.wakeup", "argparse",
+                "gettext", "dataclasses", "inspect", "ast", "tui.cli.parser",
+                "workers.agents.framing")
     if is_postgres(room.conn):
         drivers = subprocess.run(
             [sys.executable, "-c", f"import sys, psycopg; print(*(name for name in"

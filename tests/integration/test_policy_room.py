@@ -10,10 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from board import audit, sessions
+from board.identity import Caller
+from board.room import Room
 from tests.cli_runner import run_cli
 from tests.rooms import live_room
 from workers.agents import command_policy
 from workers.room import config
+from workers.surfaces import hooks
 
 
 def write(repo: Path, text: str) -> None:
@@ -66,3 +70,56 @@ def test_a_room_without_deny_says_nothing_of_it(git_repo: Path, tmp_path: Path) 
         write(git_repo, yaml.safe_dump({"layout": "windows", "sessions": {
             "helper": {"agent": live.agent("helper")}}}))
         assert "deny" not in live.cli("up", "--detach", "--no-dashboard").stdout
+
+
+@pytest.fixture
+def bob(room: Room) -> Room:
+    sessions.register(room.conn, "bob")
+    command_policy.store(room.home, "bob", command_policy.patterns(["npm publish*"]))
+    return Room(room.home, room.conn, Caller("bob"))
+
+
+def claude_call(tool: str, tool_input: dict) -> dict:
+    return {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input,
+            "cwd": "/tmp", "session_id": "s"}
+
+
+def refusals(room: Room) -> list[tuple]:
+    return [(e.actor, e.action, e.target, e.outcome, e.detail) for e in audit.entries(room.conn)
+            if e.action == hooks.DENIED_ACTION]
+
+
+def test_claudes_hook_refuses_a_denied_command_and_audits_it(bob: Room) -> None:
+    answer = hooks.handler("claude")(claude_call("Bash", {"command": "npm publish"}), bob)
+    assert answer is not None
+    out = answer["hookSpecificOutput"]
+    assert (out["hookEventName"], out["permissionDecision"]) == ("PreToolUse", "deny")
+    assert "'npm publish*'" in out["permissionDecisionReason"]
+    assert refusals(bob) == [("bob", "run command", "npm publish", "refused",
+                              "denied by pattern 'npm publish*' (claude's hook)")]
+
+
+def test_claudes_hook_lets_other_commands_and_tools_through(bob: Room) -> None:
+    for tool, tool_input in (("Bash", {"command": "npm test"}),
+                             ("Write", {"file_path": "/tmp/x", "content": "npm publish"}),
+                             ("Bash", {})):
+        assert hooks.handler("claude")(claude_call(tool, tool_input), bob) is None
+    assert refusals(bob) == []
+
+
+def test_a_long_command_is_cut_in_the_audit(bob: Room) -> None:
+    command = "npm publish " + "x" * 1000
+    hooks.handler("claude")(claude_call("Bash", {"command": command}), bob)
+    target = refusals(bob)[0][2]
+    assert len(target) == command_policy.COMMAND_CHARS and target.endswith("…")
+
+
+def test_a_hermes_refusal_is_audited_and_answered_with_nothing(bob: Room) -> None:
+    message = ("BLOCKED: this command matches the user-defined deny rule 'npm publish*'"
+               " (approvals.deny in config.yaml). It cannot be executed")
+    payload = {"hook_event_name": "post_tool_call", "tool_name": "terminal",
+               "tool_input": {"command": "npm publish"}, "session_id": "s", "cwd": "/tmp",
+               "extra": {"status": "error", "error_message": message}}
+    assert hooks.handler("hermes")(payload, bob) is None
+    assert refusals(bob) == [("bob", "run command", "npm publish", "refused",
+                              "denied by pattern 'npm publish*' (hermes's own deny list)")]

@@ -44,3 +44,22 @@ def test_a_note_waiting_for_a_slot_is_not_the_humans_to_clear() -> None:
     assert needs_you([], [], [], [waiting]) == []
     assert [n.kind for n in needs_you([], [], [], [HeldNote(note, "tests", "busy")])] == [
         NeedKind.HELD]
+
+
+def test_a_session_at_its_budget_is_one_line_with_its_held_notes_and_the_fix() -> None:
+    from board.models import Session
+    from tui.dashboard.feed import SessionRow
+
+    coder = Session(name="coder", agent="claude", profile=None, branch=None, worktree=None,
+                    pane=None, desired="running", status="idle", exit_code=None, task=None,
+                    base=None, hook_status=None, hook_status_at=None, last_activity=None,
+                    created_at=1.0)
+    row = SessionRow(coder, 0, over_budget="12.3k tok of this session's 10.0k tokens budget")
+    notes = [Note(id=i, sender="reviewer", recipient="coder", body="look", reply_to=None,
+                  created_at=1.0) for i in (5, 6)]
+    needs = needs_you([row], [], [], [HeldNote(note, "coder", HoldReason.BUDGET)
+                                      for note in notes])
+    assert [need.kind for need in needs] == [NeedKind.BUDGET]
+    assert needs[0].session == "coder"
+    assert needs[0].text == ("coder: 12.3k tok of this session's 10.0k tokens budget · 2 held"
+                             " · bullpen budget coder LIMIT")

@@ -4,11 +4,14 @@ SQLite store, a stand-in for the room's hands)."""
 
 from __future__ import annotations
 
+from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from board import deliveries, notes, sessions, slots, tasks
+from board.db import connect
 from board.errors import BadInput
 from board.identity import Caller
 from board.room import Room
@@ -19,6 +22,7 @@ from workers.coordinator.slots import SlotKeeper
 from workers.coordinator.status import PaneStatus
 from workers.room import config
 from workers.room.slots import plan_order
+from workers.tmux.panes import PaneSnapshot
 
 
 def load(tmp_path: Path, text: str) -> config.Config:
@@ -88,7 +92,8 @@ def test_admit_fills_the_room_cap_and_each_kinds_cap_in_order() -> None:
 
 
 class Hands:
-    """The room's hands, recorded: start marks the session running, as a launch does."""
+    """The room's hands, recorded: start marks the session running, as a launch does. They
+    run in the keeper's worker thread, on a connection of their own (as the room's do)."""
 
     def __init__(self, room: Room) -> None:
         self.room = room
@@ -96,13 +101,15 @@ class Hands:
 
     def start(self, name: str, dashboard: bool) -> bool:
         self.acts.append(("start", name))
-        sessions.update(self.room.conn, name, desired=DesiredState.RUNNING, pane_id="%9")
-        sessions.set_status(self.room.conn, name, SessionStatus.STARTING)
+        with closing(connect(self.room.db_path)) as conn:
+            sessions.update(conn, name, desired=DesiredState.RUNNING, pane_id="%9")
+            sessions.set_status(conn, name, SessionStatus.STARTING)
         return True
 
     def release(self, name: str, why: str) -> None:
         self.acts.append(("release", f"{name}: {why}"))
-        slots.released(self.room.conn, name, why)
+        with closing(connect(self.room.db_path)) as conn:
+            slots.released(conn, name, why)
 
 
 def keeper_room(room: Room, idle_release: float | None) -> tuple[SlotKeeper, Hands]:
@@ -126,9 +133,11 @@ def test_an_idle_agent_keeps_its_slot_until_idle_release_passes(room: Room) -> N
     keeper, hands = keeper_room(room, idle_release=60)
     mine = sessions.all_sessions(room.conn)
     keeper.tick(mine, idle(59, 1000.0, "a", "b"), now=1000.0)
+    keeper.wait()
     assert hands.acts == []  # both idle, neither for a minute yet: c waits
     assert sessions.get(room.conn, "c").status == SessionStatus.WAITING
     keeper.tick(mine, idle(61, 1000.0, "a", "b"), now=1000.0)
+    keeper.wait()
     assert hands.acts == [("release", "a: slot released: idle 61s (idle_release)"),
                           ("start", "c")]  # the first in plan order goes first
     assert sessions.get(room.conn, "a").desired == DesiredState.RELEASED
@@ -137,10 +146,12 @@ def test_an_idle_agent_keeps_its_slot_until_idle_release_passes(room: Room) -> N
 def test_without_idle_release_only_a_finished_agent_gives_its_slot(room: Room) -> None:
     keeper, hands = keeper_room(room, idle_release=None)
     keeper.tick(sessions.all_sessions(room.conn), idle(3600, 1000.0, "a", "b"), now=1000.0)
+    keeper.wait()
     assert hands.acts == []  # an hour idle, task not done: kept warm (idle_release is off)
     task = tasks.add(room.conn, Caller(OPERATOR), "b's part", assignee="b")
     tasks.done(room.conn, Caller(OPERATOR), task.id)
     keeper.tick(sessions.all_sessions(room.conn), idle(2, 2000.0, "a", "b"), now=2000.0)
+    keeper.wait()
     assert hands.acts == [("release", "b: slot released: its task is done"), ("start", "c")]
 
 
@@ -150,6 +161,7 @@ def test_a_busy_or_noted_agent_is_never_released(room: Room) -> None:
     busy = Observation(states={"a": PaneStatus(AgentState.IDLE, since=0.0, input_text=""),
                                "b": PaneStatus(AgentState.WORKING, since=0.0)})
     keeper.tick(sessions.all_sessions(room.conn), busy, now=1000.0)
+    keeper.wait()
     assert hands.acts == []  # a has a note on its way in; b works
 
 
@@ -157,11 +169,30 @@ def test_a_waiting_sessions_notes_are_held_and_a_released_one_comes_back(room: R
     keeper, hands = keeper_room(room, idle_release=None)
     note = notes.send(room.conn, Caller(OPERATOR), "c", "wait with c")
     keeper.tick(sessions.all_sessions(room.conn), idle(1, 10.0, "a", "b"), now=10.0)
+    keeper.wait()
     held = deliveries.of_note(room.conn, note.id)[0]
     assert (held.state, held.held_reason) == ("held", HoldReason.WAITING_FOR_SLOT)
     slots.released(room.conn, "b", "slot released: its task is done")
     notes.send(room.conn, Caller(OPERATOR), "b", "come back")
     keeper.tick(sessions.all_sessions(room.conn), idle(1, 20.0, "a"), now=20.0)
+    keeper.wait()
     # b is back in line, before c in plan order: one slot is free, and b takes it.
     assert hands.acts == [("start", "b")]
     assert sessions.get(room.conn, "c").status == SessionStatus.WAITING
+
+
+def test_a_session_down_recorded_stopped_still_holds_its_slot_while_its_pane_runs(
+        room: Room) -> None:
+    """`down` records every session stopped before it ends their panes: no waiting
+    session may take that slot meanwhile (the real Hermes test met it)."""
+    keeper, hands = keeper_room(room, idle_release=None)
+    sessions.set_status(room.conn, "a", SessionStatus.STOPPED)
+    sessions.set_status(room.conn, "b", SessionStatus.STOPPED)
+    live = PaneSnapshot("%1", 42, False, None, "sh", "a", 80, 24, None, session="a")
+    seen = Observation(panes={"a": live, "b": replace(live, session="b")})
+    keeper.tick(sessions.all_sessions(room.conn), seen, now=10.0)
+    keeper.wait()
+    assert hands.acts == []
+    keeper.tick(sessions.all_sessions(room.conn), Observation(panes={"a": live}), now=10.0)
+    keeper.wait()
+    assert hands.acts == [("start", "c")]  # b's pane is gone: its slot is free

@@ -64,13 +64,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from board.errors import BullpenError
     from tui.cli.output import fail
 
-    first = next((word for word in argv if not word.startswith("-")), None)
-    parser = build_parser(only=first if argv and argv[0] == first else None)
-    args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None)
+    handler, args = _plain_note_send(argv) if argv[:2] == ["note", "send"] else (None, None)
     if handler is None:
-        parser.print_help()
-        return 2
+        first = next((word for word in argv if not word.startswith("-")), None)
+        parser = build_parser(only=first if argv and argv[0] == first else None)
+        args = parser.parse_args(argv)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help()
+            return 2
     try:
         status = handler(args)
     except KeyboardInterrupt:
@@ -83,6 +85,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         message, exit_status = _untyped(error)
         fail(f"bullpen: {message}", exit_status)
     return int(status or 0)
+
+
+def _plain_note_send(argv: list[str]) -> tuple:
+    """`note send TO TEXT...` without options: its handler and arguments, argparse not
+    built (agents send notes on every turn; building the parser was a tenth of it)."""
+    from tui.cli.note_commands import SendArgs, send_note
+
+    args = SendArgs.plain(argv[2:])
+    return (send_note, args) if args is not None else (None, None)
 
 
 def _untyped(error: Exception) -> tuple[str, int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,6 +23,8 @@ MAX_ID = 2**63 - 1  # SQLite's largest integer
 
 def record_id(text: str) -> int:
     """argparse type for a task or note id: a whole number SQLite can hold."""
+    import argparse  # here: `note send TO TEXT` imports this module without parsing
+
     try:
         value = int(text)
     except ValueError:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
-
 from board import chains, loops
 from board.models import Note
 from board.vocabulary import HoldReason
 from tui.cli.context import record_id, room
 from tui.cli.output import print_json, print_table
+
+TYPE_CHECKING = False  # not typing's: note_commands (and so `note send`) imports this
+if TYPE_CHECKING:
+    import argparse
 
 
 def register(verbs: argparse._SubParsersAction) -> None:

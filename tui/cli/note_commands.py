@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 
 from board import chains, deliveries, notes
@@ -10,6 +9,10 @@ from board.errors import NotFound
 from tui.cli import note_chains
 from tui.cli.context import record_id, room
 from tui.cli.output import fail, print_json
+
+TYPE_CHECKING = False  # not typing's: `note send` runs on every agent turn
+if TYPE_CHECKING:
+    import argparse
 
 WAIT_POLL_SECONDS = 0.025
 GIVEN_STATES = ("typed", "handed", "read")  # the recipient has it
@@ -48,8 +51,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 MAX_WAIT = 86_400.0
 
 
+class SendArgs:
+    """`note send TO TEXT...` with no option: what argparse would make of it, without
+    building a parser (tui.cli.main takes this path; any word starting with '-', or a
+    missing TEXT, goes through argparse)."""
+
+    reply_to = None
+    json = False
+    wait = None
+
+    def __init__(self, to: str, text: list[str]) -> None:
+        self.to, self.text = to, text
+
+    @staticmethod
+    def plain(words: list[str]) -> SendArgs | None:
+        """`words` after `note send` as SendArgs, or None when argparse must read them."""
+        if len(words) < 2 or any(word.startswith("-") for word in words):
+            return None
+        return SendArgs(words[0], words[1:])
+
+
 def _seconds(text: str) -> float:
     """A time to wait: a number of seconds, zero or more."""
+    import argparse  # parsing, which the plain `note send TO TEXT` skips (tui.cli.main)
+
     try:
         value = float(text)
     except ValueError:
@@ -62,7 +87,7 @@ def _seconds(text: str) -> float:
     return value
 
 
-def send_note(args: argparse.Namespace) -> int:
+def send_note(args: argparse.Namespace | SendArgs) -> int:
     with room() as current:
         note = notes.send(current.conn, current.caller, args.to, " ".join(args.text),
                           reply_to=args.reply_to)
@@ -113,8 +138,8 @@ def show_note(args: argparse.Namespace) -> int:
     print(f"note {note.id} from {note.sender} to {note.recipient}{reply} ({note.kind})")
     print(note.body)
     if place is not None:
-        print(f"chain {place['id']}, note {place['position']} of it, {place['hops_at_note']}"
-              f" agent-to-agent note(s) since progress ({place['state']})")
+        print(f"chain {place['id']} ({place['state']}): note {place['position']} of it, sent"
+              f" {place['hops_at_note']} agent-to-agent note(s) after the last progress")
     for delivery in states:
         print(f"  {_state_text(delivery)}")
     return 0

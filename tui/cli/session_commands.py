@@ -95,7 +95,18 @@ def _control(home: Path | None = None):  # noqa: ANN202 - imported lazily (tmux,
 
 def room_up(args: argparse.Namespace) -> int:
     home = _home()
-    report = _control(home).up(with_dashboard=not args.no_dashboard, fresh=args.fresh)
+    shown = sys.stderr.isatty()
+
+    def progress(line: str) -> None:  # one line, rewritten: `starting 37/200`
+        if shown:
+            print(f"\r{line}", end="", file=sys.stderr, flush=True)
+
+    try:
+        report = _control(home).up(with_dashboard=not args.no_dashboard, fresh=args.fresh,
+                                   progress=progress)
+    finally:
+        if shown:  # the progress line goes; what was done is printed below
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
     for line in report.lines:
         print(line)
     if args.detach or not sys.stdout.isatty():

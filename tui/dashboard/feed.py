@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from board import attention, conflicts, notebook, notes, sessions, views
+from board import attention, budgets, conflicts, notebook, notes, sessions, spend, views
 from board.attention import Delivery, HeldNote
 from board.connection import Connection
 from board.models import Event, Note, NotebookEntry, Session, Task
@@ -47,6 +47,8 @@ class SessionRow:
     unread: int
     reason: str | None = None
     conflicts: tuple[str, ...] = ()  # sessions (or the base branch) its work clashes with
+    spent: spend.Spent = field(default_factory=spend.Spent)  # from its agent's records
+    over_budget: str | None = None  # why its notes are held `budget` (board/budgets.py)
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,10 @@ class RoomDelta:
 
 
 def session_rows(conn: Connection) -> list[SessionRow]:
-    """Every session with its unread count (two queries)."""
+    """Every session with its unread count, spend and budget (a few queries)."""
     unread = views.unread_counts(conn)
+    spent = spend.by_session(conn)
+    over = budgets.over(conn)
     reasons = attention.status_reasons(conn)
     clashes: dict[str, list[str]] = {}
     for found in conflicts.open_conflicts(conn):
@@ -98,7 +102,9 @@ def session_rows(conn: Connection) -> list[SessionRow]:
         if not found.with_base:
             clashes.setdefault(found.b, []).append(found.a)
     return [SessionRow(s, unread.get(s.name, 0), reasons.get(s.name),
-                       tuple(clashes.get(s.name, ())))
+                       tuple(clashes.get(s.name, ())), spent.get(s.name, spend.Spent()),
+                       (budgets.reached(conn, s.name, spent) or "budget reached")
+                       if s.name in over else None)
             for s in sessions.all_sessions(conn)]
 
 
@@ -189,7 +195,7 @@ def load_delta(conn: Connection, events: list[Event], last_note: int) -> RoomDel
             entry_ids.add(event.ref)
         elif kind == EventKind.ALERT_RAISED:
             alerts_dirty = True
-        elif kind.startswith(("session_", "conflict_")):  # the radar's badges too
+        elif kind.startswith(("session_", "conflict_", "spend_", "budget_")):  # badges too
             sessions_dirty = True
         if kind == EventKind.CHANGE_RECORDED and event.session:
             delta.changed_sessions.add(event.session)

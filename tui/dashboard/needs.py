@@ -4,22 +4,26 @@ Built from what the screen already holds (session rows, cards, alerts, held note
 it costs no query of its own: the coordinator's trouble (the store not writable, with
 the reason, as `bullpen ls` prints it), sessions that need input (with their question),
 conversations the loop guard holds (one line per chain, with how to release or
-end it), notes held back from a pane (with the reason), blocked tasks (with theirs), and change
-alerts the reader has not been told about yet.
+end it), sessions at their budget (one line each: what they spent, how many notes wait,
+the command that raises it), notes held back from a pane (with the reason), blocked
+tasks (with theirs), and change alerts the reader has not been told about yet.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from board import budgets
 from board.attention import HeldNote
 from board.models import Task
 from board.views import AlertRow
 from board.vocabulary import CANNOT_READ, DeliveryState, HoldReason, SessionStatus, TaskStatus
 from tui.dashboard.feed import RoomDelta, SessionRow
 
+LOOP_PREFIX = "loop suspected — "  # the strip's label says it already
 UNSEEN_ALERT_STATES = frozenset({DeliveryState.QUEUED, DeliveryState.HELD,
                                  DeliveryState.CLAIMED})
 # Held for a reason that clears without the human: a session waiting for a slot under
@@ -33,6 +37,7 @@ class NeedKind(StrEnum):
     COORDINATOR = "coordinator"  # it reports trouble (the store not writable)
     UNREADABLE = "unreadable"  # bullpen cannot read a session's agent (a changed release)
     INPUT = "input"  # a session asks a question
+    BUDGET = "budget"  # a session at its budget: its notes and pings are held
     LOOP = "loop"  # a conversation the loop guard holds (agents talking in circles)
     HELD = "held"  # a note held back from a pane
     BLOCKED = "blocked"  # a blocked task
@@ -48,6 +53,7 @@ class Need:
     text: str
     session: str | None = None
     task: int | None = None
+    chain: int | None = None  # a held conversation (r releases it, x ends it)
 
 
 def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterable[AlertRow],
@@ -66,11 +72,18 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    else f"{row.session.name} needs input", session=row.session.name)
               for row in rows if row.session.status == SessionStatus.NEEDS_INPUT]
     found += [Need((NeedKind.LOOP, item.chain), NeedKind.LOOP,
-                   f"chain {item.chain}: {item.reason} · {item.count} held"
-                   f" · bullpen note release {item.chain} (or end {item.chain})",
-                   session=item.recipient)
+                   f"chain {item.chain}: {(item.reason or '').removeprefix(LOOP_PREFIX)}"
+                   f" · {item.count} held · note release|end {item.chain}",
+                   session=item.recipient, chain=item.chain)
               for item in held if item.chain is not None]
     held = [item for item in held if item.chain is None]
+    waiting = Counter(item.recipient for item in held if item.reason == HoldReason.BUDGET)
+    found += [Need((NeedKind.BUDGET, row.session.name, row.over_budget), NeedKind.BUDGET,
+                   f"{row.session.name}: {row.over_budget} · {waiting[row.session.name]} held"
+                   f" · {budgets.raise_command(row.session.name, row.over_budget)}",
+                   session=row.session.name)
+              for row in rows if row.over_budget]
+    held = [item for item in held if item.reason != HoldReason.BUDGET]
     unseen = [row for row in alerts if row.state in UNSEEN_ALERT_STATES]
     # An alert's own note held back is one thing waiting, not two: it shows as the alert.
     # Keyed as an alert names its note, which it may lack (`None` is never held).

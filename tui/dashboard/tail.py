@@ -107,6 +107,11 @@ class EventTail:
                 deliveries_due |= delta.deliveries_dirty
                 if (sessions_due or alerts_due or deliveries_due) and \
                         time.monotonic() - panels_at >= PANEL_SECONDS:
+                    if delta.stream or delta.tasks or delta.removed_tasks:
+                        # What happened is drawn first; the panels' whole tables follow.
+                        self.on_delta(delta)
+                        last_event, last_note = delta.last_event, delta.last_note
+                        delta = feed.RoomDelta(last_event=last_event, last_note=last_note)
                     feed.fill_panels(conn, delta, sessions_due, alerts_due, deliveries_due)
                     sessions_due = alerts_due = deliveries_due = False
                     panels_at = time.monotonic()

@@ -16,16 +16,19 @@ time, stillness and hook reports (and its spend reader, each reader's place).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from board.models import Session
-from board.spend import Usage
+from board.records import field, record
 from board.vocabulary import CANNOT_READ, SessionStatus
-from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookCall, HookInputError
-from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
+
+TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
+if TYPE_CHECKING:  # the plan, policy and spend modules are for `plan`, denied commands
+    from board.spend import Usage  # and the spend reader
+    from workers.agents.command_policy import Denial
+    from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class AgentKind(StrEnum):
@@ -60,7 +63,7 @@ class Route(StrEnum):
     ANNOUNCE = "announce"  # never typed: kept in the inbox, announced on the status line
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Screen:
     """The visible screen of a pane: every line (right-stripped) and the cursor.
 
@@ -93,7 +96,7 @@ class Screen:
         return cls(lines, cursor[0], cursor[1], alternate)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reading:
     """One screen as an adapter reads it; `detail` is the question line, or the text
     found in the input line, or what showed the agent busy."""
@@ -102,7 +105,7 @@ class Reading:
     detail: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Launch:
     """One launch of a session's agent, as a kind's `launch_command` sees it. `env` is
     the pane's environment, which the kind may add to."""
@@ -115,7 +118,7 @@ class Launch:
     deny: tuple[str, ...] = ()  # the room's command policy: floor and `deny:` patterns
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SpawnPlan:
     """What a spawn makes for its agent before the first launch (Hermes: its profile).
 
@@ -127,7 +130,7 @@ class SpawnPlan:
     apply: Callable[[], object] = lambda: None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SoleUse:
     """A directory one agent process may use at a time, machine-wide, and how to name it
     in a refusal (`hermes profile 'coder'`)."""
@@ -136,7 +139,7 @@ class SoleUse:
     directory: Path
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Health:
     """One of doctor's findings about a session's agent, with the command that fixes it."""
 
@@ -145,7 +148,7 @@ class Health:
     fix: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SpendReading:
     """What a session's agent spent, from its own records: totals by model since the
     session began, where they were read (`source`), and the reader's place (`state`,
@@ -273,6 +276,8 @@ class Adapter:
     def install_setup(self, request: InstallRequest) -> Installed:
         """Install a plan's setup for one session on this machine (`bullpen plan
         install`, `update`). The default has nothing to install."""
+        from workers.agents.plan_setup import Installed
+
         return Installed()
 
     def deny_reply(self, denial: Denial) -> dict:

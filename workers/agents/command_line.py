@@ -10,9 +10,9 @@ Stdlib only.
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass
 from pathlib import PurePath
+
+from board.records import record
 
 # Programs that run the next word as the real command (their own options skipped).
 _WRAPPERS = frozenset({"env", "exec", "nice", "nohup", "command", "stdbuf", "time",
@@ -23,7 +23,7 @@ _VALUED = frozenset({"-n", "-u", "-C", "--chdir", "-S", "-o", "-e", "-i", "-c",
 _OPERATORS = set("();<>|&")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CommandLine:
     """A command's words split at its real program: `wrappers` (VAR=value words, env,
     npx … with their options), `program` (the word that names the agent, as written)
@@ -42,6 +42,8 @@ def is_assignment(word: str) -> bool:
 def split_command(command: str | None) -> CommandLine | None:
     """The command's wrappers, program and own words; None for an empty or unparsable
     command, or one with no program after its wrappers."""
+    import shlex  # here: an agent's hook process reads no command line
+
     try:
         words = shlex.split(command or "")
     except ValueError:
@@ -64,6 +66,8 @@ def split_command(command: str | None) -> CommandLine | None:
 
 
 def _words(command: str) -> list[str] | None:
+    import shlex
+
     try:
         return list(shlex.shlex(command, posix=True, punctuation_chars=True))
     except ValueError:
@@ -88,6 +92,8 @@ def with_flags(command: str, flags: list[str]) -> str:
     """`command` with `flags` after the program's own words: at the end, or before a
     `--` that ends the program's options (what follows it is not an option). The text
     the user wrote is kept as written (`$HOME`, quotes)."""
+    import shlex
+
     line = split_command(command)
     added = shlex.join(flags)
     if line is not None and "--" in line.own:

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import shlex
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
+from board.records import record
 from workers.agents import agent_files
 
 # Never, whoever asks: rewriting the history other sessions and the base build on, and
@@ -43,7 +42,7 @@ WRAPPERS = frozenset({"sudo", "env", "command", "exec", "nohup", "time"})
 _SEPARATORS = ";&|\n(){}`"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Denial:
     """One command the policy refuses, and the pattern that refused it."""
 
@@ -128,6 +127,8 @@ def _split(command: str) -> list[str]:
 
 
 def _words(part: str) -> list[str]:
+    import shlex  # here: a hook call with no command to read never needs it
+
     try:
         return shlex.split(part)
     except ValueError:  # an unclosed quote: the words as they stand

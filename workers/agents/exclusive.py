@@ -22,17 +22,17 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BullpenError, Refused
+from board.records import record
 from workers.tmux.processes import start_time
 
 HOLDER_FILE = "bullpen.holder"
 LOCK_WAIT = 10.0  # seconds a launch waits for another launch's check on the same directory
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Holder:
     """The live process running on a directory, and whose it is."""
 

@@ -3,25 +3,29 @@
 The adapter knows its agent's events (`PostToolUse`, `pre_llm_call` …); the hooks
 surface (`workers.surfaces.hooks`) acts on the answer in the store, the same way for
 every kind: reads recorded, a status reported, pending notes handed into the turn.
-Stdlib, `board` and `command_policy` only: the hook process imports this on every call.
+Stdlib and `board` only: the hook process imports this on every call (`command_policy`
+only for the checker: a hook call loads it when it has a command to check).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput
+from board.records import record
 from board.vocabulary import SessionStatus
-from workers.agents.command_policy import Denial
+
+TYPE_CHECKING = False  # not typing's
+if TYPE_CHECKING:
+    from workers.agents.command_policy import Denial
 
 
 class HookInputError(BadInput):
     """A payload the hook cannot use (not JSON, no event, an event it does not know)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HookCall:
     """One hook call, read. Empty (the default) means: nothing to do, say nothing."""
 

@@ -14,18 +14,19 @@ so a hook call for one kind never loads the others.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
 from pathlib import PurePath
 
+from board.records import record
 from workers.agents.adapter import Adapter, AgentKind
 from workers.agents.command_line import split_command
-from workers.agents.readers.generic import GenericAdapter
-from workers.agents.readers.shell import SHELL_PROGRAMS, ShellAdapter
+
+# The generic and shell readers are imported where they are needed: a hook call for
+# one kind loads that kind's adapter and no other reader.
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Kind:
     """One registry line: the names that run an agent kind and the home of its adapter."""
 
@@ -68,6 +69,8 @@ def _package_or_name(word: str) -> str:
 
 def kind_of(command: str | None) -> AgentKind:
     """The agent kind of a command: hermes, claude, codex, aider, shell or generic."""
+    from workers.agents.readers.shell import SHELL_PROGRAMS
+
     program = program_of(command)
     if program in _BY_NAME:
         return _BY_NAME[program].kind
@@ -80,8 +83,12 @@ def kind_of(command: str | None) -> AgentKind:
 def adapter_class(kind: AgentKind) -> type[Adapter]:
     """The adapter class of a registered kind (imported on first use)."""
     if kind == AgentKind.SHELL:
+        from workers.agents.readers.shell import ShellAdapter
+
         return ShellAdapter
     if kind not in _BY_KIND:
+        from workers.agents.readers.generic import GenericAdapter
+
         return GenericAdapter
     found = import_module(_BY_KIND[kind].adapter).ADAPTER
     if not (isinstance(found, type) and issubclass(found, Adapter) and found.kind == kind):
@@ -94,6 +101,8 @@ def adapter_for(command: str | None, deliver: str | None = None) -> Adapter:
     `deliver:` setting: `type` lets bullpen type into a generic agent."""
     kind = kind_of(command)
     if kind == AgentKind.GENERIC:
+        from workers.agents.readers.generic import GenericAdapter
+
         return GenericAdapter(opted_in=deliver == "type", program=program_of(command))
     return adapter_class(kind)()
 

@@ -9,10 +9,10 @@ it is.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 from board.models import Session
+from board.records import record
 from board.vocabulary import IdentityVariable
 from workers.agents import agent_files, command_policy
 from workers.agents.adapter import AgentKind, Launch
@@ -21,7 +21,7 @@ from workers.agents.kinds import adapter_for
 from workers.tmux.layout import tool_path
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LaunchPlan:
     command: str
     env: dict[str, str]

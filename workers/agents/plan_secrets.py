@@ -21,7 +21,8 @@ checked (`secrets_in_text`): a plan holding one is refused, never silently edite
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from board.records import record
 
 SECRET_KEY = re.compile(r"(?:^|_)(?:api_?key|key|token|secret|password|passwd|credentials?)$")
 NOT_SECRET_KEY = re.compile(r"(?:_env|_file|_path|_name|_names|_url_env)$")
@@ -44,7 +45,7 @@ BULLPEN_REFERENCE = "BULLPEN_SECRET_"
 ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Secret:
     """One value the partner must provide: the variable's `name` and `where` it is used
     (`config.yaml: model.api_key`)."""

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from board.records import field, record
 from workers.agents.plan_secrets import Secret
 
 SKIPPED_DIRS = frozenset({"node_modules", "venv", "site-packages", "__pycache__"})
 MAX_FILE_BYTES = 1_000_000  # a skill's files are text and scripts; bigger is not setup
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ExportRequest:
     """Export session `name`'s setup (its agent `agent`, its `profile` as registered or
     planned) of the repository `root` into `target`. `managed_deny` are the command
@@ -36,7 +36,7 @@ class ExportRequest:
     managed_deny: tuple[str, ...] = ()
 
 
-@dataclass
+@record
 class Setup:
     """What one session's export wrote (`files`, relative to its folder), what the
     partner must provide (`secrets`), and what was left out on purpose (`notes`).
@@ -50,7 +50,7 @@ class Setup:
     literals: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InstallRequest:
     """Install session `name`'s setup from the plan's folder `source` (None: the plan
     has none) for the repository `root` and room `home`. `previous` is the same folder
@@ -68,7 +68,7 @@ class InstallRequest:
     dry_run: bool = False
 
 
-@dataclass
+@record
 class Installed:
     """What installing one session's setup did: `written` (paths), `conflicts` (the
     partner's edits kept, each with its path), and for each secret the variable, where

@@ -12,17 +12,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
 from pathlib import Path
 
+from board.patterns import lazy
 from workers.agents.command_line import is_assignment, split_command
 
 CACHE = "agent-versions.json"
 TIMEOUT = 5.0  # seconds; an agent that says nothing by then has no version recorded
-_VERSION = re.compile(r"(?<![\d.])\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.]+)?")
+_VERSION = lazy(r"(?<![\d.])\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.]+)?")
 
 
 def version_argv(command: str) -> list[str] | None:

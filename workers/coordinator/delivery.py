@@ -155,6 +155,10 @@ class Deliverer:
         self._held.pop(session.name, None)
         return self._type(session.name, adapter, snap, waiting[:PER_LINE])
 
+    def holds(self, name: str) -> bool:
+        """Whether a hold reason was written for `name`'s notes (to clear once they go)."""
+        return name in self._held
+
     def _hold(self, name: str, reason: HoldReason) -> None:
         if self._held.get(name) != reason:  # one write when the reason changes, not per tick
             deliveries.hold(self.conn, name, reason)

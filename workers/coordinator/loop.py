@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from board import events, marks, sessions, wakeup
+from board import deliveries, events, marks, sessions, wakeup
 from board.db import connect
 from board.home import DB_NAME
 from board.integrity import check_after_unclean_stop, mark_clean_stop
@@ -31,7 +31,8 @@ from workers.coordinator.presence import Presence
 from workers.coordinator.remote_asks import AskAnswerer
 from workers.coordinator.slots import SlotHands, SlotKeeper
 from workers.coordinator.spending import Spending
-from workers.coordinator.status import Status, StatusTracker
+from workers.coordinator.status import PaneStatus, Status, StatusTracker
+from workers.coordinator.versions import VersionAsker
 from workers.coordinator.watching import Watching
 from workers.tmux import layout
 from workers.tmux.server import RoomServer
@@ -76,11 +77,13 @@ class Coordinator:
         self.deliverer = Deliverer(self.conn, self.server)
         self.poller = PanePoller(self.conn, self.server, self.tracker, self.deliverer, home)
         self.dispatcher = Dispatcher(self.conn)
+        self.versions = VersionAsker(home)  # each launch's `--version`, off its path
         self.watching = Watching(home, self.conn, self.presence, self.pusher)
         self.spending = Spending(self.conn, home)
         self.watch = watch
         self.slots = SlotKeeper(self.conn, home, hands)  # the warm cap (max_running)
         self._last_pane_poll = 0.0
+        self._stirred = True  # events came since the last pane poll, or one is waited for
         self._last_housekeeping = 0.0
         self._retarget_at: float | None = None  # when the watch set is due for a rebuild
         self._activity_written: dict[str, float] = {}
@@ -114,6 +117,8 @@ class Coordinator:
                 self._wait_for_work(stop)
         finally:
             self.changes.close()
+            self.versions.stop()
+            self.poller.close()
             if self.pusher is not None:
                 self.pusher.stop()
             self.watching.stop()
@@ -196,6 +201,7 @@ class Coordinator:
             self.dispatcher.cursor = event.id
             retarget |= event.kind in WATCH_EVENTS
         self.dispatcher.save()
+        self._stirred = True
         if retarget:
             self._retarget_at = time.monotonic() + RETARGET_SETTLE
 
@@ -219,25 +225,45 @@ class Coordinator:
     # -- panes ---------------------------------------------------------------------------
 
     def _poll_panes(self) -> None:
+        """Observe the panes and deliver; skipped while nothing can have changed: no pane
+        said anything (tmux control mode), no event came, no note waits, and no state is
+        about to change with time alone (a debounce or a start-up running)."""
+        waiting = deliveries.recipients_waiting(self.conn)
+        if not self._stirred and not waiting and self.poller.quiet():
+            return
+        self._stirred = False
         running = [s for s in self._my_sessions() if s.desired == DesiredState.RUNNING]
+        self.versions.record(self.conn)
+        self.versions.ask(running)
         seen = self.poller.observe(running)
+        self._stirred = any(_unsettled(state, self.tracker.idle_after)
+                            for state in seen.states.values() if state is not None)
         for session in running:
             try:
-                self._poll_one(session, seen)
+                self._poll_one(session, seen, session.name in waiting)
             except Exception as error:
                 if guard.is_store_fault(error):
                     raise
                 log.error("session %s skipped this tick: %s", session.name,
                           guard.reason(error))
-        self.slots.tick(self._my_sessions(), seen)
+        mine = self._my_sessions()
+        self.slots.tick(mine, seen)
+        # A session waiting for a slot may be admitted as time passes (an idle one freed).
+        self._stirred |= any(s.desired == DesiredState.WAITING for s in mine)
 
-    def _poll_one(self, session: Session, seen: Observation) -> None:
-        """Record one session's state (and why), then type, hold or announce its notes."""
+    def _poll_one(self, session: Session, seen: Observation, notes_wait: bool) -> None:
+        """Record one session's state (and why), then type, hold or announce its notes
+        (asked of the store only when it has notes waiting or a mark or hold to clear)."""
         status, code, reason = shown_state(seen.states.get(session.name))
-        sessions.set_status(self.conn, session.name, status, code,
-                            activity_at=self._activity(session.name, status), reason=reason)
-        self.presence.preview_if_due(self.conn, session.name, seen.panes.get(session.name))
-        self.poller.deliver(session, seen)
+        activity_at = self._activity(session.name, status)
+        if activity_at is not None or (status, code, reason) != (
+                session.status, session.exit_code, session.status_reason):
+            sessions.set_status(self.conn, session.name, status, code,
+                                activity_at=activity_at, reason=reason)
+        snap = seen.panes.get(session.name)
+        self.presence.preview_if_due(self.conn, session.name, snap)
+        if notes_wait or self.deliverer.holds(session.name) or (snap and snap.waiting_mark):
+            self.poller.deliver(session, seen)
 
     def _activity(self, name: str, status: str) -> float | None:
         """Now, for a working session whose last activity is older than the throttle;
@@ -247,6 +273,12 @@ class Coordinator:
             return None
         self._activity_written[name] = now
         return now
+
+
+def _unsettled(state: PaneStatus, idle_after: float) -> bool:
+    """A state that may change with time alone: a start-up running, or a screen not
+    yet still for the debounce (it turns idle without a word from the pane)."""
+    return state.status == Status.STARTING or state.still_for < idle_after + 2 * PANE_TICK
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

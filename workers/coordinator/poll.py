@@ -13,8 +13,9 @@ from workers.agents.adapter import Adapter, AgentState
 from workers.agents.kinds import adapter_for
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.status import HookReport, PaneStatus, StatusTracker
-from workers.tmux.panes import PaneSnapshot, owned, snapshot_all
+from workers.tmux.panes import PaneSnapshot, owned
 from workers.tmux.server import RoomServer
+from workers.tmux.watch import PaneWatch
 
 
 @dataclass
@@ -46,6 +47,7 @@ class PanePoller:
         self.deliverer = deliverer
         self._adapters: dict[tuple[str, str | None, str | None, str | None], Adapter] = {}
         self._recovered = False
+        self.watch = PaneWatch(server)  # one control-mode client; polling without it
 
     def adapter(self, session: Session) -> Adapter:
         """The session's adapter (kept while its agent command and setting are the same)."""
@@ -58,7 +60,7 @@ class PanePoller:
 
     def observe(self, running: list[Session]) -> Observation:
         """Snapshot all panes once and decide each running session's state."""
-        seen = Observation(snapshots=snapshot_all(self.server))  # {} when tmux is down
+        seen = Observation(snapshots=self.watch.snapshot())  # {} when tmux is down
         by_pane: dict[str, Adapter] = {}
         hooks: dict[str, HookReport] = {}
         for session in running:
@@ -78,6 +80,13 @@ class PanePoller:
             self.deliverer.recover(seen.snapshots, seen.adapters)
             self._recovered = True
         return seen
+
+    def quiet(self) -> bool:
+        """No pane said anything since the last observation (see `PaneWatch.quiet`)."""
+        return self.watch.quiet()
+
+    def close(self) -> None:
+        self.watch.close()
 
     def _question(self, session: Session) -> str | None:
         if self.home is None or session.hook_status != AgentState.NEEDS_INPUT:

@@ -18,8 +18,10 @@ import contextlib
 import fcntl
 import logging
 import os
+import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -50,39 +52,84 @@ class SlotHands(Protocol):
 
 
 @contextlib.contextmanager
-def admitting(home: Path, wait: bool = True) -> Iterator[bool]:
-    """Hold the room's admission lock (yields False, without it, when `wait` is False and
-    another decider holds it)."""
-    fd = os.open(home / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+def admitting(home: Path) -> Iterator[None]:
+    """Hold the room's admission lock (`up`, `down`: wait while the coordinator acts).
+    Without a home to keep it in (deleted), there is nothing to admit: go on unlocked."""
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        yield True
+        fd = os.open(home / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def _try_lock(home: Path) -> int | None:
+    """The admission lock's descriptor, taken without waiting; None when held."""
+    fd = os.open(home / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def kind(session: Session) -> str:
     return kind_of(session.agent).value
 
 
+def _holds(session: Session, seen: Observation) -> bool:
+    """Whether `session` holds a slot: it runs and its agent has not exited. Its pane as
+    this tick saw it counts too: `down` records every session stopped before it ends
+    their panes, and the slot is not free while the agent still runs."""
+    snap = seen.panes.get(session.name)
+    return slots.holds_slot(session) or (session.desired == DesiredState.RUNNING
+                                         and snap is not None and not snap.dead)
+
+
+@dataclass(frozen=True)
+class Act:
+    """One step the room's hands take: release `name` (`why`), or start it."""
+
+    name: str
+    why: str | None = None  # None: start
+
+    @property
+    def starts(self) -> bool:
+        return self.why is None
+
+
 class SlotKeeper:
-    """Admits waiting sessions, releases idle or finished ones for them, holds their notes."""
+    """Admits waiting sessions, releases idle or finished ones for them, holds their notes.
+
+    It decides in the coordinator's tick, under the admission lock, and hands the acts
+    (closing a pane waits for its agent to exit: Hermes took 7 s; a launch 0.3-0.9 s) to a
+    worker thread that keeps the lock until they are done, so the tick never waits on them."""
 
     def __init__(self, conn: Connection, home: Path, hands: SlotHands | None) -> None:
         self.conn, self.home, self.hands = conn, home, hands
         self._kept: slots.Kept | None = None
         self._read_at = -RELOAD_EVERY
         self._held: dict[str, int] = {}  # waiting session -> newest note held for it
-        self.last_start: tuple[str, float] | None = None  # (name, when), for the log
+        self._worker: threading.Thread | None = None
+        self._failed: list[tuple[str, str]] = []  # (session, why) a start was refused
 
     def kept(self, now: float) -> slots.Kept | None:
         if now - self._read_at >= RELOAD_EVERY:
             self._kept, self._read_at = slots.load(self.conn), now
         return self._kept
+
+    def busy(self) -> bool:
+        return self._worker is not None and self._worker.is_alive()
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Until the acts under way are done (tests; the coordinator never waits)."""
+        if self._worker is not None:
+            self._worker.join(timeout)
 
     def tick(self, mine: list[Session], seen: Observation, now: float | None = None) -> None:
         """One look: requeue released sessions with notes, hold waiting ones' notes, then
@@ -91,6 +138,7 @@ class SlotKeeper:
         kept = self.kept(now)
         if kept is None or self.hands is None:
             return
+        self._record_failures()
         waits = False
         for session in mine:
             if session.desired == DesiredState.RELEASED and deliveries.waiting(
@@ -101,11 +149,52 @@ class SlotKeeper:
             if session.desired == DesiredState.WAITING:
                 self._hold(session.name)
                 waits = True
-        if not waits:
+        if not waits or self.busy():
             return
-        with admitting(self.home, wait=False) as locked:
-            if locked:  # else `up` is deciding: next tick
-                self._admit(kept, {s.name for s in mine}, seen, now)
+        fd = _try_lock(self.home)
+        if fd is None:
+            return  # `up` is deciding: next tick
+        try:
+            acts = self._decide(kept, {s.name for s in mine}, seen, now)
+        except BaseException:
+            os.close(fd)
+            raise
+        if not acts:
+            os.close(fd)
+            return
+        for act in acts:
+            self._held.pop(act.name, None)
+        self._worker = threading.Thread(target=self._act, args=(fd, acts, kept.dashboard),
+                                        name="slots", daemon=True)
+        self._worker.start()
+
+    def _act(self, fd: int, acts: list[Act], dashboard: bool) -> None:
+        """The worker: each act in order, under the lock `tick` took (closed at the end)."""
+        assert self.hands is not None
+        try:
+            for act in acts:
+                if not act.starts:
+                    log.info("slot: releasing %s (%s)", act.name, act.why)
+                    self.hands.release(act.name, act.why or "")
+                    continue
+                log.info("slot: starting %s", act.name)
+                try:
+                    if not self.hands.start(act.name, dashboard):
+                        return  # the room is going down
+                except BullpenError as error:  # refused (a profile in use…): not each tick
+                    log.error("slot: %s could not start: %s", act.name, error)
+                    self._failed.append((act.name, str(error)))
+        except Exception as error:  # the next tick decides again from the store
+            log.error("slot: %s", guard.reason(error))
+        finally:
+            os.close(fd)
+
+    def _record_failures(self) -> None:
+        while self._failed:
+            name, why = self._failed.pop(0)
+            sessions.update(self.conn, name, desired=DesiredState.STOPPED)
+            sessions.set_status(self.conn, name, SessionStatus.STOPPED,
+                                reason=f"could not start for its slot: {why}")
 
     def _hold(self, name: str) -> None:
         waiting = deliveries.waiting(self.conn, name)
@@ -114,42 +203,30 @@ class SlotKeeper:
             deliveries.hold(self.conn, name, HoldReason.WAITING_FOR_SLOT)
         self._held[name] = newest
 
-    def _admit(self, kept: slots.Kept, mine: set[str], seen: Observation,
-               now: float) -> None:
+    def _decide(self, kept: slots.Kept, mine: set[str], seen: Observation,
+                now: float) -> list[Act]:
         """Under the lock, from the store as it is now (`up` may have just launched);
         this machine's sessions only (each machine's coordinator keeps its own cap)."""
-        assert self.hands is not None
         fresh = {s.name: s for s in sessions.all_sessions(self.conn) if s.name in mine}
-        holding = [s for s in fresh.values() if slots.holds_slot(s)]
+        holding = [s for s in fresh.values() if _holds(s, seen)]
+        kinds = [kind(s) for s in holding]
         waiting = [fresh[n] for n in slots.in_order(
             [n for n, s in fresh.items() if s.desired == DesiredState.WAITING], kept.order)]
+        acts: list[Act] = []
         for session in waiting:
             want = kind(session)
-            while not slots.fits(kept.cap, want, [kind(s) for s in holding]):
+            while not slots.fits(kept.cap, want, kinds):
                 found = self._freeable(kept, holding, want, seen, now)
                 if found is None:
                     break
                 freed, why = found
-                log.info("slot: releasing %s (%s) for %s", freed.name, why, session.name)
-                self.hands.release(freed.name, why)
+                acts.append(Act(freed.name, why))
                 holding.remove(freed)
-            if not slots.fits(kept.cap, want, [kind(s) for s in holding]):
-                continue  # another kind may still fit (a per-kind cap)
-            log.info("slot: starting %s", session.name)
-            try:
-                if not self.hands.start(session.name, kept.dashboard):
-                    return
-            except BullpenError as error:  # refused now (a profile in use…): not each tick
-                if guard.is_store_fault(error):
-                    raise
-                log.error("slot: %s could not start: %s", session.name, error)
-                sessions.update(self.conn, session.name, desired=DesiredState.STOPPED)
-                sessions.set_status(self.conn, session.name, SessionStatus.STOPPED,
-                                    reason=f"could not start for its slot: {error}")
-                continue
-            self._held.pop(session.name, None)
-            self.last_start = (session.name, time.time())
-            holding.append(sessions.require(self.conn, session.name))
+                kinds.remove(kind(freed))
+            if slots.fits(kept.cap, want, kinds):  # else another kind may still fit
+                acts.append(Act(session.name))
+                kinds.append(want)
+        return acts
 
     def _freeable(self, kept: slots.Kept, holding: list[Session], want: str,
                   seen: Observation, now: float) -> tuple[Session, str] | None:

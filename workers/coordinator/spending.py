@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 EVERY = 2.0  # seconds between looks at working sessions' records
 ALL_EVERY = 60.0  # seconds between looks at every session's
 STATE_MARK = "spend_state:"
+SINCE = "session_created_at"  # in each kept state: whose it is
 
 
 class Spending:
@@ -80,12 +81,16 @@ class Spending:
     def read(self, session: Session) -> bool:
         """Read on in `session`'s agent's records; True when its totals changed."""
         state = self._state(session.name)
-        reading = adapter_for(session.agent).read_spend(self.home, session, state)
-        if reading is None:
-            return False
-        if reading.state != state:
-            self._states[session.name] = reading.state
-            marks.set_mark(self.conn, STATE_MARK + session.name, json.dumps(reading.state))
+        fresh = state.get(SINCE) != session.created_at
+        if fresh:
+            state = {}  # a new session of an old name: its predecessor's place is not its own
+        reading = adapter_for(session.agent).read_spend(self.home, session, dict(state))
+        if reading is None:  # nothing of its own yet: nor its predecessor's figures
+            return fresh and spend.record(self.conn, session.name, {}, "")
+        kept = {**reading.state, SINCE: session.created_at}
+        if kept != state:
+            self._states[session.name] = kept
+            marks.set_mark(self.conn, STATE_MARK + session.name, json.dumps(kept))
         return spend.record(self.conn, session.name, reading.by_model, reading.source)
 
     def _state(self, name: str) -> dict:

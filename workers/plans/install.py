@@ -14,11 +14,12 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from board.errors import BadInput
 from board.home import main_worktree, room_home
+from board.records import replace  # InstallRequest is a record
 from board.room import prepare_home
 from workers.agents.kinds import adapter_for
 from workers.agents.plan_setup import Installed, InstallRequest

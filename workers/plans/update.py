@@ -10,10 +10,10 @@ secrets live in `.env` or their environment, which the plan never writes).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from board.home import main_worktree, room_home
+from board.records import replace  # InstallRequest is a record
 from workers.agents.plan_setup import read_bytes, three_way
 from workers.plans import layout
 from workers.plans.install import Outcome, describe, requests, run, secrets_lines, staged

@@ -80,14 +80,15 @@ class RoomControl:
 
     # -- the room ------------------------------------------------------------------------
 
-    def up(self, *, with_dashboard: bool = True, fresh: bool = False) -> Report:
+    def up(self, *, with_dashboard: bool = True, fresh: bool = False,
+           progress: Callable[[str], None] = lambda line: None) -> Report:
         """Start or repair the room (idempotent: never a second copy of a live session)."""
         caller = self.caller
         if not caller.is_operator:  # up makes and restarts sessions: a granted power
             with spawn.open_operator_room(self.home) as room:
                 authority.check(room.conn, caller, Power.SPAWN)
         report = lifecycle.up(self.home, with_dashboard=with_dashboard, server=self.server,
-                              fresh=fresh)
+                              fresh=fresh, progress=progress)
         if caller.is_operator:  # grants come from the operator's plan, run by the operator
             self._apply_grants(report)
         return report

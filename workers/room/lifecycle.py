@@ -12,12 +12,12 @@ import os
 import signal
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from board import chains, machines, marks, sessions
 from board import plan as board_plan
-from board import slots as board_slots
 from board.errors import BadInput, BullpenError
 from board.models import Session
 from board.room import Room
@@ -26,12 +26,12 @@ from workers.coordinator import loop as coordinator
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
+from workers.coordinator.slots import admitting
 from workers.room import budget_config, policy_check, slots
 from workers.room import config as config_file
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.placement import place
 from workers.room.spawn import (
-    SpawnRequest,
     check_requests,
     launch,
     on_commit_unknown,
@@ -39,6 +39,7 @@ from workers.room.spawn import (
     orphan_of,
     spawn,
 )
+from workers.room.spawn_many import plan_request, spawn_many
 from workers.tmux import layout, processes
 from workers.tmux.panes import owned, pane_groups, snapshot_all
 from workers.tmux.server import RoomServer, require_tmux
@@ -67,9 +68,9 @@ class Report:
 
 
 def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = None,
-       fresh: bool = False) -> Report:
+       fresh: bool = False, progress: Callable[[str], None] = lambda line: None) -> Report:
     """Start or repair the room for the repository owning `home`; agents started again
-    resume their conversations unless `fresh`."""
+    resume their conversations unless `fresh`; `progress` hears how far a long start is."""
     require_tmux()
     check_lock_path(home)  # a directory or symlink in the lock's place: say so, start nothing
     root = home.parent
@@ -84,7 +85,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         planned = frozenset(p.name for p in plan.sessions)
         for item in new:  # the plan's own errors first, then each session's
             _check_on_commit(room, item, planned)
-        check_requests(room, [_request(item) for item in new], planned)
+        check_requests(room, [plan_request(item) for item in new], planned)
         marks.set_mark(room.conn, here.push_mark(), plan.push or "")
         chains.set_limits(room.conn, plan.loop_guard)
         if not server.is_alive():  # a coordinator left from a killed server is leaving
@@ -96,10 +97,14 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         mine = here.mine(sessions.all_sessions(room.conn))  # another machine's: its own up
         with slots.gate(home, room.conn, server, plan, new, mine, with_dashboard,
                         report.say) as gate:
-            for item in gate.ordered(new):  # past max_running: made, waiting for a slot
-                waits = gate.waits(item.name)
-                spawn(home, _request(item), server=server, with_dashboard=with_dashboard,
-                      layout_name=plan.layout, checked=True, waits=waits)
+            ordered = gate.ordered(new)  # past max_running: made, waiting for a slot
+            spawn_many(home, [plan_request(i) for i in ordered if not gate.waits(i.name)],
+                       server=server, with_dashboard=with_dashboard, layout_name=plan.layout,
+                       progress=progress)
+            for item in ordered:
+                if waits := gate.waits(item.name):
+                    spawn(home, plan_request(item), server=server, with_dashboard=with_dashboard,
+                          layout_name=plan.layout, checked=True, waits=waits)
                 report.say(f"{item.name} waits for a slot ({waits})" if waits else
                            f"started {item.name} in .bullpen/worktrees/{item.name}")
             for item, machine in placed.elsewhere:
@@ -114,16 +119,15 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
                     continue
                 if owned(panes, session.pane, session.name) is not None:
                     report.say(f"{session.name} is already running")
-                elif waits := gate.waits(session.name):
-                    board_slots.queue(room.conn, session.name, waits)
-                    report.say(f"{session.name} waits for a slot ({waits})")
+                elif gate.queued(session.name):  # its pane was gone; no slot is free
+                    continue
                 else:
                     launch(room, session.name, server=server, with_dashboard=with_dashboard,
                            layout_name=plan.layout, fresh=fresh)
                     report.say(f"restarted {session.name} (its pane was gone)")
             for name in gate.to_start:  # waiting since an earlier up; a slot is free now
                 launch(room, name, server=server, with_dashboard=with_dashboard,
-                       layout_name=plan.layout, setup=board_slots.take_setup(room.conn, name))
+                       layout_name=plan.layout, setup=gate.setup(name))
                 report.say(f"started {name} (a slot was free)")
     wait_for_coordinator(home)
     if started:
@@ -138,13 +142,6 @@ def _check_on_commit(room: Room, item: config_file.SessionPlan,
         raise BadInput(f"{item.on_commit_at}: unknown session {item.on_commit!r}: not in"
                        " this plan nor in the room (start it on its machine first; see"
                        " bullpen ls)")
-
-
-def _request(item: config_file.SessionPlan) -> SpawnRequest:
-    return SpawnRequest(name=item.name, agent=item.agent, profile=item.profile,
-                        base=item.base, setup=item.setup, on_commit=item.on_commit,
-                        fs_reads=item.fs_reads, deliver=item.deliver,
-                        base_mode=item.base_mode)
 
 
 def _create_plan_tasks(room: Room, plan: config_file.Config) -> None:
@@ -224,20 +221,21 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
     root = home.parent
     server = server or layout.server_for(root)
     report = Report()
-    try:
-        here = _record_stopped(home, report)
-    except (BullpenError, sqlite3.Error, OSError) as error:
-        here = None
-        report.say(f"could not record the sessions as stopped ({_one_line(error)});"
-                   " run bullpen doctor")
-    # Agents left without a pane (their tmux server died) are waited for and ended too.
-    groups = [group for session in here or () if (group := orphan_of(home, session))]
-    if server.is_alive():
-        groups += pane_groups(server)
-        server.kill_server()
-        report.say("stopped the coordinator and the room's tmux server")
-    else:
-        report.say("the room's tmux server was not running")
+    with admitting(home):  # no slot is given away while the panes are recorded and ended
+        try:
+            here = _record_stopped(home, report)
+        except (BullpenError, sqlite3.Error, OSError) as error:
+            here = None
+            report.say(f"could not record the sessions as stopped ({_one_line(error)});"
+                       " run bullpen doctor")
+        # Agents left without a pane (their tmux server died) are waited for and ended too.
+        groups = [group for session in here or () if (group := orphan_of(home, session))]
+        if server.is_alive():
+            groups += pane_groups(server)
+            server.kill_server()
+            report.say("stopped the coordinator and the room's tmux server")
+        else:
+            report.say("the room's tmux server was not running")
     for line in processes.wait_gone({g.pgid: g for g in groups}.values(), timeout):
         report.say(line)
     if not _wait_for_coordinator_exit(home):

@@ -26,7 +26,7 @@ from workers.room import config as config_file
 from workers.room import spawn
 from workers.tmux import layout
 from workers.tmux.panes import PaneSnapshot, close_pane, owned, snapshot_all
-from workers.tmux.server import RoomServer
+from workers.tmux.server import RoomServer, TmuxError
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,8 @@ class Gate:
     admitted: set[str] = field(default_factory=set)
     kinds: dict[str, str] = field(default_factory=dict)  # session -> its agent kind
     to_start: list[str] = field(default_factory=list)  # waiting ones a free slot admits
+    conn: Connection | None = None
+    say: Callable[[str], None] = field(default=lambda line: None)
 
     def ordered(self, new: Sequence[config_file.SessionPlan]) -> list[config_file.SessionPlan]:
         """The new sessions in the order they start: the plan's under a cap."""
@@ -61,6 +63,18 @@ class Gate:
             return list(new)
         by_name = {item.name: item for item in new}
         return [by_name[name] for name in board_slots.in_order(by_name, self.order)]
+
+    def queued(self, name: str) -> bool:
+        """Put `name` in line (and say so) if it waits; whether it does."""
+        why = self.waits(name)
+        if why and self.conn is not None:
+            board_slots.queue(self.conn, name, why)
+            self.say(f"{name} waits for a slot ({why})")
+        return why is not None
+
+    def setup(self, name: str) -> str | None:
+        """The plan's `setup:` kept for a waiting session's first launch (once)."""
+        return board_slots.take_setup(self.conn, name) if self.conn is not None else None
 
     def waits(self, name: str) -> str | None:
         """Why `name` waits for a slot (the cap it meets), or None: it starts now."""
@@ -79,13 +93,14 @@ def gate(home: Path, conn: Connection, server: RoomServer, plan: config_file.Con
     board_slots.save(conn, board_slots.Kept(plan.warm_cap, tuple(order), dashboard))
     waiting = {s.name for s in mine if s.desired == DesiredState.WAITING}
     if not plan.warm_cap.on:  # the cap was taken out of the plan: nobody waits any more
-        yield Gate(plan.warm_cap, to_start=board_slots.in_order(waiting, order))
+        yield Gate(plan.warm_cap, to_start=board_slots.in_order(waiting, order), conn=conn,
+                   say=say)
         return
     with admitting(home):
         panes = snapshot_all(server, with_content=False)
         kinds = {item.name: _kind(item.agent) for item in new} | {
             s.name: _kind(s.agent) for s in mine}
-        found = Gate(plan.warm_cap, tuple(order), kinds=kinds)
+        found = Gate(plan.warm_cap, tuple(order), kinds=kinds, conn=conn, say=say)
         holding = [found.kinds[s.name] for s in mine if _alive(panes, s)]
         wanting = [item.name for item in new] + [
             s.name for s in mine if s.name in waiting or (
@@ -122,9 +137,14 @@ class RoomHands:
     def start(self, name: str, dashboard: bool) -> bool:
         if not self.server.has_session(layout.ROOM_SESSION):
             return False  # `down` is under way; a launch would bring tmux back
-        with spawn.open_operator_room(self.home) as room:
-            spawn.launch(room, name, server=self.server, with_dashboard=dashboard,
-                         setup=board_slots.take_setup(room.conn, name))
+        try:
+            with spawn.open_operator_room(self.home) as room:
+                spawn.launch(room, name, server=self.server, with_dashboard=dashboard,
+                             setup=board_slots.take_setup(room.conn, name))
+        except TmuxError:
+            if not self.server.has_session(layout.ROOM_SESSION):
+                return False  # `down` ended tmux meanwhile: it waits again at the next up
+            raise
         return True
 
     def release(self, name: str, why: str) -> None:

@@ -21,8 +21,7 @@ from workers.agents import exclusive
 from workers.agents.adapter import SoleUse
 from workers.agents.command_line import is_simple
 from workers.agents.kinds import adapter_for
-from workers.agents.launch import LaunchPlan, launch_plan
-from workers.agents.versions import agent_version
+from workers.agents.launch import launch_plan
 from workers.room import config
 from workers.tmux import layout, processes
 from workers.tmux.panes import close_pane
@@ -63,8 +62,8 @@ def on_commit_unknown(room: Room, on_commit: str | None, planned: frozenset[str]
     return on_commit not in planned and sessions.get(room.conn, on_commit) is None
 
 
-def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = frozenset()
-                  ) -> SoleUse | None:
+def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = frozenset(),
+                  repo_checked: bool = False) -> SoleUse | None:
     """Every refusal that must happen before anything is created (`planned`: sessions
     the same `up` is about to create, which `on_commit` may name). Returns what the
     agent must have to itself (a hermes profile), so `up` can refuse two of its sessions
@@ -82,8 +81,9 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
     if on_commit_unknown(room, request.on_commit, planned):
         raise BadInput(f"--on-commit names unknown session {request.on_commit!r};"
                        " see bullpen ls")
-    require_tmux()
-    main_head(repo_root_of_home(room.home))  # a repository with at least one commit
+    if not repo_checked:
+        require_tmux()
+        main_head(repo_root_of_home(room.home))  # a repository with at least one commit
     existing = sessions.get(room.conn, request.name)
     if existing is not None:
         raise Refused(f"session {request.name!r} already exists ({existing.status});"
@@ -110,8 +110,10 @@ def check_requests(room: Room, requests: list[SpawnRequest], planned: frozenset[
     """`check_request` for each session one `up` starts, and no two of them on what one
     agent process must have to itself (a hermes profile)."""
     wanted: dict[Path, str] = {}
+    require_tmux()
+    main_head(repo_root_of_home(room.home))  # once for all: a repository with a commit
     for request in requests:
-        sole = check_request(room, request, planned)
+        sole = check_request(room, request, planned, repo_checked=True)
         other = wanted.setdefault(sole.directory.resolve(), request.name) if sole else None
         if sole is not None and other != request.name:
             raise BadInput(f"bullpen.yaml: sessions {other!r} and {request.name!r} would both"
@@ -132,7 +134,7 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
     with open_operator_room(home) as room:
         if not checked:
             check_request(room, request)
-        made = _Made(repo_root_of_home(home), request.name)
+        made = Made(repo_root_of_home(home), request.name)
         try:
             return _create(room, request, made, server=server, waits=waits,
                            with_dashboard=with_dashboard, layout_name=layout_name)
@@ -141,12 +143,13 @@ def spawn(home: Path, request: SpawnRequest, *, server: RoomServer | None = None
             raise
 
 
-class _Made:
+class Made:
     """What one spawn created, so a failure half-way can take exactly that back."""
 
-    def __init__(self, root: Path, name: str) -> None:
+    def __init__(self, root: Path, name: str, branch_existed: bool | None = None) -> None:
         self.root, self.name = root, name
-        self.branch_existed = branch_head(root, branch_for(name)) is not None
+        self.branch_existed = branch_head(root, branch_for(name)) is not None \
+            if branch_existed is None else branch_existed
         self.worktree_existed = worktree_path(root, name).exists()
         self.registered = False
         self.agent_dir: Path | None = None  # made for its agent (e.g. a hermes profile)
@@ -189,7 +192,7 @@ class _Made:
             parent = parent.parent
 
 
-def _create(room: Room, request: SpawnRequest, made: _Made, *, server: RoomServer | None,
+def _create(room: Room, request: SpawnRequest, made: Made, *, server: RoomServer | None,
             with_dashboard: bool, layout_name: str | None, waits: str | None) -> Session:
     prepared = adapter_for(request.agent).plan_spawn(request.name, request.profile,
                                                      request.agent, room.home)
@@ -263,8 +266,10 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
         pid = server.pane_pid(pane_id) if sole is not None else None
         if pid is not None:
             hold(pid)
+    # Its agent's version is asked by the coordinator (workers/coordinator/versions.py),
+    # off the launch path.
     sessions.update(room.conn, name, pane_id=pane_id, desired=DesiredState.RUNNING,
-                    worktree=str(worktree), agent_version=_agent_version(room, session, plan))
+                    worktree=str(worktree), agent_version=None)
     sessions.set_status(room.conn, name, SessionStatus.STARTING)
     return sessions.require(room.conn, name)
 
@@ -279,14 +284,6 @@ def orphan_of(home: Path, session: Session) -> processes.PaneGroup | None:
     if found is None or (found.room, found.session) != (str(home), session.name):
         return None
     return processes.group_of(found.pid, session.name)
-
-
-def _agent_version(room: Room, session: Session, plan: LaunchPlan) -> str | None:
-    """What the session's agent says its version is (asked while its pane starts, once
-    per installed binary); None for agents that do not say (shells, generic programs)."""
-    if not session.agent or not adapter_for(session.agent, session.deliver).says_version:
-        return None
-    return agent_version(room.home, session.agent, plan.env)
 
 
 def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,

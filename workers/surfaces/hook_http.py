@@ -8,8 +8,9 @@ for more than the request said it would send.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from http import HTTPStatus
+
+from board.records import record
 
 MAX_HEAD = 64 * 1024  # request line and headers; a session header is a short name
 MAX_BODY = 8 * 1024 * 1024  # a hook payload holds a tool's input and response
@@ -24,7 +25,7 @@ class HttpError(Exception):
         self.status = status
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Request:
     """One complete hook request: its path, its headers (names lower-cased), its body."""
 

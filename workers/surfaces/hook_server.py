@@ -32,12 +32,12 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from board.connection import Connection
 from board.db import connect
 from board.home import DB_NAME
+from board.records import field, record
 from board.vocabulary import IdentityVariable
 from workers import logs
 from workers.agents import agent_files
@@ -52,7 +52,7 @@ MAX_CONNECTIONS = 128  # open at once, far under any descriptor limit; refused p
 TICK = 0.1  # seconds: how soon a stop or an expired deadline is noticed
 
 
-@dataclass
+@record
 class _Connection:
     sock: socket.socket
     deadline: float

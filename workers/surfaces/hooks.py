@@ -18,19 +18,21 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
-from board import audit, deliveries, notes, reads, sessions
-from board.authority import REFUSED
+from board import reads, sessions
 from board.errors import BullpenError
 from board.home import room_home
-from board.models import Note
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
 from workers import logs
 from workers.agents import agent_files
 from workers.agents.adapter import Adapter
-from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookInputError
 from workers.agents.kinds import hook_adapter, hook_kinds
+
+TYPE_CHECKING = False  # not typing's: the hook process pays for every import
+if TYPE_CHECKING:
+    from board.models import Note
+    from workers.agents.command_policy import Denial
 
 __all__ = ["HookInputError", "answer", "decode", "handle", "handler", "is_per_tool_call",
            "knows", "log_line", "run_hook"]
@@ -47,6 +49,7 @@ def format_notes(pending: list[Note], executable: str | None = None,
     on the pane's PATH, and on the PATH of Hermes' terminal tool through the profile)."""
     if not pending and not overflow:
         return ""
+    from board import deliveries
     from workers.agents import framing  # only when there are notes: it compiles patterns
 
     def answer(note: Note) -> str:
@@ -110,6 +113,9 @@ def handle(kind: str, payload: Mapping[str, object], room: Room) -> dict | None:
 def _audit_denial(room: Room, kind: str, session: str, denial: Denial) -> None:
     """One audit entry per blocked command: who, the command (cut), the pattern. The
     refusal stands even when the store cannot take the entry (it is logged instead)."""
+    from board import audit  # here: most hook calls deny nothing
+    from board.authority import REFUSED
+
     how = f"{kind}'s hook" if kind == "claude" else f"{kind}'s own deny list"
     detail = f"denied by pattern {denial.pattern!r} ({how})"
     try:
@@ -125,6 +131,9 @@ def handler(kind: str) -> Callable[[Mapping[str, object], Room], dict | None]:
 
 
 def _pull_notes(room: Room, session: str) -> str:
+    # Here: the hook after each tool call records reads and takes no notes.
+    from board import deliveries, notes
+
     sessions.set_hook_status(room.conn, session, SessionStatus.WORKING)
     handed = notes.take_pending(room.conn, session, via=DeliveryChannel.HOOK)
     overflow, newest = deliveries.untold_overflow(room.conn, session)

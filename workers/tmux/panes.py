@@ -70,7 +70,7 @@ def _int_or_none(text: str) -> int | None:
     return int(text) if text.lstrip("-").isdigit() else None
 
 
-def _parse_row(line: str) -> PaneSnapshot | None:
+def parse_row(line: str) -> PaneSnapshot | None:
     parts = line.split("\t", len(_FIELDS) - 1)
     if len(parts) != len(_FIELDS) or not parts[0].startswith("%"):
         return None
@@ -122,11 +122,13 @@ def screen_lines(text: str) -> tuple[str, ...]:
     return tuple(line.rstrip() for line in text.split("\n"))
 
 
+ROW_FORMAT = "\t".join(f"#{{{name}}}" for name in _FIELDS)
+
+
 def _chain(nonce: str, pane_ids: list[str], with_content: bool, reap: bool) -> list[str]:
-    fmt = nonce + "P\t" + "\t".join(f"#{{{name}}}" for name in _FIELDS)
+    fmt = nonce + "P\t" + ROW_FORMAT
     args = ["list-panes", "-a", "-F", fmt,
-            # Each attached client's last input and the pane it is on: a human typing.
-            ";", "list-clients", "-F", f"{nonce}K\t#{{client_activity}}\t#{{pane_id}}"]
+            ";", "list-clients", "-F", f"{nonce}{CLIENTS_FORMAT}"]
     if reap:
         args += [";", "run-shell", "-b", "true"]
     if with_content:
@@ -137,6 +139,25 @@ def _chain(nonce: str, pane_ids: list[str], with_content: bool, reap: bool) -> l
     return args
 
 
+# Each attached client's last input and the pane it is on: a human typing. A control-mode
+# client (the coordinator's own, workers.tmux.control) is no human: its commands count.
+CLIENTS_FORMAT = "K\t#{client_activity}\t#{pane_id}\t#{client_control_mode}"
+
+
+def key_at(keys: dict[str, float], line: str) -> None:
+    """Add one `CLIENTS_FORMAT` line to `keys` (latest human input by pane id)."""
+    _, at, pane_id, control = (line.split("\t") + ["", "", ""])[:4]
+    if at.isdigit() and control != "1":
+        keys[pane_id] = max(keys.get(pane_id, 0.0), float(at))
+
+
+def with_screen(row: PaneSnapshot, text: str) -> PaneSnapshot:
+    """`row` with the screen `text` captured of it (and who is in front)."""
+    return replace(row, content_hash=content_digest(text), last_lines=tail_of(text),
+                   screen=screen_lines(text),
+                   in_front=None if row.dead else owns_terminal(row.pid))
+
+
 def _parse(nonce: str, out: str) -> tuple[dict[str, PaneSnapshot], dict[str, str]]:
     rows: dict[str, PaneSnapshot] = {}
     captures: dict[str, list[str]] = {}
@@ -144,12 +165,10 @@ def _parse(nonce: str, out: str) -> tuple[dict[str, PaneSnapshot], dict[str, str
     current: list[str] | None = None
     for line in out.split("\n"):
         if line.startswith(nonce + "K\t"):
-            at, _, pane_id = line[len(nonce) + 2:].partition("\t")
-            if at.isdigit():
-                keys[pane_id] = max(keys.get(pane_id, 0.0), float(at))
+            key_at(keys, line[len(nonce):])
             current = None
         elif line.startswith(nonce + "P\t"):
-            row = _parse_row(line[len(nonce) + 2:])
+            row = parse_row(line[len(nonce) + 2:])
             if row is not None:
                 rows[row.pane_id] = row
             current = None
@@ -187,9 +206,7 @@ def snapshot_all(server: RoomServer, with_content: bool = True) -> dict[str, Pan
         if text is None:
             snapshots[pane_id] = row
             continue
-        snapshots[pane_id] = replace(row, content_hash=content_digest(text),
-                                     last_lines=tail_of(text), screen=screen_lines(text),
-                                     in_front=None if row.dead else owns_terminal(row.pid))
+        snapshots[pane_id] = with_screen(row, text)
     return snapshots
 
 

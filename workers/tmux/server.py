@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput, BullpenError
@@ -19,6 +20,17 @@ DEFAULT_SESSION = "bullpen"
 SESSION_OPTION = "@bullpen_session"  # pane option naming the bullpen session; agents can't alter it
 WAITING_OPTION = "@bullpen_waiting"  # a shell pane's "note(s) waiting" mark
 _PLACEHOLDER = "exec cat"  # holds a new pane open until its options are set
+
+
+@dataclass(frozen=True)
+class NewPane:
+    """One pane `RoomServer.launch_many` starts: `command` in `cwd` with `env`, named
+    `title` (its title and `@bullpen_session`)."""
+
+    command: str
+    cwd: Path
+    env: Mapping[str, str]
+    title: str
 
 
 class TmuxError(BullpenError):
@@ -55,6 +67,26 @@ def _env_flags(env: Mapping[str, str]) -> list[str]:
             raise ValueError(f"bad environment variable name: {key!r}")
         flags += ["-e", f"{key}={value}"]
     return flags
+
+
+# tmux sends a command line to its server in one message of at most 16 KiB
+# (MAX_IMSGSIZE): longer chains fail with "command too long".
+CHAIN_BYTES = 12_000
+
+
+def _chains(commands: list[list[str]]) -> list[list[str]]:
+    """The commands joined by `;` into as few chains as fit a tmux message each."""
+    chains: list[list[str]] = []
+    size = CHAIN_BYTES
+    for command in commands:
+        length = sum(len(arg.encode()) + 1 for arg in command) + 2
+        if chains and size + length <= CHAIN_BYTES:
+            chains[-1] += [";", *command]
+            size += length
+        else:
+            chains.append(list(command))
+            size = length
+    return chains
 
 
 def _require_pane_id(pane_id: str) -> str:
@@ -161,6 +193,42 @@ class RoomServer:
         )
         self.pane_ids_hint.append(pane_id)
         return pane_id
+
+    def launch_many(self, target: str, panes: Sequence[NewPane], new_window: bool = False,
+                    then: Sequence[str] = ()) -> list[str]:
+        """`launch` for each of `panes`, with as few tmux processes as a command line
+        of tmux can hold (`then` runs after each new pane, so a re-layout makes room for
+        the next split). On a failure the panes this call made are killed before
+        `TmuxError` is raised."""
+        made: list[str] = []
+        try:
+            for chain in _chains([
+                    [*(["new-window", "-d", "-P", "-F", "#{pane_id}", "-t",
+                        target if target.startswith(("@", "%")) else f"={target}:",
+                        "-n", pane.title] if new_window else
+                       ["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target]),
+                     "-c", str(pane.cwd), _PLACEHOLDER, *([";", *then] if then else [])]
+                    for pane in panes]):
+                proc = self.run(*chain)
+                made += [word for word in proc.stdout.decode().split() if word[:1] == "%"]
+                if proc.returncode != 0:
+                    err = proc.stderr.decode(errors="replace").strip() or "no message"
+                    raise TmuxError(f"tmux split-window failed on socket {self.socket_name}:"
+                                    f" {err}")
+            for chain in _chains([
+                    ["set-option", "-p", "-t", pane_id, "remain-on-exit", "on", ";",
+                     "set-option", "-p", "-t", pane_id, SESSION_OPTION, pane.title, ";",
+                     "select-pane", "-t", pane_id, "-T", pane.title, ";",
+                     "respawn-pane", "-k", "-t", pane_id, "-c", str(pane.cwd),
+                     *_env_flags(pane.env), pane.command]
+                    for pane_id, pane in zip(made, panes, strict=True)]):
+                self.check(*chain)
+        except BaseException:
+            for pane_id in made:
+                self.run("kill-pane", "-t", pane_id)
+            raise
+        self.pane_ids_hint += made
+        return made
 
     def respawn_pane(self, pane_id: str, command: str, cwd: Path,
                      env: Mapping[str, str]) -> None:

@@ -8,11 +8,12 @@ screen's MRO.
 
 from __future__ import annotations
 
-from board import columns, tasks
+from board import columns, loops, tasks
 from board.vocabulary import TaskStatus
 from tui.dashboard.actions import SessionActions
 from tui.dashboard.jobs import Jobs
 from tui.dashboard.widgets.board import Board
+from tui.dashboard.widgets.needs_you import NeedsYou
 from tui.dashboard.widgets.sessions_table import SessionsTable
 
 
@@ -52,6 +53,14 @@ class WidgetRequests:
 
     def on_board_details_requested(self, message: Board.DetailsRequested) -> None:
         self.jobs.load_task(message.task_id)
+
+    # Requests from the needs-you strip: the operator's answer to a held conversation.
+
+    def on_needs_you_release_requested(self, message: NeedsYou.ReleaseRequested) -> None:
+        self.jobs.write_store(loops.release, message.chain)
+
+    def on_needs_you_end_requested(self, message: NeedsYou.EndRequested) -> None:
+        self.jobs.write_store(loops.end, message.chain)
 
     # Requests from the sessions table: the runtime's verbs.
 

@@ -1,7 +1,8 @@
 """The needs-you strip: what waits on the human, one line each, above everything else.
 
 Hidden while nothing waits. `enter` (or a click) on a line asks the screen to take you
-there: the session's tmux pane, or the blocked card on the board.
+there: the session's tmux pane, or the blocked card on the board. On a conversation the
+loop guard holds, `r` releases it and `x` ends it (as `bullpen note release|end`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ SHORT = 30
 KIND_LABELS = {NeedKind.COORDINATOR: ("coordinator", "bold white on red"),
                NeedKind.UNREADABLE: ("unreadable", "bold white on red"),
                NeedKind.INPUT: ("needs input", "bold black on yellow"),
+               NeedKind.BUDGET: ("budget", "bold black on yellow"),
                NeedKind.LOOP: ("loop", "bold white on magenta"),
                NeedKind.HELD: ("held note", "bold yellow"),
                NeedKind.BLOCKED: ("blocked", "bold red"),
@@ -35,6 +37,8 @@ class NeedsYou(Widget, can_focus=True):
         Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("down,j", "cursor(1)", "Down", show=False),
         Binding("enter", "choose", "Go there", id="needs.choose"),
+        Binding("r", "release", "Release loop", id="needs.release"),
+        Binding("x", "end", "End loop", id="needs.end"),
     ]
 
     cursor: reactive[int] = reactive(0)
@@ -44,6 +48,18 @@ class NeedsYou(Widget, can_focus=True):
         """Take the human to this need (its pane, or its card)."""
 
         need: Need
+
+    @dataclass
+    class ReleaseRequested(Message):
+        """Let this held chain's notes through, once (board/loops.py)."""
+
+        chain: int
+
+    @dataclass
+    class EndRequested(Message):
+        """End this held chain: drop its held notes, tell their senders."""
+
+        chain: int
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -67,7 +83,8 @@ class NeedsYou(Widget, can_focus=True):
             self.styles.height = height
         self.border_title = f"needs you {len(needs)}"
         more = f" · {self.rows} of {len(needs)} shown" if len(needs) > self.rows else ""
-        self.border_subtitle = f"g next · enter go{more}" if needs else ""
+        loop = " · r release · x end" if any(need.chain is not None for need in needs) else ""
+        self.border_subtitle = f"g next · enter go{loop}{more}" if needs else ""
         self.refresh()
 
     def next(self) -> None:
@@ -88,6 +105,22 @@ class NeedsYou(Widget, can_focus=True):
     def action_choose(self) -> None:
         if self.needs:
             self.post_message(self.Chosen(self.needs[self.cursor]))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("release", "end"):  # only on a held conversation
+            return self._chain() is not None
+        return True
+
+    def _chain(self) -> int | None:
+        return self.needs[self.cursor].chain if self.cursor < len(self.needs) else None
+
+    def action_release(self) -> None:
+        if (chain := self._chain()) is not None:
+            self.post_message(self.ReleaseRequested(chain))
+
+    def action_end(self) -> None:
+        if (chain := self._chain()) is not None:
+            self.post_message(self.EndRequested(chain))
 
     def on_click(self, event: events.Click) -> None:
         row = self._top + event.y - 1

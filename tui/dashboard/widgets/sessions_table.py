@@ -1,5 +1,7 @@
 """The sessions panel: one row per session with its status in words and colour, branch,
-unread notes and last activity; its keys ask the screen to act on the selected session."""
+unread notes, spend (from its agent's own records; `?` when unknown, red at its budget)
+and last activity, the room's total spend in its title; its keys ask the screen to act
+on the selected session."""
 
 from __future__ import annotations
 
@@ -9,12 +11,13 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
+from board import spend
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.feed import SessionRow
 from tui.dashboard.format import age, agent_label, status_text
 from tui.dashboard.prompt import Field, PromptScreen
 
-COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "active")
+COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "spend", "active")
 MACHINE = "machine"  # shown once the room's sessions run on two machines or more
 
 
@@ -113,8 +116,11 @@ class SessionsTable(DataTable):
                 if row != self.rows_by_name[row.session.name]:
                     for column, cell in zip(self.columns_shown, self._cells(row),
                                             strict=True):
-                        self.update_cell(row.session.name, column, cell)
+                        # the spend grows wider than its first figure: let the column follow
+                        self.update_cell(row.session.name, column, cell,
+                                         update_width=column == "spend")
             self.rows_by_name = {row.session.name: row for row in rows}
+            self.show_title()  # the room's spend may have moved
             return
         self.rows_by_name = {row.session.name: row for row in rows}
         self.clear()
@@ -125,10 +131,13 @@ class SessionsTable(DataTable):
         self.show_title()
 
     def show_title(self) -> None:
-        """'sessions 3 · coder': the count and the selected session."""
+        """'sessions 3 · coder · room 12.3k tok $0.41': the count, the selected session
+        and the room's spend (when any session's agent records it)."""
         selected = self.selected
+        total = spend.room_total({name: row.spent for name, row in self.rows_by_name.items()})
         self.border_title = f"sessions {len(self.rows_by_name)}" + (
-            f" · {selected}" if selected else "")
+            f" · {selected}" if selected else "") + (
+            f" · room {spend.short(total)}" if total.known else "")
 
     def show_changed(self, counts: dict[str, int | None]) -> None:
         """Update the changed-files column for the sessions counted."""
@@ -148,9 +157,11 @@ class SessionsTable(DataTable):
         name = Text(session.name, style="bold")
         if row.conflicts:  # the radar predicts its work will not merge with theirs
             name.append(f" ⚠{len(row.conflicts)}", style="bold red")
+        spent = Text(spend.short(row.spent), style="bold red" if row.over_budget else
+                     "" if row.spent.known else "dim")
         cells = (name, agent_label(session.agent),
                  status_text(session.status), branch, "-" if count is None else str(count),
-                 unread, age(session.last_activity))
+                 unread, spent, age(session.last_activity))
         return (*cells, session.machine or "-") if MACHINE in self.columns_shown else cells
 
     # Key actions: each asks the screen (by message) for one runtime verb.

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
+from board.patterns import lazy
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
 from workers.agents.readers.questions import asks
 
-_PROMPT = re.compile(r"^(?:[\w-]+)?> ")
-_YES_NO = re.compile(r"\(Y\)es/\(N\)o", re.IGNORECASE)
+_PROMPT = lazy(r"^(?:[\w-]+)?> ")
+_YES_NO = lazy(r"\(Y\)es/\(N\)o", re.IGNORECASE)
 
 
 class AiderScreen(Adapter):

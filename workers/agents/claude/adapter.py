@@ -19,9 +19,12 @@ from workers.agents import agent_files
 from workers.agents.adapter import Health, Launch, SpendReading
 from workers.agents.claude.screen import ClaudeScreen
 from workers.agents.command_line import takes_flags
-from workers.agents.command_policy import Denial
 from workers.agents.hook_call import HookCall
-from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
+
+TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
+if TYPE_CHECKING:
+    from workers.agents.command_policy import Denial
+    from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class ClaudeAdapter(ClaudeScreen):
@@ -86,10 +89,14 @@ class ClaudeAdapter(ClaudeScreen):
         return "its PreToolUse hook" if takes_flags(agent) else None
 
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
-        from workers.agents import command_policy
         from workers.agents.claude import hooks
 
-        return hooks.read_hook(payload, lambda: command_policy.stored(home, session))
+        def deny() -> tuple[str, ...]:  # asked only for a shell command
+            from workers.agents import command_policy
+
+            return command_policy.stored(home, session)
+
+        return hooks.read_hook(payload, deny)
 
     def per_tool_hook(self, payload: Mapping[str, object]) -> bool:
         from workers.agents.claude import hooks

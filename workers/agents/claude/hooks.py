@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from board.vocabulary import SessionStatus
-from workers.agents import command_policy
 from workers.agents.claude.tool_reads import claude_read_paths
 from workers.agents.hook_call import (
     HookCall,
@@ -29,8 +28,20 @@ BEFORE_TOOL = "PreToolUse"
 SHELL_TOOL = "Bash"  # the one tool whose input is a shell command
 
 
+TYPE_CHECKING = False  # not typing's: the hook after every tool call imports this module
+if TYPE_CHECKING:
+    from workers.agents.command_policy import Denial
+
+
+def _floor() -> tuple[str, ...]:
+    """The patterns every room denies (command_policy.FLOOR)."""
+    from workers.agents import command_policy
+
+    return command_policy.FLOOR
+
+
 def read_hook(payload: Mapping[str, object],
-              deny: Callable[[], tuple[str, ...]] = lambda: command_policy.FLOOR) -> HookCall:
+              deny: Callable[[], tuple[str, ...]] = _floor) -> HookCall:
     """One Claude Code hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`);
     `deny` gives the session's command patterns."""
     event = event_name(payload)
@@ -39,6 +50,8 @@ def read_hook(payload: Mapping[str, object],
         command = tool_input.get("command") if isinstance(tool_input, dict) else None
         if payload.get("tool_name") != SHELL_TOOL or not isinstance(command, str):
             return HookCall()
+        from workers.agents import command_policy  # only a shell command is checked
+
         denial = command_policy.check(command, deny())
         return HookCall(denied=denial, refuse=True) if denial else HookCall()
     if event == PER_TOOL:
@@ -63,7 +76,7 @@ def notes_reply(context: str) -> dict:
     return {"hookSpecificOutput": {"hookEventName": NOTES_EVENT, "additionalContext": context}}
 
 
-def deny_reply(denial: command_policy.Denial) -> dict:
+def deny_reply(denial: Denial) -> dict:
     """PreToolUse's output that refuses the call; Claude gives the model the reason."""
     return {"hookSpecificOutput": {"hookEventName": BEFORE_TOOL,
                                    "permissionDecision": "deny",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from board.patterns import lazy
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
 from workers.agents.readers.tui import (
     RULE,
@@ -25,10 +26,10 @@ from workers.agents.readers.tui import (
     prompt_reading,
 )
 
-_BUSY = re.compile(r"esc to interrupt|^\s*[·✢✳✶✻✽*]\s+\S+…", re.IGNORECASE)
-_CONFIRM = re.compile(r"Enter to (?:confirm|stay)|Esc to cancel", re.IGNORECASE)
-_AMEND = re.compile(r"Tab to amend")  # the footer of a permission prompt
-_DASHED = re.compile(r"^╌{10,}$")  # 2.1.332 frames the command between dashed rules
+_BUSY = lazy(r"esc to interrupt|^\s*[·✢✳✶✻✽*]\s+\S+…", re.IGNORECASE)
+_CONFIRM = lazy(r"Enter to (?:confirm|stay)|Esc to cancel", re.IGNORECASE)
+_AMEND = lazy(r"Tab to amend")  # the footer of a permission prompt
+_DASHED = lazy(r"^╌{10,}$")  # 2.1.332 frames the command between dashed rules
 
 
 class ClaudeScreen(Adapter):

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 from board.errors import BadInput
+from board.records import record
 from board.vocabulary import IDENTITY_VARIABLES, IdentityVariable
 from workers.agents import agent_files
 from workers.agents.bullpen_command import bullpen_executable
@@ -38,7 +38,7 @@ MCP_FILE = "claude-mcp.json"
 HTTP_HOOK_TIMEOUT = 5  # seconds; the coordinator answers in milliseconds
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ClaudeFiles:
     """The two files written for one worktree."""
 

@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from board.patterns import lazy
+from board.records import record
+
 PROJECTS_DIR = "projects"
-CONVERSATION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # Claude's are UUIDs
+CONVERSATION_ID = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # Claude's are UUIDs
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ToolUse:
     """One tool call Claude made: when (epoch seconds), which tool, with what, where."""
 

@@ -2,7 +2,8 @@
 
 Codex has no hook bullpen relies on (its hooks run only once the user trusts each), so
 the defaults hold for hooks and missed reads: notes are typed at its empty composer.
-The room's command policy becomes Codex execpolicy rules (`rules`).
+The room's command policy becomes Codex execpolicy rules (`rules`). What it spent is read
+from its own session files (`usage`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from board.models import Session
-from workers.agents.adapter import Launch
+from workers.agents.adapter import Launch, SpendReading
 from workers.agents.codex.screen import CodexScreen
 from workers.agents.command_line import takes_flags
 
@@ -37,6 +38,11 @@ class CodexAdapter(CodexScreen):
             rules.write_rules(Path(session.worktree), launch.deny)
         return codex_launch.codex_command(agent, resume=resume,
                                           rules_root=bool(session.worktree))
+
+    def read_spend(self, home: Path, session: Session, state: dict) -> SpendReading | None:
+        from workers.agents.codex import usage
+
+        return usage.read_spend(session, state)
 
     def enforces_deny(self, agent: str) -> str | None:
         return "its execpolicy rules (prefix patterns only)" if takes_flags(agent) else None

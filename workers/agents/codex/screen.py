@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import re
 
+from board.patterns import lazy
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
 from workers.agents.readers.questions import find_question
 from workers.agents.readers.tui import MENU, menu_question
 
 MARK = "› "
-_BUSY = re.compile(r"esc to interrupt", re.IGNORECASE)
-_ASK = re.compile(r"would you like|do you want|trust this folder|allow ", re.IGNORECASE)
+_BUSY = lazy(r"esc to interrupt", re.IGNORECASE)
+_ASK = lazy(r"would you like|do you want|trust this folder|allow ", re.IGNORECASE)
 # The composer's placeholders in 0.169.0 (strings of the binary), shown when it is empty.
 PLACEHOLDERS = frozenset({"Ask Codex to do anything", "Ask a follow-up question",
                           "Write a prompt or slash command"})

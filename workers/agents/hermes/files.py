@@ -19,8 +19,10 @@ import re
 import shutil
 from pathlib import Path
 
-SECRET_KEY = re.compile(r"api[_-]?key|token|secret|password|passwd", re.IGNORECASE)
-REFERENCE = re.compile(r"\$\{[^}]+\}")
+from board.patterns import lazy
+
+SECRET_KEY = lazy(r"api[_-]?key|token|secret|password|passwd", re.IGNORECASE)
+REFERENCE = lazy(r"\$\{[^}]+\}")
 SECRET_PREFIX = "BULLPEN_SECRET_"
 COPIED = ("SOUL.md",)  # files an auto profile gets a copy of
 COPIED_DIRS = ("skills",)

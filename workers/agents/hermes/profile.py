@@ -17,12 +17,12 @@ import difflib
 import hashlib
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from board.errors import BadInput
+from board.records import record
 from workers.agents.bullpen_command import bullpen_executable
 from workers.agents.hermes import deny, files, memory
 from workers.agents.hermes.config import (  # noqa: F401 (AUTO, hermes_root: its callers' words)
@@ -40,7 +40,7 @@ BACKUP_PREFIX = "config.yaml.bullpen-backup-"
 SECRET_FILES = (".env",)  # linked, never copied; auth.json falls back to the root's itself
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProfilePlan:
     """What setting up one profile will change, computed before anything is written."""
 

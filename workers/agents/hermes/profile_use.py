@@ -14,17 +14,18 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from board.patterns import lazy
+from board.records import record
 from workers.agents.command_line import is_assignment, split_command, takes_flags
 from workers.agents.hermes.config import profile_dir
 
-PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # Hermes ignores any other value
+PROFILE_NAME = lazy(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # Hermes ignores any other value
 HOME_VARIABLE = "HERMES_HOME"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProfileUse:
     """The profile a command runs on: its `name` (when one is named or known) and its
     directory, as Hermes will find it."""

@@ -15,20 +15,19 @@ command, `❯ 1. Allow once` … `4. Deny`, the reason, and a countdown (`approv
 
 from __future__ import annotations
 
-import re
-
+from board.patterns import lazy
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
 from workers.agents.readers.questions import find_question
 from workers.agents.readers.tui import input_box, menu_question, prompt_reading
 
-_BUSY_INPUT = re.compile(r"^\s*(?:[\w.-]+\s+)?⚕\s*(?:[\w.-]+\s+)?❯")
+_BUSY_INPUT = lazy(r"^\s*(?:[\w.-]+\s+)?⚕\s*(?:[\w.-]+\s+)?❯")
 # On any profile but `default` the prompt carries the profile's name: `bullpen-coder ❯`
 # (bullpen always runs Hermes on a profile, `bullpen-<session>` by default).
-_PROFILE_PREFIX = re.compile(r"^[\w.-]+ (?=❯)")
-_BUSY = re.compile(r"Ctrl\+C cancel|⏱ \d")
+_PROFILE_PREFIX = lazy(r"^[\w.-]+ (?=❯)")
+_BUSY = lazy(r"Ctrl\+C cancel|⏱ \d")
 _APPROVAL_TITLE = "Dangerous Command"
-_BOX_ROW = re.compile(r"^\s*│ ?(.*?) ?│\s*$")
-_CHOICE = re.compile(r"^(?:❯\s*)?\d+\.\s+(.+)$")
+_BOX_ROW = lazy(r"^\s*│ ?(.*?) ?│\s*$")
+_CHOICE = lazy(r"^(?:❯\s*)?\d+\.\s+(.+)$")
 _CUT = "… ("  # Hermes' own marks on a long command: `… (choose Show full command)`
 COMMAND_SHOWN = 160  # characters of the command kept in the question
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from board.patterns import lazy
+
 PATTERNS: tuple[str, ...] = (
     r"\(y/n\)", r"\[y/n\]", r"\(yes/no", r"\[yes/no\]", r"\[y/N\]", r"\(Y/n\)",
     r"\[sudo\] password for", r"(?:^|\s)password(?: for [^:]+)?:\s*$",
@@ -19,7 +21,7 @@ PATTERNS: tuple[str, ...] = (
     r"\bapprove\b", r"\bPress enter\b", r"\bPress any key\b", r"\bEnter to confirm\b",
     r"\bOverwrite\b.*\?", r"^\s*[❯›>]\s*1\.\s",  # a numbered menu with its selector
 )
-_QUESTION = re.compile("|".join(f"(?:{p})" for p in PATTERNS), re.IGNORECASE)
+_QUESTION = lazy("|".join(f"(?:{p})" for p in PATTERNS), re.IGNORECASE)
 
 
 def asks(line: str) -> bool:

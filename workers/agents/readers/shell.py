@@ -8,15 +8,14 @@ dashboard: a question waiting for an answer keeps the cursor on its own line.
 
 from __future__ import annotations
 
-import re
-
+from board.patterns import lazy
 from workers.agents.adapter import Adapter, AgentKind, Reading, Route, Screen, Sign
 from workers.agents.readers.questions import asks
 
 SHELL_PROGRAMS = frozenset({"sh", "bash", "zsh", "fish", "dash", "ksh", "mksh", "rbash",
                             "tcsh", "csh", "ash", "busybox", "yash", "nu", "elvish", "xonsh"})
 # A prompt ends in one of these and a space: `$ `, `# `, `% `, `> `, `❯ `.
-_PROMPT_END = re.compile(r"[$#%>❯»]\s?$")
+_PROMPT_END = lazy(r"[$#%>❯»]\s?$")
 
 
 class ShellAdapter(Adapter):

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
+from board.patterns import lazy
 from workers.agents.adapter import Reading, Screen, Sign
 
-RULE = re.compile(r"^\s*[─━—]{10,}\s*$")
-MENU = re.compile(r"^\s*[❯›>]\s*\d+\.\s")  # the selected option of a numbered menu
+RULE = lazy(r"^\s*[─━—]{10,}\s*$")
+MENU = lazy(r"^\s*[❯›>]\s*\d+\.\s")  # the selected option of a numbered menu
 
 
 def input_box(screen: Screen, marks: tuple[str, ...]) -> tuple[int, str] | None:
