@@ -30,6 +30,8 @@ _IDENTITY = {"GIT_AUTHOR_NAME": "bullpen radar", "GIT_AUTHOR_EMAIL": "radar@bull
              "GIT_AUTHOR_DATE": "@0 +0000", "GIT_COMMITTER_DATE": "@0 +0000"}
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 _DIFF_FLAGS = ("--no-color", "--no-ext-diff", "--no-renames", "-U0")
+_MERGE_FLAGS = ("--write-tree", "--name-only", "--no-messages", "-z",
+                "--allow-unrelated-histories")
 
 LineRange = tuple[int, int]  # first and last line, 1-based, in that side's version
 
@@ -119,14 +121,51 @@ def changed_paths(repo: Path | str, since: str | None, commit: str) -> frozenset
 
 def predict_merge(repo: Path | str, ours: str, theirs: str) -> MergePrediction:
     """Would merging `theirs` into `ours` conflict, and where? Nothing but objects is written."""
-    result = run_git(repo, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z",
-                     "--allow-unrelated-histories", ours, theirs, ok=(0, 1, 128))
+    result = run_git(repo, "merge-tree", *_MERGE_FLAGS, ours, theirs, ok=(0, 1, 128))
     if result.status not in (0, 1):
         raise WorktreeError(f"git merge-tree failed: {first_line(result.stderr)}")
     if result.status == 0:
         return MergePrediction(True, None)  # the base is only needed to say where it clashes
-    base = merge_base(repo, ours, theirs)
     paths = sorted(set(split_z(result.stdout)[1:]))  # the first field is the tree
+    return _conflicted(repo, ours, theirs, paths)
+
+
+def predict_merges(repo: Path | str,
+                   pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], MergePrediction]:
+    """`predict_merge` of each pair, all in one `git merge-tree --stdin` process (git
+    merges them one after the other in memory: no process start, repository open or
+    object lookup cache lost per pair). A git without `--stdin`, or a batch git could
+    not finish, falls back to one process per pair."""
+    wanted = list(dict.fromkeys(pairs))
+    if len(wanted) < 2:
+        return {pair: predict_merge(repo, *pair) for pair in wanted}
+    result = run_git(repo, "merge-tree", "--stdin", *_MERGE_FLAGS, ok=(0, 1, 128, 129),
+                     stdin="".join(f"{ours} {theirs}\n" for ours, theirs in wanted))
+    found: dict[tuple[str, str], MergePrediction] = {}
+    fields = result.stdout.split("\0") if result.status == 0 else []
+    at = 0
+    for pair in wanted:
+        # Each merge: its status (1 clean, 0 conflicted), its tree, each conflicted path,
+        # then an empty field.
+        if at + 2 > len(fields) or fields[at] not in ("0", "1"):
+            break
+        status, at = fields[at], at + 2
+        paths = []
+        while at < len(fields) and fields[at]:
+            paths.append(fields[at])
+            at += 1
+        at += 1
+        found[pair] = (MergePrediction(True, None) if status == "1"
+                       else _conflicted(repo, *pair, sorted(set(paths))))
+    for pair in wanted:
+        if pair not in found:
+            found[pair] = predict_merge(repo, *pair)
+    return found
+
+
+def _conflicted(repo: Path | str, ours: str, theirs: str,
+                paths: list[str]) -> MergePrediction:
+    base = merge_base(repo, ours, theirs)
     return MergePrediction(False, base, tuple(
         _file_conflict(repo, base, ours, theirs, path) for path in paths))
 

@@ -46,11 +46,27 @@ class TreeEditor:
         self.repo.close()
 
     def branch_head(self, branch: str) -> str | None:
-        """`refs/heads/<branch>` read in-process (loose ref or packed-refs)."""
+        """`refs/heads/<branch>` read as git stores it (its loose ref file, else its line
+        in packed-refs): a file read, where asking the object database cost a round trip
+        to a `git cat-file` process."""
+        common = Path(self.repo.common_dir)
         try:
-            return self.repo.commit(f"refs/heads/{branch}").hexsha
-        except (ValueError, git.BadName, git.GitCommandError):
+            loose = (common / "refs" / "heads" / branch).read_text().strip()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            loose = ""
+        except OSError:
             return None
+        if len(loose) in (40, 64) and all(c in "0123456789abcdef" for c in loose):
+            return loose
+        try:
+            packed = (common / "packed-refs").read_text()
+        except OSError:
+            return None
+        wanted = f" refs/heads/{branch}"
+        for line in packed.splitlines():
+            if line.endswith(wanted) and not line.startswith(("#", "^")):
+                return line.split(" ", 1)[0]
+        return None
 
     def tree_of(self, commit: str) -> str:
         return self.repo.commit(commit).tree.hexsha

@@ -85,7 +85,7 @@ def test_only_pairs_whose_paths_overlap_are_predicted(room: Room, radar: Radar) 
 
     assert conflicts.open_conflicts(room.conn) == []  # a and c made the same change
     views = {name: radar._views[name].commit for name in "abc"}
-    assert set(radar._predictions) == {(views["a"], views["c"])}
+    assert set(radar._git._predictions) == {(views["a"], views["c"])}
 
 
 def test_a_session_is_told_when_the_base_moved_under_its_lines(room: Room,

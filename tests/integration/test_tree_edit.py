@@ -45,3 +45,17 @@ def test_a_repository_with_attributes_takes_gits_path(git_repo: Path) -> None:
         assert not editor.usable
     finally:
         editor.close()
+
+
+def test_a_branch_head_is_read_from_its_ref_file_or_from_packed_refs(git_repo: Path) -> None:
+    git(git_repo, "branch", "loose")
+    head = git(git_repo, "rev-parse", "HEAD").strip()
+    editor = TreeEditor(git_repo)
+    try:
+        assert editor.branch_head("loose") == head
+        git(git_repo, "pack-refs", "--all")
+        assert not (git_repo / ".git" / "refs" / "heads" / "loose").exists()
+        assert editor.branch_head("loose") == head
+        assert editor.branch_head("absent") is None
+    finally:
+        editor.close()

@@ -45,13 +45,14 @@ def test_each_commented_block_is_valid_when_uncommented(tmp_path: Path, index: i
     block = example_blocks(CONFIG_TEMPLATE)[index]
     (tmp_path / "bullpen.yaml").write_text(uncommented(CONFIG_TEMPLATE, block))
     loaded = config.load(tmp_path)  # raises BadInput (file, line, key) if not
-    assert loaded.sessions or loaded.push or loaded.warm_cap.on
+    assert loaded.sessions or loaded.push or loaded.warm_cap.on or loaded.budget
 
 
 def test_the_examples_show_the_keys_a_plan_needs() -> None:
     examples = "\n".join(CONFIG_TEMPLATE.splitlines()[number]
                          for block in example_blocks(CONFIG_TEMPLATE) for number in block)
     for key in ("deliver", "push", "may", "fs_reads", "from", "after", "on_commit",
-                "profile", "setup", "agent", "task", "max_running", "idle_release"):
+                "profile", "setup", "agent", "task", "max_running", "idle_release", "budget",
+                "prices"):
         assert re.search(rf"^#\s*{key}:", examples, re.M), key
-    assert len(example_blocks(CONFIG_TEMPLATE)) == 4
+    assert len(example_blocks(CONFIG_TEMPLATE)) == 5

@@ -37,6 +37,14 @@ layout: side-by-side
 #max_running: 2
 #idle_release: 10m
 
+# budget: the room's spending limit, read from the agents' own records (bullpen spend):
+# tokens (500k, 1.5M) or US dollars ($5). At it, sessions get one note saying so and
+# their notes wait until you raise it (bullpen budget --room LIMIT); nothing is killed.
+# A session takes budget: too. prices: USD per million tokens for models bullpen lacks.
+#budget: $20
+#prices:
+#  my-model: {input: 0.5, output: 1.5}
+
 # sessions: what `up` starts. An example plan, research -> code -> review:
 #sessions:
 #  research:

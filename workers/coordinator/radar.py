@@ -30,29 +30,26 @@ from board.connection import Connection
 from board.errors import BullpenError
 from board.models import Session
 from board.vocabulary import MAIN_CHECKOUT, EventKind
+from workers.coordinator.radar_cache import MergeCache, branch_heads, checked_out
 from workers.coordinator.radar_notes import tell_cleared, tell_found
 from workers.coordinator.radar_views import View, edited_view, is_live
 from worktrees.gitcmd import run_git
 from worktrees.naming import branch_for
-from worktrees.predict import (
-    MergePrediction,
-    changed_paths,
-    commits_touching,
-    merge_base,
-    predict_merge,
-    snapshot,
-)
+from worktrees.predict import MergePrediction, changed_paths, commits_touching, snapshot
 from worktrees.tree_edit import TreeEditor
 
 log = logging.getLogger(__name__)
 
 RESCAN_EVERY = 1.0  # seconds between looks at the branch heads when nothing was recorded
+# A hangup or SIGTERM meant for the coordinator reaches its git children too (one process
+# group), and a git ended so says nothing: a failure followed by the stop within this
+# many seconds is the room going down, not a fault to log.
+STOPPING = 2.0
 UNCOMMITTED = "uncommitted"
 PATHS_IN_EVENT = 20  # a change event lists at most this many paths (board.alerts)
 # What can change a session's work, the base, or who is live.
 HEARD = {EventKind.CHANGE_RECORDED, EventKind.SESSION_LANDED, EventKind.SESSION_UPDATED,
          EventKind.SESSION_REGISTERED}
-_CACHE = 4096  # predictions kept, by the pair of commits
 
 
 class Radar:
@@ -70,10 +67,8 @@ class Radar:
         self._views: dict[str, View] = {}
         self._base: str | None = None  # the base branch's commit at the last scan
         self._base_name: str | None = None
-        self._predictions: dict[tuple[str, str], MergePrediction] = {}
-        self._forks: dict[tuple[str, str], str | None] = {}
+        self._git = MergeCache(self.root)
         self._editor: TreeEditor | None = None  # opened on the scanning thread
-        self._forks_changed: dict[tuple[str | None, str], frozenset[str]] = {}
         self._open: set[tuple[str, str]] = set()  # open conflicts, read once per scan
         self._pending: dict[str, set[str] | None] = {}  # None: look at every file
         common = run_git(self.root, "rev-parse", "--path-format=absolute", "--git-common-dir")
@@ -84,7 +79,11 @@ class Radar:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.scans = 0  # for tests and the bench
-        self.predicted = 0  # merges actually predicted (not answered from the cache)
+
+    @property
+    def predicted(self) -> int:
+        """Merges git actually predicted (not answered from the cache): tests, the bench."""
+        return self._git.predicted
 
     # -- the thread ----------------------------------------------------------------------
 
@@ -135,6 +134,8 @@ class Radar:
                 try:
                     self.scan(conn, pending or dict.fromkeys(self._reverted_maybe(conn)))
                 except Exception as error:  # a store fault or git trouble: next round retries
+                    if self._stop.wait(STOPPING):
+                        break  # the room is going: its signals end the radar's git too
                     log.error("conflict radar: %s", error)
                     with self._lock:
                         self._pending = {**dict.fromkeys(pending), **self._pending}
@@ -162,10 +163,10 @@ class Radar:
         # A session's own change cannot move the base or another branch: the refs are
         # read on the first scan, for the main checkout's changes and each quiet round.
         everything = self.scans == 1 or not changed or MAIN_CHECKOUT in changed
-        heads = self._heads() if everything else None
+        heads = branch_heads(self.root) if everything else None
         base_moved = False
         if heads is not None:
-            base_name, base = self._base_now(heads)
+            base_name, base = checked_out(self._git_dir, heads)
             base_moved = (base_name, base) != (self._base_name, self._base)
             self._base_name, self._base = base_name, base
         open_ = conflicts.open_conflicts(conn)
@@ -183,11 +184,16 @@ class Radar:
             elif base_moved:
                 self._views[name] = self._rebased(view)
         self._clear_gone(conn, live, open_)
-        for one in sorted(fresh):
-            for other in sorted(set(self._views) - {one}):
-                if other not in fresh or one < other:  # each pair once
-                    self._check_pair(conn, one, other)
-        for name in sorted(set(self._views) if base_moved else fresh & set(self._views)):
+        pairs = [conflicts.pair(one, other) for one in sorted(fresh)
+                 for other in sorted(set(self._views) - {one})
+                 if other not in fresh or one < other]  # each pair once
+        with_base = sorted(set(self._views) if base_moved else fresh & set(self._views))
+        # Every merge this scan will ask about, predicted together in one git process.
+        self._git.prefetch([*(m for a, b in pairs if (m := self._pair_merge(a, b))),
+                            *(m for name in with_base if (m := self._base_merge(name)))])
+        for a, b in pairs:
+            self._check_pair(conn, a, b)
+        for name in with_base:
             self._check_base(conn, name)
 
     def _look(self, name: str, session: Session, paths: set[str] | None = None) -> set[str]:
@@ -212,7 +218,8 @@ class Radar:
             except BullpenError as error:  # mid-removal, no commit yet, or a git racing
                 failure = error
         if shot is None:  # the next change, or the backstop's head check, looks again
-            log.info("radar: %s not looked at this time: %s", name, failure)
+            if not self._stop.is_set():  # (quiet when the room is going down)
+                log.info("radar: %s not looked at this time: %s", name, failure)
             return set()
         if old is not None and old.commit == shot.commit:
             return set()
@@ -224,14 +231,7 @@ class Radar:
 
     def _fork(self, head: str) -> str | None:
         """Where `head` left the base (the snapshot's parent is its HEAD: same answer)."""
-        if self._base is None:
-            return None
-        key = (head, self._base)
-        if key not in self._forks:
-            if len(self._forks) >= _CACHE:
-                self._forks.clear()
-            self._forks[key] = merge_base(self.root, head, self._base)
-        return self._forks[key]
+        return self._git.fork(head, self._base)
 
     def _refresh_all(self, conn, name: str) -> None:
         session = sessions.get(conn, name)
@@ -245,30 +245,23 @@ class Radar:
         return View(view.commit, view.head, view.dirty, fork,
                     changed_paths(self.root, fork, view.commit))
 
-    def _heads(self) -> dict[str, str]:
-        output = run_git(self.root, "for-each-ref", "--format=%(refname:short) %(objectname)",
-                         "refs/heads/").stdout
-        return dict(line.split(" ", 1) for line in output.splitlines() if " " in line)
-
-    def _base_now(self, heads: dict[str, str]) -> tuple[str | None, str | None]:
-        """The main checkout's branch and its commit (None, None when detached)."""
-        try:  # read like git does, without a process: `ref: refs/heads/main`
-            head = (self._git_dir / "HEAD").read_text().strip()
-        except OSError:
-            return None, None
-        name = head.removeprefix("ref: refs/heads/") if head.startswith("ref: ") else None
-        return (name, heads.get(name)) if name else (None, None)
-
     # -- predictions ---------------------------------------------------------------------
 
+    def _pair_merge(self, a: str, b: str) -> tuple[str, str] | None:
+        """The merge `_check_pair` will predict (None: their changed paths do not meet)."""
+        va, vb = self._views[a], self._views[b]
+        return (va.commit, vb.commit) if va.changed & vb.changed else None
+
+    def _base_merge(self, name: str) -> tuple[str, str] | None:
+        """The merge `_check_base` will predict (None: the base has not touched its paths)."""
+        view, base = self._views[name], self._base
+        if base is None or self._base_name is None or view.fork == base or \
+                not view.changed & self._git.base_changed(view.fork, base):
+            return None
+        return view.commit, base
+
     def _predict(self, ours: str, theirs: str) -> MergePrediction:
-        key = (ours, theirs)
-        if key not in self._predictions:
-            if len(self._predictions) >= _CACHE:
-                self._predictions.clear()
-            self._predictions[key] = predict_merge(self.root, ours, theirs)
-            self.predicted += 1
-        return self._predictions[key]
+        return self._git.predict(ours, theirs)
 
     def _check_pair(self, conn: Connection, one: str, other: str) -> None:
         a, b = conflicts.pair(one, other)
@@ -293,17 +286,14 @@ class Radar:
                     self._commits(vb, prediction), with_base=False)
 
     def _check_base(self, conn: Connection, name: str) -> None:
-        view, base = self._views[name], self._base
-        if base is None or self._base_name is None:
+        if self._base is None or self._base_name is None:
             return
-        key = (view.fork, base)
-        if key not in self._forks_changed:  # what the base changed since the fork
-            self._forks_changed = {key: changed_paths(self.root, view.fork, base),
-                                   **dict(list(self._forks_changed.items())[-64:])}
-        if view.fork == base or not view.changed & self._forks_changed[key]:
+        merge = self._base_merge(name)
+        if merge is None:
             self._clear(conn, name, self._base_name)
             return
-        prediction = self._predict(view.commit, base)
+        view, base = self._views[name], self._base
+        prediction = self._predict(*merge)
         if prediction.clean:
             self._clear(conn, name, self._base_name)
             return
