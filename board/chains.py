@@ -144,9 +144,11 @@ class Entry:
 
 
 def enter(conn: Connection, note_id: int, sender: str, recipients: list[str],
-          chain: int | None, now: float) -> Entry:
+          chain: int | None, now: float, sender_head: str | None = None) -> Entry:
     """Put the stored note `note_id` in `chain` (a new one when None), count it, and hold
-    it (and the chain) when it passes the limit."""
+    it (and the chain) when it passes the limit. `sender_head`: the commit the sender's
+    worktree is at, so a commit the watcher has not recorded yet still counts as
+    progress (an agent commits, then at once answers)."""
     if chain is None or state_of(conn, chain) is None:
         chain = note_id
         conn.execute("INSERT INTO chains (id, state, hops, counted_since, since_event,"
@@ -164,6 +166,8 @@ def enter(conn: Connection, note_id: int, sender: str, recipients: list[str],
         progress = _progress(conn, names, since_event)
         if progress is not None:
             hops, (since_event, since) = 0, progress
+        elif _committed_since_last_note(conn, chain, sender, sender_head):
+            hops, since, since_event = 0, now, _last_event(conn)
         hops += 1
         chosen = limits(conn)
         if state == ChainState.HELD:
@@ -177,9 +181,21 @@ def enter(conn: Connection, note_id: int, sender: str, recipients: list[str],
             audit.record(conn, SYSTEM_SENDER, "note hold", f"chain {chain}", "done", reason)
     conn.execute("UPDATE chains SET hops = ?, counted_since = ?, since_event = ?, state = ?,"
                  " reason = ? WHERE id = ?", (hops, since, since_event, state, reason, chain))
-    conn.execute("UPDATE notes SET chain = ?, chain_hops = ? WHERE id = ?",
-                 (chain, hops, note_id))
+    conn.execute("UPDATE notes SET chain = ?, chain_hops = ?, sender_head = ? WHERE id = ?",
+                 (chain, hops, sender_head, note_id))
     return Entry(chain, hops, held, reason if held else None)
+
+
+def _committed_since_last_note(conn: Connection, chain: int, sender: str,
+                               head: str | None) -> bool:
+    """Whether the sender's worktree moved to another commit since its last note in
+    the chain (both heads known)."""
+    if head is None:
+        return False
+    row = conn.execute("SELECT sender_head FROM notes WHERE chain = ? AND sender = ?"
+                       " AND sender_head IS NOT NULL ORDER BY id DESC LIMIT 1",
+                       (chain, sender)).fetchone()
+    return row is not None and row[0] != head
 
 
 def _last_event(conn: Connection) -> int:

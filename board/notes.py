@@ -34,13 +34,15 @@ def _recipients(conn: Connection, sender: str, to: str) -> list[str]:
 
 
 def send(conn: Connection, caller: Caller | str, to: str, body: str, *,
-         reply_to: int | None = None, kind: str = NoteKind.NOTE, task: int | None = None) -> Note:
+         reply_to: int | None = None, kind: str = NoteKind.NOTE, task: int | None = None,
+         sender_head: str | None = None) -> Note:
     """Store a note to a session, `all` or the operator, queued for each recipient.
 
     An identical note from the same sender still waiting for the same recipient is not
     stored twice: the waiting one is returned instead. The note joins its chain
     (board/chains.py); past the loop guard's limit its deliveries are held, and past the
-    sender's rate limit it is refused.
+    sender's rate limit it is refused. `sender_head`: the commit the sender's worktree
+    is at (worktrees.head), progress the loop guard sees before the watcher records it.
     """
     sender = caller.name if isinstance(caller, Caller) else caller
     validate.text(body, "note")
@@ -64,7 +66,7 @@ def send(conn: Connection, caller: Caller | str, to: str, body: str, *,
             (sender, stored_to, body, reply_to, task, kind, now),
         ))
         entry = chains.enter(conn, note_id, sender, recipients,
-                             chains.chain_for(conn, sender, reply_to), now)
+                             chains.chain_for(conn, sender, reply_to), now, sender_head)
         state, held = ((DeliveryState.HELD, HoldReason.LOOP) if entry.held
                        else (DeliveryState.QUEUED, None))
         conn.executemany("INSERT INTO deliveries (note, recipient, state, held_reason)"

@@ -335,4 +335,9 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX deliveries_unread ON deliveries(recipient) WHERE read_at IS NULL;
     """,
+    # 16: the commit the sender's worktree was at when it sent each note: the loop guard
+    # sees a commit as progress before the watcher has recorded it
+    """
+    ALTER TABLE notes ADD COLUMN sender_head TEXT;
+    """,
 ]

@@ -84,6 +84,12 @@ def ensure_profile_free(conn: Connection, profile: str, for_session: str,
                       " or pick another profile")
 
 
+def worktree_of(conn: Connection, name: str) -> str | None:
+    """The worktree session `name` works in (None: unknown, or none)."""
+    row = conn.execute("SELECT worktree FROM sessions WHERE name = ?", (name,)).fetchone()
+    return row[0] if row else None
+
+
 def get(conn: Connection, name: str) -> Session | None:
     row = conn.execute("SELECT * FROM sessions WHERE name = ?", (name,)).fetchone()
     return _row_to_session(row) if row else None
