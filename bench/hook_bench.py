@@ -156,7 +156,10 @@ def hermes_turn(repo: Path) -> None:
     from tests.hermes_install import cache_dir
     from workers.agents.hermes import profile as hermes_profile
 
-    found = sorted(cache_dir().glob("hermes-venv-*/bin/hermes"))
+    # tests/hermes_install.py's venvs (hermes-bullpen-<version>-<checkout hash>; older
+    # caches named them hermes-venv-<version>): any one holds a real hermes.
+    found = sorted([*cache_dir().glob("hermes-bullpen-*/bin/hermes"),
+                    *cache_dir().glob("hermes-venv-*/bin/hermes")])
     if not found:
         print("hermes turn: skipped (no Hermes in the test cache; run the real-client tests"
               " once to install it)")

@@ -179,13 +179,15 @@ def test_a_machine_acts_only_on_its_own_sessions_and_the_audit_names_it(
     assert run_cli("machines", "approve", "beta", code, cwd=a).returncode == 0
     assert run_cli("register", "research", cwd=a).returncode == 0
     for verb in ("stop", "restart"):  # beta's operator, on alpha's session
+        # (alpha runs no coordinator here, so the ask is refused at once; granted asks
+        # to a running machine: tests/e2e/test_across_machines.py)
         refused = run_cli(verb, "research", cwd=b)
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
-        assert "research runs on machine alpha" in refused.stderr
+        assert "research runs on machine alpha, which is unreachable" in refused.stderr
     trail = json.loads(run_cli("audit", "--json", cwd=a).stdout)
     refusals = [e for e in trail if e["outcome"] == "refused" and e["target"] == "research"]
-    assert [(e["action"], e["machine"]) for e in refusals] == [("stop", "beta"),
-                                                               ("restart", "beta")]
+    assert [(e["action"], e["machine"]) for e in refusals] == [
+        ("stop (asked of machine alpha)", "beta"), ("restart (asked of machine alpha)", "beta")]
     assert "machine" in run_cli("audit", cwd=a).stdout.splitlines()[0]
 
 

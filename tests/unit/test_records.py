@@ -80,3 +80,17 @@ def test_as_dict_and_to_json_go_through_nested_records() -> None:
     assert task.to_json()["comments"][0]["created_at"] == "1970-01-01T00:00:00.000Z"
     assert fields(Note) == ("id", "sender", "recipient", "body", "reply_to", "created_at",
                             "kind", "task")
+
+
+def test_post_init_runs_after_the_fields_are_set() -> None:
+    seen = []
+
+    @record(frozen=True)
+    class Checked:
+        a: int
+
+        def __post_init__(self) -> None:
+            seen.append(self.a)
+
+    Checked(7)
+    assert seen == [7]

@@ -171,6 +171,7 @@ def grant_machine(args: argparse.Namespace) -> int:
     with room() as current:
         if not current.caller.is_operator:
             raise Refused("only the operator can grant powers to another machine")
+        pairing.room_url(current.conn)  # a room on SQLite has no other machine to grant
         powers = set_grant(current.home, name, args.powers)
         granted = ", ".join(powers) or "nothing"
         audit.record(current.conn, current.caller.name, "grant machine", name, DONE,

@@ -43,6 +43,11 @@ def ask(conn: Connection, home: Path, caller: Caller, name: str, verb: str,
                   f" {to_machine}, and only an operator may ask another machine")
         audit.record(conn, caller.name, action, name, AskState.REFUSED, reason)
         raise Refused(reason)
+    if not machines.is_reachable(machines.beats(conn).get(to_machine)):
+        reason = (f"{name} runs on machine {to_machine}, which is unreachable (bullpen is not"
+                  f" up there): its pane and worktree are there; nothing was done")
+        audit.record(conn, caller.name, action, name, AskState.REFUSED, reason)
+        raise Refused(reason)
     here = machines.local_name(home)
     ask_id = remote_asks.ask(conn, name, verb, options, here, to_machine)
     deadline = time.monotonic() + wait
@@ -51,8 +56,8 @@ def ask(conn: Connection, home: Path, caller: Caller, name: str, verb: str,
         time.sleep(POLL)  # the answer is written on another machine: look again
         answer = remote_asks.get(conn, ask_id)
     if answer.is_open and remote_asks.expire(conn, ask_id):
-        line = (f"machine {to_machine} did not answer in {wait:g} s (is bullpen up there?);"
-                f" nothing was done to {name}")
+        line = (f"machine {to_machine} did not answer in {wait:g} s (is its coordinator"
+                f" running?); nothing was done to {name}")
         audit.record(conn, caller.name, action, name, AskState.EXPIRED, line)
         raise BullpenError(line)
     if answer.is_open:
