@@ -143,11 +143,12 @@ def latency(repo: Path) -> tuple[list[float], list[float]]:
         shared0.write_text(own_lines(shared0.read_text(), 0, "committed"))
         git(worktrees["s0"], "commit", "-qam", "s0's lines")
         # The rounds start once the watcher sees both worktrees: s0's commit and an edit
-        # of s1's are recorded (an edit made before a watch begins is caught up only by
-        # the next coordinator).
-        _recorded(conn, "s0")
-        (worktrees["s1"] / "warm-up.txt").write_text("watched?\n")
-        _recorded(conn, "s1")
+        # of s1's are recorded. An edit made before a watch begins is caught up only by
+        # the next coordinator, so each side is touched again until one is recorded.
+        _recorded(conn, "s0", lambda n: git(worktrees["s0"], "commit", "-q",
+                                            "--allow-empty", "-m", f"s0 again {n}"))
+        _recorded(conn, "s1", lambda n: (worktrees["s1"] / "warm-up.txt").write_text(
+            f"watched? {n}\n"))
         time.sleep(RESCAN)  # and the radar has had its look at them
         found, cleared = [], []
         target = worktrees["s1"] / SHARED
@@ -166,11 +167,18 @@ def latency(repo: Path) -> tuple[list[float], list[float]]:
     return found, cleared
 
 
-def _recorded(conn, session: str) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + WAIT * 4  # 10 worktrees of 10,000 files to watch first
+def _recorded(conn, session: str, touch) -> None:  # noqa: ANN001
+    """Wait until a change of `session` is recorded, touching its worktree again every
+    few seconds (`touch(n)`) in case the first one came before its watch began."""
+    started = time.monotonic()
+    deadline = started + WAIT * 4  # 10 worktrees of 10,000 files to watch first
+    touches = 0
     while not conn.execute("SELECT 1 FROM changes WHERE changed_by = ?", (session,)).fetchone():
         if time.monotonic() > deadline:
             raise SystemExit(f"radar bench: no change of {session} was ever recorded")
+        if time.monotonic() - started > 5.0 * (touches + 1):
+            touches += 1
+            touch(touches)
         time.sleep(0.05)
 
 
