@@ -31,6 +31,7 @@ from tests.e2e.test_real_claude import TURN, room_logs, transcript, turn_calls, 
 from tests.e2e.test_warm_cap import children
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
+from workers.tmux import layout
 from workers.tmux.server import TmuxError
 
 pytestmark = pytest.mark.slow
@@ -66,14 +67,19 @@ def claude_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def claudes_in_panes(live: LiveRoom) -> set[str]:
-    """The panes (by id) whose process tree runs a Claude Code process now."""
+    """The sessions' panes (by id) whose process tree runs a Claude Code process now.
+    Only session panes count: the coordinator's own (its tmux session) runs a short
+    `claude --version` when it learns a session's agent version, which is no agent."""
     try:
-        panes = live.server.check("list-panes", "-a", "-F", "#{pane_id} #{pane_pid}")
+        panes = live.server.check("list-panes", "-a", "-F",
+                                  "#{pane_id} #{pane_pid} #{session_name}")
     except TmuxError:
         return set()
     found = set()
     for line in panes.splitlines():
-        pane, pid = line.split()
+        pane, pid, tmux_session = line.split()
+        if tmux_session == layout.COORDINATOR_SESSION:
+            continue
         stack = [int(pid)]
         while stack:
             here = stack.pop()

@@ -122,6 +122,7 @@ def _make(room: Room, root: Path, requests: list[SpawnRequest], made: dict[str, 
             sessions.update(room.conn, request.name, on_commit=request.on_commit,
                             fs_reads=int(request.fs_reads), deliver=request.deliver,
                             base_mode=request.base_mode, desired=DesiredState.RUNNING)
+    deny = config.load(root).deny  # the room's deny: patterns, as each launch reads them
     dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard,
                                           layout_name)
     side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
@@ -130,7 +131,8 @@ def _make(room: Room, root: Path, requests: list[SpawnRequest], made: dict[str, 
         panes = []
         for request, info in chunk:
             plan = launch_plan(sessions.require(room.conn, request.name),
-                               tokens[request.name], room.home, setup=request.setup)
+                               tokens[request.name], room.home, setup=request.setup,
+                               deny=deny)
             panes.append(NewPane(plan.command, info.path, plan.env, request.name))
         ids = server.launch_many(dashboard if side_by_side else layout.ROOM_SESSION, panes,
                                  new_window=not side_by_side,
