@@ -42,7 +42,7 @@ def send(conn: Connection, caller: Caller | str, to: str, body: str, *,
     stored twice: the waiting one is returned instead. The note joins its chain
     (board/chains.py); past the loop guard's limit its deliveries are held, and past the
     sender's rate limit it is refused. `sender_head`: the commit the sender's worktree
-    is at (worktrees.head), progress the loop guard sees before the watcher records it.
+    is at (workers.worktree_head), progress the loop guard sees before the watcher records it.
     """
     sender = caller.name if isinstance(caller, Caller) else caller
     validate.text(body, "note")

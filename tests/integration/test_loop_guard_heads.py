@@ -12,7 +12,7 @@ from board import chains, sessions
 from board.db import connect
 from tests.cli_runner import identity, run_cli
 from tests.conftest import commit_file, git
-from worktrees.head import head_commit
+from workers.worktree_head import head_commit
 
 LIMIT = 4
 

@@ -92,7 +92,7 @@ def _head(current) -> str | None:
     if current.caller.is_operator:
         return None
     from board import sessions
-    from worktrees.head import head_commit
+    from workers.worktree_head import head_commit
 
     return head_commit(sessions.worktree_of(current.conn, current.caller.name))
 

@@ -23,7 +23,7 @@ from board.vocabulary import ReadSource
 from workers.agents import agent_files, framing
 from workers.surfaces.mcp_stdio import serve_stdio
 from workers.surfaces.mcp_tools import Protocol, Tool, ToolError
-from worktrees.head import head_commit
+from workers.worktree_head import head_commit
 
 SERVER_NAME = "bullpen"
 INSTRUCTIONS = (

@@ -4,7 +4,8 @@
 of its own; reading two or three small files costs a fraction of a millisecond. Only
 what git itself writes for a worktree is understood (a `.git` file naming its gitdir,
 `HEAD` as a ref or a detached sha, the ref loose or in packed-refs); anything else is
-None, never a guess.
+None, never a guess. It lives outside the `worktrees` package, whose import brings
+GitPython (~100 ms) onto the path of every note.
 """
 
 from __future__ import annotations
