@@ -7,8 +7,10 @@ session through the CLI (`Plan.as_session`), exactly as the agent itself would.
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.claude_install import claude_version
+from tests.agents.fake_model import FakeAnthropic
+from tests.claude_install import claude_env, claude_home, claude_version, install_claude
 from tests.cli_runner import identity
 from tests.codex_install import codex_version
 from tests.hermes_install import hermes_version
@@ -122,3 +125,18 @@ def codex_release(request: pytest.FixtureRequest) -> str:
 def hermes_release(request: pytest.FixtureRequest) -> str:
     """The hermes-agent version a real-Hermes test runs: pinned, then PyPI's newest."""
     return hermes_version(request.param)
+
+
+@contextmanager
+def real_claude_room(repo: Path, logs: Path, monkeypatch: pytest.MonkeyPatch, release: str,
+                     respond: Callable[..., Any]) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
+    """A room for `repo` whose sessions run the real `claude` `release` against a scripted
+    server answering with `respond`, in a trusted repository and a HOME of its own."""
+    bin_dir = install_claude(release)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with FakeAnthropic(respond) as model:
+        for key, value in claude_env(model.base_url).items():
+            monkeypatch.setenv(key, value)
+        claude_home(Path(os.environ["HOME"]), trusted=[repo], version=release)
+        with live_room(repo, logs) as live:
+            yield live, model

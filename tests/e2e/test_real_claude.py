@@ -41,6 +41,7 @@ from tests.agents.fake_model import (
 )
 from tests.claude_install import claude_env, claude_home, install_claude
 from tests.conftest import git
+from tests.e2e.conftest import real_claude_room
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_for_text, wait_until
 
@@ -140,14 +141,9 @@ def type_text(live: LiveRoom, name: str, text: str) -> None:
 def claude_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                 claude_release: str) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
     """A repository whose sessions run the real `claude` against the scripted server."""
-    bin_dir = install_claude(claude_release)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    with FakeAnthropic(respond) as model:
-        for key, value in claude_env(model.base_url).items():
-            monkeypatch.setenv(key, value)
-        claude_home(Path(os.environ["HOME"]), trusted=[git_repo], version=claude_release)
-        with live_room(git_repo, tmp_path / "logs") as live:
-            yield live, model
+    with real_claude_room(git_repo, tmp_path / "logs", monkeypatch, claude_release,
+                          respond) as room:
+        yield room
 
 
 def write_plan(repo: Path, sessions: dict[str, dict]) -> None:

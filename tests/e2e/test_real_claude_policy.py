@@ -12,7 +12,6 @@ command would have left is absent.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,9 +19,9 @@ import pytest
 import yaml
 
 from tests.agents.fake_model import FakeAnthropic, Reply, Text, ToolCall, session_of
-from tests.claude_install import claude_env, claude_home, install_claude
 from tests.conftest import commit_file, git
-from tests.rooms import LiveRoom, live_room
+from tests.e2e.conftest import real_claude_room
+from tests.rooms import LiveRoom
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -55,14 +54,9 @@ def respond(request: dict) -> Reply:
 @pytest.fixture
 def claude_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                 claude_release: str) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
-    bin_dir = install_claude(claude_release)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    with FakeAnthropic(respond) as model:
-        for key, value in claude_env(model.base_url).items():
-            monkeypatch.setenv(key, value)
-        claude_home(Path(os.environ["HOME"]), trusted=[git_repo], version=claude_release)
-        with live_room(git_repo, tmp_path / "logs") as live:
-            yield live, model
+    with real_claude_room(git_repo, tmp_path / "logs", monkeypatch, claude_release,
+                          respond) as room:
+        yield room
 
 
 def test_real_claude_is_denied_a_force_push_before_it_runs(

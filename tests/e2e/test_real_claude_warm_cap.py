@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,10 +25,10 @@ from tests.agents.fake_model import (
     research_turn,
     session_of,
 )
-from tests.claude_install import claude_env, claude_home, install_claude
+from tests.e2e.conftest import real_claude_room
 from tests.e2e.test_real_claude import TURN, room_logs, transcript, turn_calls, turn_text
 from tests.e2e.test_warm_cap import children
-from tests.rooms import LiveRoom, live_room
+from tests.rooms import LiveRoom
 from tests.waiting import wait_until
 from workers.tmux import layout
 from workers.tmux.server import TmuxError
@@ -56,14 +55,9 @@ def respond(request: dict) -> Reply:
 @pytest.fixture
 def claude_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                 claude_release: str) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
-    bin_dir = install_claude(claude_release)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    with FakeAnthropic(respond) as model:
-        for key, value in claude_env(model.base_url).items():
-            monkeypatch.setenv(key, value)
-        claude_home(Path(os.environ["HOME"]), trusted=[git_repo], version=claude_release)
-        with live_room(git_repo, tmp_path / "logs") as live:
-            yield live, model
+    with real_claude_room(git_repo, tmp_path / "logs", monkeypatch, claude_release,
+                          respond) as room:
+        yield room
 
 
 def claudes_in_panes(live: LiveRoom) -> set[str]:

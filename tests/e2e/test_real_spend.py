@@ -33,8 +33,8 @@ from tests.agents.fake_model import (
 )
 from tests.agents.fake_responses import FakeResponses, outputs_since_user
 from tests.agents.fake_responses import last_user_text as responses_user_text
-from tests.claude_install import claude_env, claude_home, install_claude
 from tests.codex_install import codex_env, codex_home, install_codex
+from tests.e2e.conftest import real_claude_room
 from tests.hermes_install import install_beside_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
@@ -76,19 +76,14 @@ def cost_of(reported: dict[str, int]) -> float:
 @pytest.fixture
 def claude_solo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                 claude_release: str) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
-    bin_dir = install_claude(claude_release)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    with FakeAnthropic(respond) as model:
-        for key, value in claude_env(model.base_url).items():
-            monkeypatch.setenv(key, value)
-        claude_home(Path(os.environ["HOME"]), trusted=[git_repo], version=claude_release)
-        with live_room(git_repo, tmp_path / "logs") as live:
-            plan = {"agent": "claude", "layout": "windows",
-                    "prices": {"stub-model": PRICE}, "sessions": {"solo": {}}}
-            (live.repo / "bullpen.yaml").write_text(yaml.safe_dump(plan, sort_keys=False))
-            live.cli("up", "--detach", "--no-dashboard")
-            live.wait_status("solo", "idle", timeout=TURN)
-            yield live, model
+    with real_claude_room(git_repo, tmp_path / "logs", monkeypatch, claude_release,
+                          respond) as (live, model):
+        plan = {"agent": "claude", "layout": "windows",
+                "prices": {"stub-model": PRICE}, "sessions": {"solo": {}}}
+        (live.repo / "bullpen.yaml").write_text(yaml.safe_dump(plan, sort_keys=False))
+        live.cli("up", "--detach", "--no-dashboard")
+        live.wait_status("solo", "idle", timeout=TURN)
+        yield live, model
 
 
 def test_real_claude_spend_is_the_transcripts_and_a_budget_holds_its_notes(
