@@ -58,15 +58,22 @@ def codex_home(env: dict[str, str] | None = None) -> Path:
     return Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
 
 
-def _conversation_of(rollout: Path, worktree: Path) -> str | None:
-    """The conversation id in a rollout file's first line when it ran in `worktree`."""
+def rollout_meta(rollout: Path) -> dict | None:
+    """The `session_meta` payload on a rollout file's first line (its id, its cwd), or
+    None when the file or the line cannot be read."""
     try:
         with rollout.open(encoding="utf-8", errors="replace") as handle:
             meta = json.loads(handle.readline() or "{}")
     except (OSError, ValueError):
         return None
     payload = meta.get("payload") if isinstance(meta, dict) else None
-    if not isinstance(payload, dict) or not payload.get("id") or not payload.get("cwd"):
+    return payload if isinstance(payload, dict) else None
+
+
+def _conversation_of(rollout: Path, worktree: Path) -> str | None:
+    """The conversation id in a rollout file's first line when it ran in `worktree`."""
+    payload = rollout_meta(rollout)
+    if payload is None or not payload.get("id") or not payload.get("cwd"):
         return None
     return str(payload["id"]) if Path(str(payload["cwd"])) == worktree else None
 

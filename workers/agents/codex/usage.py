@@ -22,7 +22,7 @@ from pathlib import Path
 from board.models import Session
 from board.spend import Usage
 from workers.agents.adapter import SpendReading
-from workers.agents.codex.launch import codex_home
+from workers.agents.codex.launch import codex_home, rollout_meta
 
 SOURCE = "codex session files"
 _KEYS = ("input_tokens", "cached_input_tokens", "output_tokens")
@@ -48,13 +48,7 @@ def read_spend(session: Session, state: dict) -> SpendReading | None:
 
 
 def _ran_in(rollout: Path, worktree: Path) -> bool:
-    try:
-        with rollout.open(encoding="utf-8", errors="replace") as handle:
-            meta = json.loads(handle.readline() or "{}")
-    except (OSError, ValueError):
-        return False
-    payload = meta.get("payload") if isinstance(meta, dict) else None
-    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    cwd = (rollout_meta(rollout) or {}).get("cwd")
     return isinstance(cwd, str) and Path(cwd) == worktree
 
 
