@@ -133,16 +133,9 @@ def set_status(conn: Connection, name: str, status: str,
                reason: str | None = None) -> bool:
     """Record an observed status and why (`reason`: the question of a session that needs
     input, what is in front…); returns True (and logs an event) only when it changed.
-
-    The coordinator calls it for every session on every pane poll: an unchanged status is
-    read, not written (a write transaction per session four times a second was most of
-    an idle coordinator's cost on PostgreSQL)."""
-    if activity_at is None:
-        row = conn.execute("SELECT status, exit_code, status_reason FROM sessions"
-                           " WHERE name = ?", (name,)).fetchone()
-        if row is None or (row["status"], row["exit_code"], row["status_reason"]) == (
-                status, exit_code, reason):
-            return False
+    (The coordinator calls it only for a status that differs from what it last read, or
+    for an activity time: a write transaction per session per pane poll was most of an
+    idle coordinator's cost on PostgreSQL.)"""
     with write(conn):
         row = conn.execute("SELECT status, exit_code, status_reason FROM sessions"
                            " WHERE name = ?", (name,)).fetchone()
