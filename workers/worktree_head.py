@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from board import sessions
+from board.connection import Connection
+from board.identity import Caller
+
 _SHA_LENGTHS = (40, 64)  # SHA-1 and SHA-256 repositories
 
 
@@ -34,6 +38,14 @@ def head_commit(worktree: str | Path | None) -> str | None:
         return _packed(common / "packed-refs", ref)
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def sender_head(conn: Connection, caller: Caller) -> str | None:
+    """The commit the calling session's worktree is at (None for the operator): what a
+    note carries for the loop guard (board.chains)."""
+    if caller.is_operator:
+        return None
+    return head_commit(sessions.worktree_of(conn, caller.name))
 
 
 def _gitdir(worktree: Path) -> Path:

@@ -87,20 +87,13 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _head(current) -> str | None:
-    """The commit the sending session's worktree is at (the loop guard's progress)."""
-    if current.caller.is_operator:
-        return None
-    from board import sessions
-    from workers.worktree_head import head_commit
-
-    return head_commit(sessions.worktree_of(current.conn, current.caller.name))
-
-
 def send_note(args: argparse.Namespace | SendArgs) -> int:
+    from workers.worktree_head import sender_head
+
     with room() as current:
         note = notes.send(current.conn, current.caller, args.to, " ".join(args.text),
-                          reply_to=args.reply_to, sender_head=_head(current))
+                          reply_to=args.reply_to,
+                          sender_head=sender_head(current.conn, current.caller))
         held = note_chains.held_line(current.conn, note)
         if args.json:
             print_json({**note.to_json(), "chain": chains.place(current.conn, note.id)})

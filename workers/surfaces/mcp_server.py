@@ -23,7 +23,7 @@ from board.vocabulary import ReadSource
 from workers.agents import agent_files, framing
 from workers.surfaces.mcp_stdio import serve_stdio
 from workers.surfaces.mcp_tools import Protocol, Tool, ToolError
-from workers.worktree_head import head_commit
+from workers.worktree_head import sender_head
 
 SERVER_NAME = "bullpen"
 INSTRUCTIONS = (
@@ -81,11 +81,8 @@ class BullpenTools:
         """Send a note to a session, to 'operator' (the human) or to 'all'. Quote a note
         you answer by giving its id as reply_to."""
         def send() -> dict:
-            caller = self.room.caller
-            head = None if caller.is_operator else head_commit(
-                sessions.worktree_of(self.room.conn, caller.name))
-            note = notes.send(self.room.conn, caller, to, text, reply_to=reply_to,
-                              sender_head=head)
+            note = notes.send(self.room.conn, self.room.caller, to, text, reply_to=reply_to,
+                              sender_head=sender_head(self.room.conn, self.room.caller))
             # Its chain says whether the loop guard held it (state held, with the reason).
             return {**note.to_json(), "chain": chains.place(self.room.conn, note.id)}
         return self._call(send)
