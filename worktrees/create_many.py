@@ -71,7 +71,11 @@ def _ready(results: dict[str, WorktreeInfo], info: WorktreeInfo,
 
 
 def _plain(root: Path) -> bool:
-    """No setting or hook that makes `git worktree add` do more than the fast path does."""
+    """No setting or hook that makes `git worktree add` do more than the fast path does,
+    and a committer identity for the reflogs it writes (`git worktree add` works without
+    one, so a machine with no git identity takes that path, as before the fast one)."""
+    if run_git(root, "var", "GIT_COMMITTER_IDENT", ok=(0, 128)).status != 0:
+        return False
     config = run_git(root, "config", "--list", ok=(0, 1)).stdout.lower()
     keys = {line.partition("=")[0] for line in config.splitlines()}
     hooks = root / ".git" / "hooks"
