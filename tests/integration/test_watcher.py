@@ -316,3 +316,30 @@ def test_taking_in_anothers_commits_is_not_ones_own_change(team: Team) -> None:
     assert len(team.alerts_of("b")) == alerts_before
     assert [b.paths for b in team.batches[batches_before:]
             if "src/app.py" in b.paths] == []
+
+
+def test_a_commit_git_failed_to_read_once_is_reported_when_git_works_again(
+        team: Team, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under load git now and then fails; the commit it failed on is read again, not
+    skipped (seen in CI: a commit's alert never came)."""
+    real_git = subprocess.run(["sh", "-c", "command -v git"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    failed_once = tmp_path / "failed-once"
+    (shim / "git").write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = rev-list ] && [ ! -e {failed_once} ]; then\n'
+        f"  : > {failed_once}; echo 'fatal: simulated failure' >&2; exit 128\n"
+        "fi\n"
+        f'exec {real_git} "$@"\n')
+    (shim / "git").chmod(0o755)
+    reads.record(team.room.conn, "b", ["src/app.py"])
+    tree = team.tree("a")
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    commit_other_content(tree, "src/app.py", "v2\n", "handler returns v2")
+    sha = git(tree, "rev-parse", "HEAD").strip()
+    wait_until(failed_once.exists, "the simulated git failure")
+    wait_until(lambda: any(a.commit == sha for a in team.alerts_of("b")),
+               "the commit's alert after git failed once")
+    assert [a.commit for a in team.alerts_of("b")] == [sha]

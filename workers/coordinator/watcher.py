@@ -14,9 +14,10 @@ file not written in that burst and clean after it was committed as it stood: the
 names it in `as_edited`, so an edit and its commit with the same content alert once,
 whichever bursts they fell in.
 
-Not covered: a commit made while the watch restarts is reported at the next start
-(HEADs are compared then); a checkout, merge or reset whose file writes straddle two
-bursts may also report those files as uncommitted edits.
+A commit made while the watch restarts is reported once the new watch is in place
+(HEADs are compared then); one git could not read (it fails now and then under load) is
+read again a second later, never skipped. Not covered: a checkout, merge or reset whose
+file writes straddle two bursts may also report those files as uncommitted edits.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 200  # most time spent grouping one burst
 STEP_MS = 50  # a burst ends after this long without new events
+RETRY_MS = 1000  # how soon a HEAD move git could not read is read again
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,20 @@ def _git(cwd: Path, *args: str) -> str | None:
     return result.stdout.strip() if result.returncode == 0 else None
 
 
+class _GitFailed(Exception):
+    """A git read the watcher needs failed (its command and what git said)."""
+
+
+def _read(cwd: Path, *args: str) -> str:
+    """git's output, or _GitFailed: a commit must not be skipped because git failed."""
+    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                            check=False)
+    if result.returncode != 0:
+        said = result.stderr.strip().splitlines()[-1:] or [f"exit {result.returncode}"]
+        raise _GitFailed(f"git {args[0]}: {said[0][:200]}")
+    return result.stdout.strip()
+
+
 class Watcher:
     """Watch checkouts for changes; call `on_change` (on the watcher's thread) per batch.
 
@@ -87,6 +103,7 @@ class Watcher:
         self._targets: dict[str, Path] = {}
         self._version = 0  # bumped by every set_targets that changes something
         self._heads: dict[str, str] = {}  # source -> HEAD sha last reported
+        self._unread_heads = False  # git failed reading a HEAD move: retried while set
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._restart = threading.Event()
@@ -165,20 +182,24 @@ class Watcher:
         for name in list(self._heads):
             if name not in current:
                 del self._heads[name]
-        self._report_commits(generation, {})  # catch up on commits made while restarting
         return generation
 
     def _watch(self, generation: _Generation) -> None:
         with RustNotify([str(root) for root in generation.roots], False, False, 300, True,
                         True) as notify:
+            # Caught up only now the watch is in place: a commit made while it was being
+            # set up would otherwise wait for the next restart.
+            self._report_commits(generation, {})
             self._mark_ready(generation)
             stop = _Either(self._stop, self._restart)
             while True:
-                raw = notify.watch(self.debounce_ms, self.step_ms, 1000, stop)
+                raw = notify.watch(self.debounce_ms, self.step_ms, RETRY_MS, stop)
                 if raw == "stop":
                     return
                 if isinstance(raw, set) and raw:
                     self._handle(generation, raw)
+                elif self._unread_heads:  # git failed on a HEAD move: look again
+                    self._report_commits(generation, {})
 
     def _mark_ready(self, generation: _Generation) -> None:
         """Ready only if no newer set_targets came in while this watch was being set up."""
@@ -212,20 +233,28 @@ class Watcher:
                         written: Mapping[str, set[str]] | None = None) -> None:
         """Report each target's HEAD move; drop from `edits` the files the move explains.
         `written`: the files each target wrote in this burst (none at a restart's catch-up)."""
-        heads = {t.source: _git(t.root, "rev-parse", "HEAD") for t in generation.targets
-                 if self._alive(t)}
+        alive = [t for t in generation.targets if self._alive(t)]
+        heads = {t.source: _git(t.root, "rev-parse", "HEAD") for t in alive}
+        self._unread_heads = any(sha is None for sha in heads.values())
         for target in generation.targets:
             new, old = heads.get(target.source), self._heads.get(target.source)
             if new is None:
                 continue
             if old is None:
                 old = self._recorded_head(target.source)
-            self._heads[target.source] = new
             if old is None or old == new:
+                self._heads[target.source] = new
                 continue
             others = [sha for name, sha in heads.items() if sha and name != target.source]
-            batch, explained = self._commit_batch(target, old, new, others,
-                                                  (written or {}).get(target.source, set()))
+            try:
+                batch, explained = self._commit_batch(
+                    target, old, new, others, (written or {}).get(target.source, set()))
+            except _GitFailed as failed:  # under load git can fail: keep `old`, retry
+                log.warning("reading %s's commits failed (%s); looking again shortly",
+                            target.source, failed)
+                self._unread_heads = True
+                continue
+            self._heads[target.source] = new
             if target.source in edits:
                 edits[target.source] = [p for p in edits[target.source] if p not in explained]
             if batch is not None:
@@ -242,16 +271,16 @@ class Watcher:
                       written: set[str]) -> tuple[ChangeBatch | None, set[str]]:
         """The batch for HEAD moving old -> new, and every path that differs between them."""
         root = target.root
-        net = set((_git(root, "diff", "--name-only", old, new) or "").splitlines())
-        own = (_git(root, "rev-list", new, "--not", old, *others) or "").split()
+        net = set(_read(root, "diff", "--name-only", old, new).splitlines())
+        own = _read(root, "rev-list", new, "--not", old, *others).split()
         if not own:  # a fast-forward onto others' commits, or a reset: nothing of its own
             return None, net
-        files = set((_git(root, "log", "--name-only", "--format=", new, "--not", old,
-                          *others) or "").splitlines())
+        files = set(_read(root, "log", "--name-only", "--format=", new, "--not", old,
+                          *others).splitlines())
         files.discard("")
         if not files:
             return None, net
-        message = _git(root, "log", "-1", "--format=%s", own[0])
+        message = _read(root, "log", "-1", "--format=%s", own[0])
         unwritten = sorted(files - written)
         still_dirty = dirty(root, unwritten)
         as_edited = tuple(path for path in unwritten if path not in still_dirty)
