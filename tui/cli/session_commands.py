@@ -99,7 +99,7 @@ def room_up(args: argparse.Namespace) -> int:
 
     def progress(line: str) -> None:  # one line, rewritten: `starting 37/200`
         if shown:
-            print(f"\r{line}", end="", file=sys.stderr, flush=True)
+            print(f"\r{line}\033[K", end="", file=sys.stderr, flush=True)
 
     try:
         report = _control(home).up(with_dashboard=not args.no_dashboard, fresh=args.fresh,

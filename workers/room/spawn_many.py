@@ -6,8 +6,8 @@ per session) and made ~1,600 store commits. Here the worktrees are made together
 (`worktrees.create_many`: one transaction of branches, checkouts two at a time), every
 session is registered in one store transaction (already `desired: running`, so a
 second `up` after a crash starts what has no pane yet), and the panes are started
-`CHUNK` at a time with two tmux processes per chunk, each chunk recorded in one
-transaction. What a user sees is what `spawn` makes; `progress` says how far it got.
+`CHUNK` at a time, each chunk recorded in one transaction. What a user sees is what
+`spawn` makes; `progress` says how far it got (checkouts, then panes).
 
 A session whose agent must have something to itself (a hermes profile, made for it and
 claimed machine-wide) is spawned on its own, in its place in the plan's order.
@@ -16,7 +16,7 @@ claimed machine-wide) is spawned on its own, in its place in the plan's order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from board import machines, sessions, tasks, validate
@@ -39,28 +39,39 @@ from worktrees.naming import branch_for
 CHUNK = 25  # panes per pair of tmux processes
 
 
-def spawn_many(home: Path, requests: Sequence[SpawnRequest], *, server: RoomServer,
-               with_dashboard: bool, layout_name: str,
-               progress: Callable[[str], None] = lambda line: None) -> None:
-    """Start every (checked) request, in order; `progress` gets a line now and then."""
+@dataclass(frozen=True)
+class Where:
+    """Where `spawn_many` starts its sessions, and who hears how far it got."""
+
+    server: RoomServer
+    with_dashboard: bool
+    layout_name: str
+    deny: tuple[str, ...] = ()  # the room's deny: patterns, as each launch reads them
+    progress: Callable[[str], None] = lambda line: None  # "checking out 37/200", ...
+    # Called once, when the first batch's worktrees are checked out and its sessions
+    # registered, before their panes start (up starts the coordinator then).
+    worktrees_made: Callable[[], None] = lambda: None
+
+
+def spawn_many(home: Path, requests: Sequence[SpawnRequest], where: Where) -> None:
+    """Start every (checked) request, in order."""
     batch: list[SpawnRequest] = []
     done = 0
 
     def flush() -> None:
         nonlocal done
         if batch:
-            _start_together(home, list(batch), server, with_dashboard, layout_name,
-                            lambda k: progress(f"starting {done + k}/{len(requests)}"))
+            _start_together(home, list(batch), where, done, len(requests))
             done += len(batch)
             batch.clear()
 
     for request in requests:
         if _alone(request, home):
             flush()
-            spawn(home, request, server=server, with_dashboard=with_dashboard,
-                  layout_name=layout_name, checked=True)
+            spawn(home, request, server=where.server, with_dashboard=where.with_dashboard,
+                  layout_name=where.layout_name, checked=True)
             done += 1
-            progress(f"starting {done}/{len(requests)}")
+            where.progress(f"starting {done}/{len(requests)}")
         else:
             batch.append(request)
     flush()
@@ -81,9 +92,8 @@ def _alone(request: SpawnRequest, home: Path) -> bool:
                                                             prepared.profile) is not None
 
 
-def _start_together(home: Path, requests: list[SpawnRequest], server: RoomServer,
-                    with_dashboard: bool, layout_name: str,
-                    progress: Callable[[int], None]) -> None:
+def _start_together(home: Path, requests: list[SpawnRequest], where: Where, done: int,
+                    total: int) -> None:
     root = repo_root_of_home(home)
     heads = run_git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads/bullpen/")
     existing = set(heads.stdout.split())
@@ -92,24 +102,24 @@ def _start_together(home: Path, requests: list[SpawnRequest], server: RoomServer
                 for r in requests}
         launched: set[str] = set()
         try:
-            _make(room, root, requests, made, server, with_dashboard, layout_name,
-                  launched, progress)
+            _make(room, root, requests, made, where, launched,
+                  lambda verb, k: where.progress(f"{verb} {done + k}/{total}"))
         except BaseException:
             for name, item in made.items():
                 if name not in launched:
-                    item.undo(room, server)
+                    item.undo(room, where.server)
             raise
 
 
 def _make(room: Room, root: Path, requests: list[SpawnRequest], made: dict[str, Made],
-          server: RoomServer, with_dashboard: bool, layout_name: str, launched: set[str],
-          progress: Callable[[int], None]) -> None:
+          where: Where, launched: set[str], progress: Callable[[str, int], None]) -> None:
     for index, request in enumerate(requests):
         prepared = adapter_for(request.agent).plan_spawn(request.name, request.profile,
                                                          request.agent, room.home)
         prepared.apply()
         requests[index] = replace(request, profile=prepared.profile)
-    infos = create_worktrees(root, [(r.name, r.base) for r in requests])
+    infos = create_worktrees(root, [(r.name, r.base) for r in requests],
+                             lambda k: progress("checking out", k))
     tokens: dict[str, str] = {}
     with write(room.conn):  # one transaction: every session, already meant to run
         machine = machines.claim(room.conn, room.home)
@@ -122,27 +132,28 @@ def _make(room: Room, root: Path, requests: list[SpawnRequest], made: dict[str, 
             sessions.update(room.conn, request.name, on_commit=request.on_commit,
                             fs_reads=int(request.fs_reads), deliver=request.deliver,
                             base_mode=request.base_mode, desired=DesiredState.RUNNING)
-    deny = config.load(root).deny  # the room's deny: patterns, as each launch reads them
-    dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard,
-                                          layout_name)
-    side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
+    where.worktrees_made()
+    server = where.server
+    dashboard = layout.ensure_room_window(server, root, room.home, where.with_dashboard,
+                                          where.layout_name)
+    side_by_side = where.layout_name == RoomLayout.SIDE_BY_SIDE
     for start in range(0, len(requests), CHUNK):
         chunk = list(zip(requests, infos, strict=True))[start:start + CHUNK]
         panes = []
         for request, info in chunk:
             plan = launch_plan(sessions.require(room.conn, request.name),
                                tokens[request.name], room.home, setup=request.setup,
-                               deny=deny)
+                               deny=where.deny)
             panes.append(NewPane(plan.command, info.path, plan.env, request.name))
         ids = server.launch_many(dashboard if side_by_side else layout.ROOM_SESSION, panes,
                                  new_window=not side_by_side,
-                                 then=layout.arrange_args(layout_name, dashboard))
+                                 then=layout.arrange_args(where.layout_name, dashboard))
         with write(room.conn):
             for (request, _), pane_id in zip(chunk, ids, strict=True):
                 sessions.update(room.conn, request.name, pane_id=pane_id)
                 sessions.set_status(room.conn, request.name, SessionStatus.STARTING)
                 launched.add(request.name)
-        progress(start + len(chunk))
+        progress("starting", start + len(chunk))
     for request in requests:
         if request.task:
             title, _, body = request.task.partition("\n")
