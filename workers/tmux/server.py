@@ -89,6 +89,14 @@ def _chains(commands: list[list[str]]) -> list[list[str]]:
     return chains
 
 
+def _pane_options(target: str, title: str) -> list[str]:
+    """A session pane's marks: it stays when its command exits (with the status), and
+    its title and `@bullpen_session` name the session."""
+    return ["set-option", "-p", "-t", target, "remain-on-exit", "on", ";",
+            "set-option", "-p", "-t", target, SESSION_OPTION, title, ";",
+            "select-pane", "-t", target, "-T", title]
+
+
 def _require_pane_id(pane_id: str) -> str:
     if not (pane_id.startswith("%") and pane_id[1:].isdigit()):
         raise ValueError(f"not a tmux pane id: {pane_id!r} (expected %N)")
@@ -202,33 +210,57 @@ class RoomServer:
         `TmuxError` is raised."""
         made: list[str] = []
         try:
-            for chain in _chains([
-                    [*(["new-window", "-d", "-P", "-F", "#{pane_id}", "-t",
-                        target if target.startswith(("@", "%")) else f"={target}:",
-                        "-n", pane.title] if new_window else
-                       ["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target]),
-                     "-c", str(pane.cwd), _PLACEHOLDER, *([";", *then] if then else [])]
-                    for pane in panes]):
-                proc = self.run(*chain)
-                made += [word for word in proc.stdout.decode().split() if word[:1] == "%"]
-                if proc.returncode != 0:
-                    err = proc.stderr.decode(errors="replace").strip() or "no message"
-                    raise TmuxError(f"tmux split-window failed on socket {self.socket_name}:"
-                                    f" {err}")
-            for chain in _chains([
-                    ["set-option", "-p", "-t", pane_id, "remain-on-exit", "on", ";",
-                     "set-option", "-p", "-t", pane_id, SESSION_OPTION, pane.title, ";",
-                     "select-pane", "-t", pane_id, "-T", pane.title, ";",
-                     "respawn-pane", "-k", "-t", pane_id, "-c", str(pane.cwd),
-                     *_env_flags(pane.env), pane.command]
-                    for pane_id, pane in zip(made, panes, strict=True)]):
-                self.check(*chain)
+            if new_window and not target.startswith(("@", "%")):
+                self._windows_at_end(target, panes, then, made)
+            else:
+                self._split_then_respawn(target, panes, new_window, then, made)
         except BaseException:
             for pane_id in made:
                 self.run("kill-pane", "-t", pane_id)
             raise
         self.pane_ids_hint += made
         return made
+
+    def _windows_at_end(self, session: str, panes: Sequence[NewPane], then: Sequence[str],
+                        made: list[str]) -> None:
+        """Each pane a new last window of `session`, running its command at once, its
+        options set by the next commands of the same chain through `{end}`. tmux runs a
+        chain's commands before it handles any child's exit, so a command that exits at
+        once still leaves a dead pane with its status: one process start per pane
+        instead of a placeholder and a respawn (200 windows: tmux's CPU 0.5 s, not 1.9 s)."""
+        last = f"={session}:{{end}}"
+        for chain in _chains([
+                ["new-window", "-d", "-a", "-P", "-F", "#{pane_id}", "-t", last, "-n",
+                 pane.title, "-c", str(pane.cwd), *_env_flags(pane.env), pane.command, ";",
+                 *_pane_options(last, pane.title), *([";", *then] if then else [])]
+                for pane in panes]):
+            self._started(self.run(*chain), made, "new-window")
+
+    def _split_then_respawn(self, target: str, panes: Sequence[NewPane], new_window: bool,
+                            then: Sequence[str], made: list[str]) -> None:
+        """Each pane first runs a placeholder, respawned with its command once its
+        options are set (a new split has no name to be found by in the same chain)."""
+        for chain in _chains([
+                [*(["new-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, "-n",
+                    pane.title] if new_window else
+                   ["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target]),
+                 "-c", str(pane.cwd), _PLACEHOLDER, *([";", *then] if then else [])]
+                for pane in panes]):
+            self._started(self.run(*chain), made, "split-window")
+        for chain in _chains([
+                [*_pane_options(pane_id, pane.title), ";",
+                 "respawn-pane", "-k", "-t", pane_id, "-c", str(pane.cwd),
+                 *_env_flags(pane.env), pane.command]
+                for pane_id, pane in zip(made, panes, strict=True)]):
+            self.check(*chain)
+
+    def _started(self, proc: subprocess.CompletedProcess[bytes], made: list[str],
+                 verb: str) -> None:
+        """Note the pane ids a chain printed; raise `TmuxError` if it failed."""
+        made += [word for word in proc.stdout.decode().split() if word[:1] == "%"]
+        if proc.returncode != 0:
+            err = proc.stderr.decode(errors="replace").strip() or "no message"
+            raise TmuxError(f"tmux {verb} failed on socket {self.socket_name}: {err}")
 
     def respawn_pane(self, pane_id: str, command: str, cwd: Path,
                      env: Mapping[str, str]) -> None:
