@@ -8,11 +8,14 @@ fails here rather than silently never firing.
 from __future__ import annotations
 
 import ast
+import enum
+import pickle
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+from board import vocabulary
 from board.vocabulary import EventKind, SessionStatus, TaskStatus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,3 +131,19 @@ def test_vocabulary_is_a_stdlib_leaf() -> None:
                             cwd=ROOT, check=True).stdout.split()
     ours = {name for name in loaded if name.split(".")[0] in PRODUCT}
     assert ours == {"board", "board.vocabulary"}
+
+
+def test_each_enum_is_the_strenum_its_class_body_declares() -> None:
+    """The vocabulary's enums are built by the standard library's fast path (cheaper at
+    import, paid by every hook process): each must be what an ordinary `StrEnum` subclass
+    with the same members would be (the standard library's own check for that path)."""
+    words = [value for value in vars(vocabulary).values()
+             if isinstance(value, type) and issubclass(value, enum.StrEnum)
+             and value is not enum.StrEnum]
+    assert EventKind in words and len(words) >= 16
+    for built in words:
+        ordinary = enum.StrEnum(built.__name__, [(m.name, m.value) for m in built])
+        enum._test_simple_enum(ordinary, built)  # raises TypeError on any difference
+        assert type(built) is enum.EnumType and built.__module__ == "board.vocabulary"
+        assert built.__doc__ and pickle.loads(pickle.dumps(next(iter(built)))) is next(iter(built))
+    assert TaskStatus("done") is TaskStatus.DONE and f"{TaskStatus.DONE}" == "done"
