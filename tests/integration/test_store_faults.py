@@ -5,6 +5,7 @@ read-only mount, damaged pages, a lost database and homes that cannot be rooms."
 from __future__ import annotations
 
 import errno
+import json
 import os
 import sqlite3
 import subprocess
@@ -13,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from board import notes, sessions
+from board import notes, reads, sessions
+from board.identity import Caller
 from board.room import open_room
-from tests.cli_runner import run_cli
+from tests.cli_runner import identity, run_cli
 
 NOTE_TABLES = ("notes", "deliveries", "notebook", "events")
 
@@ -149,3 +151,28 @@ def test_a_home_owned_by_someone_else(tmp_path: Path, git_repo: Path) -> None:
     result = run_cli("note", "inbox", cwd=git_repo, env={"BULLPEN_HOME": str(home)})
     one_line_failure(result, 2, "belongs to another user (uid 4242)")
     assert list(home.iterdir()) == []
+
+
+def test_a_hook_or_note_alone_with_the_store_leaves_its_log_to_the_next_process(
+        git_repo: Path) -> None:
+    """With no coordinator or dashboard holding the store, `bullpen hook` and `bullpen
+    note send` end without folding SQLite's write-ahead log into the database (its fsyncs
+    were half a hook's cost: bench/hook_bench.py). What they wrote is in the log, and the
+    next process reads it back; a last connection that closes still folds it in."""
+    with open_room(env={}, start=git_repo) as room:
+        env = identity(room.home, "bob", sessions.register(room.conn, "bob"))
+        sessions.register(room.conn, "alice")
+    log = git_repo / ".bullpen" / "bullpen.db-wal"
+    assert not log.exists()  # the operator's connection was the last: folded in, removed
+    read = json.dumps({"hook_event_name": "PostToolUse", "tool_name": "Read",
+                       "cwd": str(git_repo), "tool_input": {"file_path": "src/app.py"}})
+    hooked = run_cli("hook", "claude", cwd=git_repo, env=env, input=read)
+    sent = run_cli("note", "send", "alice", "left in the log", cwd=git_repo, env=env)
+    assert (hooked.returncode, hooked.stdout, hooked.stderr) == (0, "", "")
+    assert (sent.returncode, sent.stderr) == (0, "") and sent.stdout.startswith("note ")
+    assert log.stat().st_size > 0
+    with open_room(env={}, start=git_repo) as room:
+        assert [path for path, _ in reads.of_session(room.conn, "bob")] == ["src/app.py"]
+        assert [note.body for note in notes.inbox(room.conn, Caller("alice"))] == [
+            "left in the log"]
+    assert not log.exists()
