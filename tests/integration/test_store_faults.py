@@ -9,15 +9,18 @@ import json
 import os
 import sqlite3
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from board import notes, reads, sessions
+from board import db, notes, reads, sessions
+from board.db import connect_sqlite, write
 from board.identity import Caller
 from board.room import open_room
 from tests.cli_runner import identity, run_cli
+from tests.waiting import wait_until
 
 NOTE_TABLES = ("notes", "deliveries", "notebook", "events")
 
@@ -176,3 +179,36 @@ def test_a_hook_or_note_alone_with_the_store_leaves_its_log_to_the_next_process(
         assert [note.body for note in notes.inbox(room.conn, Caller("alice"))] == [
             "left in the log"]
     assert not log.exists()
+
+
+def test_a_writer_waits_its_turn_for_the_write_lock(tmp_path: Path, monkeypatch) -> None:
+    """write() tries for the lock itself at short pauses (SQLite's own handler sleeps ever
+    longer between tries): a writer finding it taken waits and takes it once it is free;
+    held past BUSY_TIMEOUT_MS, it fails as SQLite's wait does, and reads wait SQLite's way."""
+    path = tmp_path / "bullpen.db"
+    holder, writer = connect_sqlite(path), connect_sqlite(path)
+    tries: list[str] = []
+    writer.set_trace_callback(lambda sql: tries.append(sql) if sql == "BEGIN IMMEDIATE" else None)
+    holder.execute("BEGIN IMMEDIATE")
+
+    def release_once_refused() -> None:
+        wait_until(lambda: len(tries) >= 2, message="the writer refused and trying again")
+        holder.execute("COMMIT")
+
+    releasing = threading.Thread(target=release_once_refused)
+    releasing.start()
+    with write(writer):
+        writer.execute("INSERT INTO meta (key, value) VALUES ('probe', 'taken')")
+    releasing.join()
+    assert len(tries) >= 2  # refused, then taken
+    assert holder.execute("SELECT value FROM meta WHERE key = 'probe'").fetchone()[0] == "taken"
+    assert writer.execute("PRAGMA busy_timeout").fetchone()[0] == db.BUSY_TIMEOUT_MS
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 200)
+    holder.execute("BEGIN IMMEDIATE")
+    with pytest.raises(sqlite3.OperationalError, match="database is locked"), write(writer):
+        pass
+    assert not writer.in_transaction
+    assert writer.execute("PRAGMA busy_timeout").fetchone()[0] == 200
+    holder.execute("ROLLBACK")
+    holder.close()
+    writer.close()
