@@ -13,18 +13,11 @@ import pickle
 import re
 import subprocess
 import sys
-from pathlib import Path
+from functools import cache
 
 from board import vocabulary
 from board.vocabulary import EventKind, SessionStatus, TaskStatus
-
-ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("board", "worktrees", "workers", "tui")
-
-
-def product_trees() -> dict[Path, ast.Module]:
-    return {path: ast.parse(path.read_text(), str(path))
-            for package in PRODUCT for path in sorted((ROOT / package).rglob("*.py"))}
+from tests.product_source import PRODUCT, ROOT, trees
 
 
 def _is_emit(node: ast.AST) -> bool:
@@ -60,12 +53,13 @@ def _strings_in(node: ast.AST) -> list[str]:
             and EVENT_SHAPE.match(n.value)]
 
 
+@cache
 def emitted_and_consumed() -> tuple[dict[str, list[str]], dict[str, list[str]], list[str]]:
     """(kind -> emitting places, kind -> matching places, emits not using the enum)."""
     emitted: dict[str, list[str]] = {}
     consumed: dict[str, list[str]] = {}
     literal_emits: list[str] = []
-    for path, tree in product_trees().items():
+    for path, tree in trees().items():
         where = str(path.relative_to(ROOT))
         emit_kind_nodes: set[int] = set()
         for node in ast.walk(tree):
