@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,12 @@ if TYPE_CHECKING:
     from board.postgres.connection import PgConnection
 
 BUSY_TIMEOUT_MS = 10_000
+# SQLite's own busy handler pauses 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, then 100 ms
+# between tries: a writer that lost the lock a few times sleeps on long after it is free,
+# and with ten agents sending notes at once the unluckiest note waited most of a second
+# (bench/note_bench.py). The write lock is tried here instead, at these pauses (doubling).
+FIRST_LOCK_PAUSE = 0.0005  # seconds
+LONGEST_LOCK_PAUSE = 0.004
 
 
 def connect(path: Path | str) -> Connection:
@@ -184,13 +191,37 @@ def _statements(script: str) -> Iterator[str]:
         yield pending
 
 
+def _begin_immediate(conn: Connection) -> None:
+    """BEGIN IMMEDIATE, waiting for the write lock up to BUSY_TIMEOUT_MS at short pauses."""
+    if is_postgres(conn):  # its lock waits are the server's
+        conn.execute("BEGIN IMMEDIATE")
+        return
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        pause, deadline = FIRST_LOCK_PAUSE, time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as error:
+                code = getattr(error, "sqlite_errorcode", None)  # None: not SQLite's own
+                if code is None or code & 0xFF != sqlite3.SQLITE_BUSY \
+                        or time.monotonic() >= deadline:
+                    raise  # "database is locked", as SQLite's own wait ends
+            time.sleep(pause)
+            pause = min(pause * 2, LONGEST_LOCK_PAUSE)
+    finally:
+        # Everything else (a read meeting a recovery, the first open) waits SQLite's way.
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
 @contextmanager
 def write(conn: Connection) -> Iterator[Connection]:
     """One short write transaction that takes the write lock up front (no upgrade deadlocks)."""
     if conn.in_transaction:  # nested: the outer transaction commits
         yield conn
         return
-    conn.execute("BEGIN IMMEDIATE")
+    _begin_immediate(conn)
     try:
         yield conn
     except BaseException:

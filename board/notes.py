@@ -116,13 +116,17 @@ def inbox(conn: Connection, caller: Caller, *, mark_read: bool = True,
     typed into the pane afterwards. A note being typed right now (claimed) is left out."""
     condition = "" if include_read else " AND d.read_at IS NULL AND d.state <> ?"
     unclaimed = () if include_read else (DeliveryState.CLAIMED,)
+    query = ("SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
+             f" WHERE d.recipient = ?{condition} AND {deliveries.HIDDEN_SQL} ORDER BY n.id")
+    params = (caller.name, *unclaimed, *deliveries.HIDDEN_PARAMS)
+    rows = conn.execute(query, params).fetchall()
+    if not (mark_read and rows):
+        # Nothing to mark: the snapshot is the answer, and the write lock is left to the
+        # senders (an agent polling its inbox took it on every poll, queueing behind them).
+        return [_row_to_note(row) for row in rows]
     with write(conn):
-        rows = conn.execute(
-            "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
-            f" WHERE d.recipient = ?{condition} AND {deliveries.HIDDEN_SQL} ORDER BY n.id",
-            (caller.name, *unclaimed, *deliveries.HIDDEN_PARAMS),
-        ).fetchall()
-        if mark_read and rows:
+        rows = conn.execute(query, params).fetchall()  # again, under the lock it marks in
+        if rows:
             now = time.time()
             ids = [row["id"] for row in rows]
             conn.executemany(

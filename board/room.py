@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 from board.connection import Connection
-from board.db import StoreFault, connect
+from board.db import StoreFault, connect, is_postgres
 from board.errors import BadInput
 from board.home import DB_NAME, room_home
 from board.identity import Caller, resolve_caller
@@ -15,6 +17,20 @@ from board.records import record
 from board.store import StoreKind, choose
 
 EXCLUDE_LINE = "/.bullpen/"
+
+TYPE_CHECKING = False  # not typing's: the hook process imports this module
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+# SQLite connections left open for the process's exit (leave_stores_open), else None.
+# When the connection closing is the store's last, SQLite checkpoints its write-ahead log
+# into the database (two fsyncs) and deletes it, and the next process to write makes a new
+# one (a third fsync): that was half of a hook handled in its own process when no
+# coordinator or dashboard held the store (bench/hook_bench.py). Left to the OS, the log
+# stays for the next process to read back (SQLite's recovery after any process that ends
+# without closing: about 1 ms for a full log), its commits as durable as they are under
+# `synchronous = NORMAL` anyway; SQLite still checkpoints it as it fills.
+_left_open: list[Connection] | None = None
 
 
 @record
@@ -28,6 +44,9 @@ class Room:
         return self.home / DB_NAME
 
     def close(self) -> None:
+        if _left_open is not None and not is_postgres(self.conn):
+            _left_open.append(self.conn)  # end_process lets the OS close it
+            return
         self.conn.close()
 
     def __enter__(self) -> Room:
@@ -54,6 +73,23 @@ def open_room(env: Mapping[str, str] | None = None, start: Path | None = None,
         conn.close()
         raise
     return Room(home, conn, caller)
+
+
+def leave_stores_open() -> None:
+    """From now on Room.close() leaves a SQLite connection open: the caller ends this
+    process with end_process as soon as its one command is done (the CLI's hot paths)."""
+    global _left_open
+    if _left_open is None:
+        _left_open = []
+
+
+def end_process(status: int) -> NoReturn:
+    """End this process now, without Python's shutdown closing the stores left open."""
+    for stream in (sys.stdout, sys.stderr):
+        # A reader gone or a stream closed: what it would have printed is lost either way.
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
 
 
 # What a room leaves in its directory once it has run; with these but no database, the

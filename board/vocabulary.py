@@ -10,8 +10,28 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+TYPE_CHECKING = False  # not typing's: every hook and CLI process imports this module
+if TYPE_CHECKING:
+    from typing import TypeVar
 
-class EventKind(StrEnum):
+    _Enum = TypeVar("_Enum")
+    _Words = StrEnum
+
+    def _words(cls: type[_Enum]) -> type[_Enum]:
+        return cls
+else:
+    # The standard library's own fast path for enums made at import (http.HTTPMethod
+    # uses it): a plain class body turned into the same StrEnum without EnumType's
+    # per-member checks, half the cost of this module, paid by every hook and CLI call.
+    # tests/unit/test_vocabulary.py checks each against an ordinary StrEnum.
+    from enum import _simple_enum
+
+    _Words = object
+    _words = _simple_enum(StrEnum)
+
+
+@_words
+class EventKind(_Words):
     """What an `events` row records; readers tail the log by id and match these."""
 
     SESSION_REGISTERED = "session_registered"
@@ -47,7 +67,8 @@ class EventKind(StrEnum):
     BUDGET_SET = "budget_set"  # the operator set a limit; held notes may flow again
 
 
-class TaskStatus(StrEnum):
+@_words
+class TaskStatus(_Words):
     """A task's column, in board order (Hermes Kanban's words, so users meet familiar ones)."""
 
     TRIAGE = "triage"
@@ -68,7 +89,8 @@ NEEDS_PARENTS_DONE = frozenset(
     {TaskStatus.READY, TaskStatus.RUNNING, TaskStatus.REVIEW, TaskStatus.DONE})
 
 
-class SessionStatus(StrEnum):
+@_words
+class SessionStatus(_Words):
     """What a session is doing: evidence, not a guess (DESIGN "Agent state")."""
 
     STARTING = "starting"  # launched, no evidence yet
@@ -86,7 +108,8 @@ class SessionStatus(StrEnum):
 CANNOT_READ = "bullpen cannot read"
 
 
-class DesiredState(StrEnum):
+@_words
+class DesiredState(_Words):
     """What the operator asked a session to be; `up` restores `running` ones."""
 
     REGISTERED = "registered"  # known but never launched
@@ -98,7 +121,8 @@ class DesiredState(StrEnum):
     RELEASED = "released"
 
 
-class NoteKind(StrEnum):
+@_words
+class NoteKind(_Words):
     """Why a note was sent; the header and the dashboard stream show it."""
 
     NOTE = "note"  # from a session or the operator
@@ -109,14 +133,16 @@ class NoteKind(StrEnum):
     CONFLICT = "conflict"  # the radar: your work and another's will not merge (or now will)
 
 
-class BaseMode(StrEnum):
+@_words
+class BaseMode(_Words):
     """Where a session's worktree starts (`base:` in bullpen.yaml); any other value is a ref."""
 
     AFTER = "after"  # its parents' final commits, carried in when it is handed its task
     MAIN = "main"  # the main checkout's HEAD, nothing carried in
 
 
-class DeliveryState(StrEnum):
+@_words
+class DeliveryState(_Words):
     """Where a note stands for one recipient (board/deliveries.py has the transitions)."""
 
     QUEUED = "queued"  # waiting to be typed, handed or read
@@ -128,7 +154,8 @@ class DeliveryState(StrEnum):
     DROPPED = "dropped"  # never given: the operator ended its chain (a loop)
 
 
-class HoldReason(StrEnum):
+@_words
+class HoldReason(_Words):
     """Why a note waits (`held`), as `note show --json` and the dashboard show it."""
 
     BUSY = "busy"
@@ -146,7 +173,8 @@ class HoldReason(StrEnum):
     BUDGET = "budget"  # its (or the room's) spend reached its budget: held until raised
 
 
-class ChainState(StrEnum):
+@_words
+class ChainState(_Words):
     """Where a conversation chain stands (`chains.state`, board/chains.py)."""
 
     OPEN = "open"
@@ -154,7 +182,8 @@ class ChainState(StrEnum):
     ENDED = "ended"  # the operator ended it: its held notes were dropped, no more join it
 
 
-class DeliveryChannel(StrEnum):
+@_words
+class DeliveryChannel(_Words):
     """How a note reached its recipient (`deliveries.via`)."""
 
     PANE = "pane"  # typed into the agent's empty prompt
@@ -162,7 +191,8 @@ class DeliveryChannel(StrEnum):
     INBOX = "inbox"  # read with `note inbox` or the MCP tool
 
 
-class ReadSource(StrEnum):
+@_words
+class ReadSource(_Words):
     """Where the knowledge that a session read a file came from."""
 
     EXPLICIT = "explicit"  # bullpen read PATH
@@ -172,14 +202,16 @@ class ReadSource(StrEnum):
     TRANSCRIPT = "transcript"  # the agent's own transcript: tool calls its hook missed
 
 
-class MachineState(StrEnum):
+@_words
+class MachineState(_Words):
     """Whether a machine may use a room across machines (`machines.state`)."""
 
     APPROVED = "approved"
     REVOKED = "revoked"  # its database role lost every right (bullpen machines revoke)
 
 
-class JoinState(StrEnum):
+@_words
+class JoinState(_Words):
     """Where a machine's request to join stands (`join_requests.state`); the database's
     own functions move it (board/postgres/schema.py: bullpen_approve)."""
 
@@ -189,7 +221,8 @@ class JoinState(StrEnum):
     REFUSED = "refused"  # spent by wrong codes, or refused by the operator
 
 
-class AskState(StrEnum):
+@_words
+class AskState(_Words):
     """Where an operator's ask to another machine stands (`remote_asks.state`): the
     machine running the session does it, or refuses it, itself."""
 
@@ -201,14 +234,16 @@ class AskState(StrEnum):
     EXPIRED = "expired"  # nobody answered in time (that machine's coordinator is down)
 
 
-class RoomLayout(StrEnum):
+@_words
+class RoomLayout(_Words):
     """How the room's tmux window holds the session panes (`layout:` in bullpen.yaml)."""
 
     SIDE_BY_SIDE = "side-by-side"  # the dashboard and every session in one window
     WINDOWS = "windows"  # each session in its own window (many sessions)
 
 
-class IdentityVariable(StrEnum):
+@_words
+class IdentityVariable(_Words):
     """The environment a session's processes carry so bullpen knows who is calling."""
 
     HOME = "BULLPEN_HOME"  # the room's .bullpen directory

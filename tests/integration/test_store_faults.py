@@ -5,17 +5,22 @@ read-only mount, damaged pages, a lost database and homes that cannot be rooms."
 from __future__ import annotations
 
 import errno
+import json
 import os
 import sqlite3
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from board import notes, sessions
+from board import db, notes, reads, sessions
+from board.db import connect_sqlite, write
+from board.identity import Caller
 from board.room import open_room
-from tests.cli_runner import run_cli
+from tests.cli_runner import identity, run_cli
+from tests.waiting import wait_until
 
 NOTE_TABLES = ("notes", "deliveries", "notebook", "events")
 
@@ -149,3 +154,61 @@ def test_a_home_owned_by_someone_else(tmp_path: Path, git_repo: Path) -> None:
     result = run_cli("note", "inbox", cwd=git_repo, env={"BULLPEN_HOME": str(home)})
     one_line_failure(result, 2, "belongs to another user (uid 4242)")
     assert list(home.iterdir()) == []
+
+
+def test_a_hook_or_note_alone_with_the_store_leaves_its_log_to_the_next_process(
+        git_repo: Path) -> None:
+    """With no coordinator or dashboard holding the store, `bullpen hook` and `bullpen
+    note send` end without folding SQLite's write-ahead log into the database (its fsyncs
+    were half a hook's cost: bench/hook_bench.py). What they wrote is in the log, and the
+    next process reads it back; a last connection that closes still folds it in."""
+    with open_room(env={}, start=git_repo) as room:
+        env = identity(room.home, "bob", sessions.register(room.conn, "bob"))
+        sessions.register(room.conn, "alice")
+    log = git_repo / ".bullpen" / "bullpen.db-wal"
+    assert not log.exists()  # the operator's connection was the last: folded in, removed
+    read = json.dumps({"hook_event_name": "PostToolUse", "tool_name": "Read",
+                       "cwd": str(git_repo), "tool_input": {"file_path": "src/app.py"}})
+    hooked = run_cli("hook", "claude", cwd=git_repo, env=env, input=read)
+    sent = run_cli("note", "send", "alice", "left in the log", cwd=git_repo, env=env)
+    assert (hooked.returncode, hooked.stdout, hooked.stderr) == (0, "", "")
+    assert (sent.returncode, sent.stderr) == (0, "") and sent.stdout.startswith("note ")
+    assert log.stat().st_size > 0
+    with open_room(env={}, start=git_repo) as room:
+        assert [path for path, _ in reads.of_session(room.conn, "bob")] == ["src/app.py"]
+        assert [note.body for note in notes.inbox(room.conn, Caller("alice"))] == [
+            "left in the log"]
+    assert not log.exists()
+
+
+def test_a_writer_waits_its_turn_for_the_write_lock(tmp_path: Path, monkeypatch) -> None:
+    """write() tries for the lock itself at short pauses (SQLite's own handler sleeps ever
+    longer between tries): a writer finding it taken waits and takes it once it is free;
+    held past BUSY_TIMEOUT_MS, it fails as SQLite's wait does, and reads wait SQLite's way."""
+    path = tmp_path / "bullpen.db"
+    holder, writer = connect_sqlite(path), connect_sqlite(path)
+    tries: list[str] = []
+    writer.set_trace_callback(lambda sql: tries.append(sql) if sql == "BEGIN IMMEDIATE" else None)
+    holder.execute("BEGIN IMMEDIATE")
+
+    def release_once_refused() -> None:
+        wait_until(lambda: len(tries) >= 2, message="the writer refused and trying again")
+        holder.execute("COMMIT")
+
+    releasing = threading.Thread(target=release_once_refused)
+    releasing.start()
+    with write(writer):
+        writer.execute("INSERT INTO meta (key, value) VALUES ('probe', 'taken')")
+    releasing.join()
+    assert len(tries) >= 2  # refused, then taken
+    assert holder.execute("SELECT value FROM meta WHERE key = 'probe'").fetchone()[0] == "taken"
+    assert writer.execute("PRAGMA busy_timeout").fetchone()[0] == db.BUSY_TIMEOUT_MS
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 200)
+    holder.execute("BEGIN IMMEDIATE")
+    with pytest.raises(sqlite3.OperationalError, match="database is locked"), write(writer):
+        pass
+    assert not writer.in_transaction
+    assert writer.execute("PRAGMA busy_timeout").fetchone()[0] == 200
+    holder.execute("ROLLBACK")
+    holder.close()
+    writer.close()

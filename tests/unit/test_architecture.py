@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.import_probe import ImportProbe
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,16 +22,18 @@ def modules_of(package: str) -> list[str]:
     )
 
 
-def imported_after(module: str) -> set[str]:
-    code = f"import sys, {module}; print('\\n'.join(sys.modules))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=ROOT, check=True)
-    return set(result.stdout.split())
+@pytest.fixture(scope="module")
+def probe() -> Iterator[ImportProbe]:
+    """One fresh interpreter that imports each module in a forked child of its own."""
+    started = ImportProbe()
+    yield started
+    started.close()
 
 
 @pytest.mark.parametrize("module", modules_of("board") + modules_of("worktrees"))
-def test_core_packages_import_neither_each_other_nor_the_ui(module: str) -> None:
-    loaded = imported_after(module)
+def test_core_packages_import_neither_each_other_nor_the_ui(module: str,
+                                                            probe: ImportProbe) -> None:
+    loaded = probe.imported_after(module)
     own = module.split(".")[0]
     other = "worktrees" if own == "board" else "board"
     # The one exception: git errors derive from the shared, stdlib-only error root.
@@ -38,8 +43,8 @@ def test_core_packages_import_neither_each_other_nor_the_ui(module: str) -> None
 
 
 @pytest.mark.parametrize("module", modules_of("workers"))
-def test_workers_never_import_textual_or_tui(module: str) -> None:
-    loaded = imported_after(module)
+def test_workers_never_import_textual_or_tui(module: str, probe: ImportProbe) -> None:
+    loaded = probe.imported_after(module)
     assert not {name for name in loaded if name.split(".")[0] in ("tui", "textual")}
 
 

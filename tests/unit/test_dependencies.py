@@ -8,10 +8,8 @@ import ast
 import re
 import tomllib
 from importlib.metadata import packages_distributions
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("board", "worktrees", "workers", "tui")
+from tests.product_source import ROOT, trees
 
 
 def core_dependencies() -> set[str]:
@@ -24,14 +22,13 @@ def imported_distributions() -> set[str]:
     """The installed distributions whose top-level modules the product imports."""
     owners = packages_distributions()
     found: set[str] = set()
-    for package in PRODUCT:
-        for path in (ROOT / package).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text(), str(path))):
-                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                         else [node.module] if isinstance(node, ast.ImportFrom)
-                         and node.module and not node.level else [])
-                for name in names:
-                    found |= {dist.lower() for dist in owners.get(name.split(".")[0], ())}
+    for tree in trees().values():
+        for node in ast.walk(tree):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom)
+                     and node.module and not node.level else [])
+            for name in names:
+                found |= {dist.lower() for dist in owners.get(name.split(".")[0], ())}
     return found
 
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 import ast
 import re
 from enum import StrEnum
-from pathlib import Path
 
 from board import vocabulary
+from tests.product_source import ROOT, trees
 
-ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE_BOARD = ("worktrees", "workers", "tui")
 SQL_METHODS = {"execute", "executemany", "executescript"}
 
@@ -32,8 +31,7 @@ def sql_calls(tree: ast.AST) -> list[int]:
 
 def sql_calls_outside_board() -> list[str]:
     return [f"{path.relative_to(ROOT)}:{line}"
-            for package in OUTSIDE_BOARD for path in sorted((ROOT / package).rglob("*.py"))
-            for line in sql_calls(ast.parse(path.read_text(), str(path)))]
+            for path, tree in trees(OUTSIDE_BOARD).items() for line in sql_calls(tree)]
 
 
 def test_no_sql_outside_board() -> None:
@@ -77,9 +75,9 @@ def state_literals(tree: ast.AST) -> list[tuple[int, str]]:
 
 def test_no_state_literal_in_board_sql() -> None:
     found = [f"{path.relative_to(ROOT)}:{line}: '{word}'"
-             for path in sorted((ROOT / "board").rglob("*.py"))
+             for path, tree in trees(("board",)).items()
              if str(path.relative_to(ROOT)) not in SCHEMA_MODULES
-             for line, word in state_literals(ast.parse(path.read_text(), str(path)))]
+             for line, word in state_literals(tree)]
     assert found == [], "bind these states as parameters from board.vocabulary's enums"
 
 

@@ -8,20 +8,16 @@ fails here rather than silently never firing.
 from __future__ import annotations
 
 import ast
+import enum
+import pickle
 import re
 import subprocess
 import sys
-from pathlib import Path
+from functools import cache
 
+from board import vocabulary
 from board.vocabulary import EventKind, SessionStatus, TaskStatus
-
-ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("board", "worktrees", "workers", "tui")
-
-
-def product_trees() -> dict[Path, ast.Module]:
-    return {path: ast.parse(path.read_text(), str(path))
-            for package in PRODUCT for path in sorted((ROOT / package).rglob("*.py"))}
+from tests.product_source import PRODUCT, ROOT, trees
 
 
 def _is_emit(node: ast.AST) -> bool:
@@ -57,12 +53,13 @@ def _strings_in(node: ast.AST) -> list[str]:
             and EVENT_SHAPE.match(n.value)]
 
 
+@cache
 def emitted_and_consumed() -> tuple[dict[str, list[str]], dict[str, list[str]], list[str]]:
     """(kind -> emitting places, kind -> matching places, emits not using the enum)."""
     emitted: dict[str, list[str]] = {}
     consumed: dict[str, list[str]] = {}
     literal_emits: list[str] = []
-    for path, tree in product_trees().items():
+    for path, tree in trees().items():
         where = str(path.relative_to(ROOT))
         emit_kind_nodes: set[int] = set()
         for node in ast.walk(tree):
@@ -128,3 +125,19 @@ def test_vocabulary_is_a_stdlib_leaf() -> None:
                             cwd=ROOT, check=True).stdout.split()
     ours = {name for name in loaded if name.split(".")[0] in PRODUCT}
     assert ours == {"board", "board.vocabulary"}
+
+
+def test_each_enum_is_the_strenum_its_class_body_declares() -> None:
+    """The vocabulary's enums are built by the standard library's fast path (cheaper at
+    import, paid by every hook process): each must be what an ordinary `StrEnum` subclass
+    with the same members would be (the standard library's own check for that path)."""
+    words = [value for value in vars(vocabulary).values()
+             if isinstance(value, type) and issubclass(value, enum.StrEnum)
+             and value is not enum.StrEnum]
+    assert EventKind in words and len(words) >= 16
+    for built in words:
+        ordinary = enum.StrEnum(built.__name__, [(m.name, m.value) for m in built])
+        enum._test_simple_enum(ordinary, built)  # raises TypeError on any difference
+        assert type(built) is enum.EnumType and built.__module__ == "board.vocabulary"
+        assert built.__doc__ and pickle.loads(pickle.dumps(next(iter(built)))) is next(iter(built))
+    assert TaskStatus("done") is TaskStatus.DONE and f"{TaskStatus.DONE}" == "done"

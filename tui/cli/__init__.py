@@ -55,16 +55,24 @@ def command_modules() -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Without `argv`, as the `bullpen` command calls it, this call is the whole process:
+    # the hot paths below then end it themselves (board.room.end_process).
+    whole_process = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):
         # An agent runs this after every tool call: no argparse, no command modules.
         from workers.surfaces.hook_entry import main as run_hook
 
-        return run_hook(argv[1])
+        return run_hook(argv[1], ends_process=whole_process)
     from board.errors import BullpenError
     from tui.cli.output import fail
 
     handler, args = _plain_note_send(argv) if argv[:2] == ["note", "send"] else (None, None)
+    ends_here = handler is not None and whole_process  # agents send notes on every turn
+    if ends_here:
+        from board import room
+
+        room.leave_stores_open()
     if handler is None:
         first = next((word for word in argv if not word.startswith("-")), None)
         parser = build_parser(only=first if argv and argv[0] == first else None)
@@ -84,6 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:
         message, exit_status = _untyped(error)
         fail(f"bullpen: {message}", exit_status)
+    if ends_here:
+        room.end_process(int(status or 0))
     return int(status or 0)
 
 

@@ -27,14 +27,26 @@ NO_COOKIE = (0xFFFFFFFF, 0xFFFFFFFF)  # look the socket up by its addresses
 UID_AT = 16 + 64  # netlink header, then inet_diag_msg up to idiag_uid
 
 
-def main(kind: str) -> int:
-    """Run one hook call read from stdin; always exit 0 (a hook never fails the agent)."""
+def main(kind: str, ends_process: bool = False) -> int:
+    """Run one hook call read from stdin; always exit 0 (a hook never fails the agent).
+
+    `ends_process`: this call is the whole process (the `bullpen` command), so a call
+    handled here ends it at once, leaving the store's connection to the OS (board.room:
+    SQLite would otherwise fold its log into the database when it is the last one)."""
     text = sys.stdin.read()
     output = forward(kind, text, os.environ)
     if output is NOT_SERVED:
+        from board import room
         from workers.surfaces.hooks import run_hook
 
+        if ends_process:
+            room.leave_stores_open()
         output = run_hook(kind, text)
+        if output:
+            print(output)
+        if ends_process:
+            room.end_process(0)
+        return 0
     if output:
         print(output)
     return 0
