@@ -62,12 +62,6 @@ class _Either:
         return any(event.is_set() for event in self._events)
 
 
-def _git(cwd: Path, *args: str) -> str | None:
-    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                            check=False)
-    return result.stdout.strip() if result.returncode == 0 else None
-
-
 class _GitFailed(Exception):
     """A git read the watcher needs failed (its command and what git said)."""
 
@@ -80,6 +74,14 @@ def _read(cwd: Path, *args: str) -> str:
         said = result.stderr.strip().splitlines()[-1:] or [f"exit {result.returncode}"]
         raise _GitFailed(f"git {args[0]}: {said[0][:200]}")
     return result.stdout.strip()
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    """git's output, or None where a failed read only means "not now"."""
+    try:
+        return _read(cwd, *args)
+    except _GitFailed:
+        return None
 
 
 class Watcher:

@@ -8,6 +8,7 @@ live session. `down` stops everything and keeps every worktree unless asked.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sqlite3
@@ -94,7 +95,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
         # The coordinator starts once the new sessions' worktrees are checked out: started
         # before, its watch of the main checkout (which holds .bullpen/worktrees) followed
         # every file the checkouts wrote, ~6 s of CPU for 200 sessions on up's two cores.
-        boot = _Once(lambda: start_coordinator(server, home))
+        boot = functools.cache(lambda: start_coordinator(server, home))  # once
         mine = here.mine(sessions.all_sessions(room.conn))  # another machine's: its own up
         with slots.gate(home, room.conn, server, plan, new, mine, with_dashboard,
                         report.say) as gate:
@@ -129,23 +130,11 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
                 launch(room, name, server=server, with_dashboard=with_dashboard,
                        layout_name=plan.layout, setup=gate.setup(name))
                 report.say(f"started {name} (a slot was free)")
-        boot()  # nothing new to check out: now
+        started = boot()  # the first call starts it (nothing new to check out: now)
     wait_for_coordinator(home)
-    if boot.result:
+    if started:
         report.say("started the coordinator")
     return report
-
-
-class _Once:
-    """Calls `action` on the first call only, and keeps what it returned."""
-
-    def __init__(self, action: Callable[[], bool]) -> None:
-        self._action = action
-        self.result: bool | None = None
-
-    def __call__(self) -> None:
-        if self.result is None:
-            self.result = self._action()
 
 
 def _check_on_commit(room: Room, item: config_file.SessionPlan,

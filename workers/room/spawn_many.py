@@ -50,7 +50,7 @@ class Where:
     progress: Callable[[str], None] = lambda line: None  # "checking out 37/200", ...
     # Called once, when the first batch's worktrees are checked out and its sessions
     # registered, before their panes start (up starts the coordinator then).
-    worktrees_made: Callable[[], None] = lambda: None
+    worktrees_made: Callable[[], object] = lambda: None
 
 
 def spawn_many(home: Path, requests: Sequence[SpawnRequest], where: Where) -> None:

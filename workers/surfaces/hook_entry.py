@@ -35,20 +35,18 @@ def main(kind: str, ends_process: bool = False) -> int:
     SQLite would otherwise fold its log into the database when it is the last one)."""
     text = sys.stdin.read()
     output = forward(kind, text, os.environ)
-    if output is NOT_SERVED:
+    handled_here = output is NOT_SERVED
+    if handled_here:
         from board import room
         from workers.surfaces.hooks import run_hook
 
         if ends_process:
             room.leave_stores_open()
         output = run_hook(kind, text)
-        if output:
-            print(output)
-        if ends_process:
-            room.end_process(0)
-        return 0
     if output:
         print(output)
+    if handled_here and ends_process:
+        room.end_process(0)
     return 0
 
 
