@@ -3,11 +3,13 @@
 Every transaction that writes an event wakes PostgreSQL listeners once, at its commit (a
 trigger on `events`, board/postgres/schema.py), so a reader on another machine wakes at
 once instead of querying the server many times a second. SQLite has no such signal
-across processes; there a reader polls its cheap indexed query.
+across processes; there a reader polls its cheap indexed query, and `version` tells a
+periodic reader whether anything was committed since it last looked.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from typing import Protocol
 
@@ -49,3 +51,13 @@ def waiter(conn: Connection, poll: float = 0.05) -> ChangeWaiter:
 
         return Listener(conn.url)
     return PollWaiter(poll)
+
+
+def version(conn: Connection) -> tuple[int, int] | None:
+    """A token that moves whenever the store `conn` reads may have changed: SQLite's
+    `data_version` (moves when any other connection commits) with this connection's
+    own `total_changes` (which it does not count). None on PostgreSQL, which cannot say
+    so cheaply: its callers read as often as before."""
+    if is_postgres(conn) or not isinstance(conn, sqlite3.Connection):
+        return None
+    return conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes
