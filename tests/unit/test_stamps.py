@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from board import wakeup
 from board.db import connect
 from board.home import DB_NAME
 from workers.coordinator import stamps
@@ -163,3 +165,29 @@ def test_git_refs_moving_show_in_the_common_dir_stamps(tmp_path: Path) -> None:
     seen = settled()
     git("pack-refs", "--all")  # loose refs folded into packed-refs
     assert seen.moved()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's")
+def test_a_commit_wakes_the_sqlite_waiter_at_once(tmp_path: Path) -> None:
+    mine, other = connect(tmp_path / DB_NAME), connect(tmp_path / DB_NAME)
+    changes = wakeup.waiter(mine, 0.05, tmp_path)
+    try:
+        assert changes.pushes
+        assert not changes.wait(0.1)  # nothing written: a quiet timeout
+        other.execute("INSERT INTO meta (key, value) VALUES ('a', '1')")
+        started = time.monotonic()
+        assert changes.wait(5.0)
+        assert time.monotonic() - started < 1.0
+        assert not changes.wait(0.1)  # one wake for what was written, not one per write
+    finally:
+        changes.close()
+        mine.close()
+        other.close()
+
+
+def test_a_waiter_without_a_directory_polls(tmp_path: Path) -> None:
+    conn = connect(tmp_path / DB_NAME)
+    try:
+        assert not wakeup.waiter(conn, 0.05).pushes
+    finally:
+        conn.close()

@@ -70,7 +70,8 @@ class Coordinator:
         check_store_present(home)  # a lost database is reported, not silently recreated
         self.conn = connect(self.db_path)
         check_after_unclean_stop(self.conn, self.db_path)
-        self.changes = wakeup.waiter(self.conn, EVENT_TICK)  # PostgreSQL: LISTEN/NOTIFY
+        # PostgreSQL: LISTEN/NOTIFY; SQLite: inotify on its directory (a poll elsewhere)
+        self.changes = wakeup.waiter(self.conn, EVENT_TICK, home)
         self.presence = Presence(home, self.conn)  # its machine's sessions; heartbeats
         self.pusher = self.presence.pusher(self.conn, self.root)  # None without `push:`
         # other machines' operators ask this one to stop or restart its sessions
@@ -139,9 +140,14 @@ class Coordinator:
         return self.presence.mine(sessions.all_sessions(self.conn))
 
     def _wait_for_work(self, stop: threading.Event) -> None:
-        """The next event tick, or (PostgreSQL pushes) the next change or pane poll."""
+        """The next change or pane poll when the store pushes (PostgreSQL's notices, or
+        inotify), else the next event tick. Inotify can wake a look before the commit
+        it announced is readable: while the store's files were just written, the loop
+        looks each event tick too."""
         if self.changes.pushes:
-            self.changes.wait(max(0.01, self._last_pane_poll + PANE_TICK - time.monotonic()))
+            until = self._last_pane_poll + PANE_TICK - time.monotonic()
+            self.changes.wait(max(0.01, min(until, EVENT_TICK) if self._store_files.racy
+                                  else until))
         else:
             stop.wait(EVENT_TICK)
 

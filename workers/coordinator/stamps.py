@@ -69,6 +69,11 @@ class FileStamps:
     def paths(self) -> tuple[Path, ...]:
         return self._paths
 
+    @property
+    def racy(self) -> bool:
+        """The last look saw a time too recent to trust: something was just written."""
+        return self._racy
+
     def watch(self, paths: Iterable[Path]) -> None:
         """Stamp these paths from now on (a new set counts as moved once)."""
         paths = tuple(dict.fromkeys(paths))
