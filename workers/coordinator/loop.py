@@ -71,7 +71,8 @@ class Coordinator:
         self.conn = connect(self.db_path)
         check_after_unclean_stop(self.conn, self.db_path)
         # PostgreSQL: LISTEN/NOTIFY; SQLite: inotify on its directory (a poll elsewhere)
-        self.changes = wakeup.waiter(self.conn, EVENT_TICK, home)
+        # (where SQLite keeps its files: beside the database a symbolic link names)
+        self.changes = wakeup.waiter(self.conn, EVENT_TICK, self.db_path.resolve().parent)
         self.presence = Presence(home, self.conn)  # its machine's sessions; heartbeats
         self.pusher = self.presence.pusher(self.conn, self.root)  # None without `push:`
         # other machines' operators ask this one to stop or restart its sessions
@@ -91,7 +92,7 @@ class Coordinator:
         self._last_pane_poll = 0.0
         self._stirred = True  # events came since the last pane poll, or one is waited for
         self._last_housekeeping = 0.0
-        self._store_files = StoreFiles(self.conn, self.db_path)
+        self._store_files = StoreFiles(self.conn, self.db_path.resolve())
         self._store_read_at = float("-inf")
         self._events_due = True  # the store moved (or the backstop): read the event log
         self._waiting: set[str] | None = None  # who has notes waiting, as last read
