@@ -101,7 +101,7 @@ def serve(home: Path, idle_seconds: float) -> None:
     """The child: run the dashboard headless, report idle CPU, then note draw times (at
     the stop note, or after CHILD_SECONDS whatever happened)."""
     from tui.dashboard.app import DashboardApp
-    from tui.dashboard.messages import RoomUpdated
+    from tui.dashboard.feed import RoomDelta
     from tui.dashboard.screens.main import MainScreen
 
     def emit(document: dict) -> None:
@@ -110,8 +110,8 @@ def serve(home: Path, idle_seconds: float) -> None:
     class BenchScreen(MainScreen):
         seen: dict[int, float] = {}
 
-        def on_room_updated(self, message: RoomUpdated) -> None:  # runs before MainScreen's
-            delta = message.delta
+        def apply_delta(self, delta: RoomDelta) -> None:
+            super().apply_delta(delta)
             if delta.initial:
                 self.set_timer(1.0, self._idle_start)  # let start-up work settle first
                 self.set_timer(CHILD_SECONDS, self._finish)  # never outlive the bench

@@ -81,7 +81,7 @@ class RoomDelta:
     stream: list[StreamItem] = field(default_factory=list)
     sessions: list[SessionRow] | None = None
     alerts: list[AlertRow] | None = None
-    changed_sessions: set[str] = field(default_factory=set)
+    changed_sessions: set[str] = field(default_factory=set)  # committed, edited or landed
     last_note: int = 0
     held: list[HeldNote] | None = None  # notes held back from panes (with `sessions`)
     deliveries: dict[int, list[Delivery]] | None = None  # of the newest notes
@@ -152,6 +152,8 @@ def event_item(event: Event) -> StreamItem | None:
     return StreamItem(event.created_at, StreamKind.EVENT, event.session or "?", None, text, ref)
 
 
+# Events after which a session's code stands elsewhere (its files, its commits, the base).
+_CODE_MOVED = frozenset({EventKind.CHANGE_RECORDED, EventKind.SESSION_LANDED})
 # Events that follow a task's move in the same transaction and say more about it.
 _SAYS_MORE: dict[str, TaskStatus] = {EventKind.TASK_DONE: TaskStatus.DONE,
                                      EventKind.TASK_BLOCKED: TaskStatus.BLOCKED}
@@ -197,7 +199,7 @@ def load_delta(conn: Connection, events: list[Event], last_note: int) -> RoomDel
             alerts_dirty = True
         elif kind.startswith(("session_", "conflict_", "spend_", "budget_")):  # badges too
             sessions_dirty = True
-        if kind == EventKind.CHANGE_RECORDED and event.session:
+        if kind in _CODE_MOVED and event.session:
             delta.changed_sessions.add(event.session)
         item = event_item(event)
         if item is None:

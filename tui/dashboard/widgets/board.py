@@ -117,8 +117,9 @@ class Board(Horizontal):
             done.code = marks
             done.refresh()
 
-    def apply(self, changed: list[Task], removed: set[int], initial: bool = False) -> None:
-        """Upsert `changed` tasks and drop `removed` ones; redraw only touched columns."""
+    def apply(self, changed: list[Task], removed: set[int], initial: bool = False) -> set[str]:
+        """Upsert `changed` tasks and drop `removed` ones; redraw only touched columns (the
+        statuses returned: the cards' old and new ones)."""
         touched: set[str] = set()
         if initial:
             self.tasks = {task.id: task for task in changed}
@@ -145,6 +146,7 @@ class Board(Horizontal):
         for status in touched & set(STATUSES):
             self.query_one(f"#lane-{status}", BoardColumn).show(self.columns[status], self.tasks)
         self._catch_follow()
+        return touched
 
     def _drop(self, task: Task) -> None:
         ids = self.columns.get(task.status, [])
