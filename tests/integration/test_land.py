@@ -110,10 +110,14 @@ def test_a_conflict_with_the_base_refuses_and_changes_nothing(room: Room, coder:
     write_plan(repo, check="true")
     before = tree_state(repo, coder)
 
-    with pytest.raises(LandRefused, match="coder conflicts with main in src/app.py"):
+    with pytest.raises(LandRefused, match="coder conflicts with main in src/app.py") as refused:
         land_session(room.home, OPERATOR, "coder")
 
     assert tree_state(repo, coder) == before
+    # The advice is a command that merges main into coder's branch (bullpen sync merges
+    # the other way: a session's work into the caller's checkout).
+    assert f"(git -C {coder} merge main), then land again" in str(refused.value)
+    assert "bullpen sync" not in str(refused.value)
 
 
 def test_uncommitted_changes_in_the_main_checkout_to_a_touched_file_refuse(

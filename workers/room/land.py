@@ -60,7 +60,8 @@ def land_session(home: Path, caller: Caller, name: str,
         branch = session.branch or branch_for(name)
         with authority.privileged(room.conn, caller, Power.LAND, name):
             landing = land(home.parent, branch, strategy=Strategy(settings.strategy),
-                           check=settings.check, label=name, on_output=on_output)
+                           check=settings.check, label=name,
+                           worktree=session.worktree or None, on_output=on_output)
         landings.record(room.conn, name, base_branch=landing.base_branch,
                         old_base=landing.old, new_base=landing.new, head=landing.head,
                         strategy=landing.strategy, landed_by=caller.name)
