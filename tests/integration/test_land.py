@@ -218,3 +218,24 @@ def test_the_cli_says_one_line_and_exits_1_when_the_check_fails(room: Room,
     assert "  check | boom" in result.stderr
     assert git(repo, "rev-parse", "main") == base
     assert run_cli("land", cwd=repo).returncode == 2
+
+
+def test_land_all_with_nothing_ready_says_why_in_one_line_and_succeeds(room: Room) -> None:
+    repo = room.home.parent
+    write_plan(repo, sessions_={"coder": {}, "idle": {}})
+    coder = add_session(room, "coder")
+    add_session(room, "idle")
+    plan.create_plan_tasks(room.conn, [plan.PlannedTask(n, f"{n}'s part", ())
+                                       for n in ("coder", "idle")])
+
+    quiet = run_cli("land", "--all", cwd=repo)
+    assert (quiet.returncode, quiet.stderr) == (0, ""), quiet
+    assert quiet.stdout == ("nothing is ready to land: no session has commits the base"
+                            " lacks (see bullpen ls)\n")
+
+    commit_file(coder, "src/app.py", "v2\n", "v2")
+    waiting = run_cli("land", "--all", cwd=repo)
+    assert (waiting.returncode, waiting.stderr) == (0, ""), waiting
+    assert waiting.stdout == ("nothing is ready to land: coder has commits the base lacks"
+                              " but its tasks are not done (see bullpen task ls, or land it"
+                              " by name: bullpen land coder)\n")
