@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from board import machines, notes, sessions
+from board import audit, machines, notes, sessions
 from board.errors import Refused
 from board.room import open_room
 from board.vocabulary import DesiredState
@@ -137,9 +137,13 @@ def test_a_second_machine_under_a_taken_name_is_refused_and_touches_nothing(
             refused = run_cli(*verb, cwd=b.repo)
             assert refused.returncode == 2, verb
             assert refused.stderr.count("\n") == 1 and "--machine NAME" in refused.stderr
-        # down stops b's own tmux whatever the store says, and records nothing there
+        # down is refused too (nothing of the name's runs here), and audited as refused
         down = run_cli("down", cwd=b.repo)
-        assert "could not record" in down.stdout and "--machine NAME" in down.stdout
+        assert down.returncode == 2 and down.stdout == "", down
+        assert down.stderr.count("\n") == 1 and "run bullpen down on that machine" in \
+            down.stderr and "--machine NAME" in down.stderr
+        last = audit.entries(room.conn)[-1]
+        assert (last.action, last.outcome) == ("down", "refused")
         with pytest.raises(Refused, match="belongs to another machine"):
             Coordinator(b.home, watch=False)
         coder = sessions.get(room.conn, "coder")
