@@ -59,7 +59,8 @@ def carry(conn: Connection, assignee: str, task_id: int) -> str | None:
 
 
 def _carry(worktree: Path, branches: dict[str, str], heads: dict[str, str]) -> str:
-    names = " and ".join(heads)
+    # Names are not made possessive ("research' work", "a's and b's"): "of NAME" reads
+    # right for every name.
     missing = {n: h for n, h in heads.items() if not _holds(worktree, h)}
     if not missing:
         return f"Your worktree already holds {_shas(heads)}."
@@ -67,29 +68,33 @@ def _carry(worktree: Path, branches: dict[str, str], heads: dict[str, str]) -> s
     if status.dirty:
         return (f"Not merged: {_shas(missing)} — your worktree has uncommitted changes"
                 f" ({_files(status.changed_files)}), left untouched; commit them, then run"
-                f" {_syncs(missing)} to take {names}' work in.")
+                f" {_syncs(missing)} to take in the work of {' and '.join(missing)}.")
     for one, other in combinations(missing, 2):
         clash = predict_merge(worktree, missing[one], missing[other])
         if not clash.clean:
-            return (f"Not merged: {one}'s and {other}'s work conflict in"
+            return (f"Not merged: the work of {one} and the work of {other} conflict in"
                     f" {_files(tuple(f.path for f in clash.files))}; you start from the base."
                     f" Merge them by hand ({_syncs(missing)}) or ask them to agree.")
     own = status.ahead > 0
     for name, head in missing.items():
         clash = predict_merge(worktree, "HEAD", head)
         if not clash.clean:
-            return (f"Not merged: {name}'s commit {head[:7]} conflicts with your own work in"
+            return (f"Not merged: commit {head[:7]} of {name} conflicts with your own work in"
                     f" {_files(tuple(f.path for f in clash.files))}; nothing was touched."
                     f" Run bullpen sync {name} --keep-conflicts to resolve it.")
     done: list[str] = []
     for name, head in missing.items():
         report = sync(worktree, branches[name])
         if not report.merged:
-            return (f"Merged {', '.join(done) or 'nothing'}; not {name}'s {head[:7]}:"
+            return (f"Merged {', '.join(done) or 'nothing'}; not commit {head[:7]} of {name}:"
                     f" {report.message}")
-        done.append(f"{name}'s {head[:7]}")
-    how = "merged into your own commits" if own else "your worktree starts from them"
-    return f"Your worktree now holds {', '.join(done)} ({how}; no sync needed)."
+        done.append(f"{head[:7]} of {name}")
+    commits, them, are = ("commits", "them", "are") if len(done) > 1 else ("commit", "it", "is")
+    if own:
+        return (f"{commits.capitalize()} {' and '.join(done)} {are} merged into your own"
+                " commits; no sync needed.")
+    return (f"Your worktree now holds {commits} {' and '.join(done)}: you start from {them},"
+            " no sync needed.")
 
 
 def _parent_branches(conn: Connection, assignee: str, task_id: int) -> dict[str, str]:
@@ -113,7 +118,7 @@ def _holds(worktree: Path, commit: str) -> bool:
 
 
 def _shas(heads: dict[str, str]) -> str:
-    return ", ".join(f"{name}'s final commit {head[:7]}" for name, head in heads.items())
+    return ", ".join(f"the final commit {head[:7]} of {name}" for name, head in heads.items())
 
 
 def _files(paths: tuple[str, ...]) -> str:
