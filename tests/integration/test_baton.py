@@ -24,10 +24,11 @@ def run_dispatcher(room: Room) -> None:
     dispatcher.save()
 
 
-def add_session(room: Room, name: str, base_mode: str | None = None) -> Path:
+def add_session(room: Room, name: str, base_mode: str | None = None,
+                machine: str | None = None) -> Path:
     info = create_worktree(room.home.parent, name)
     sessions.register(room.conn, name, branch=info.branch, worktree=str(info.path),
-                      base=info.base_commit)
+                      base=info.base_commit, machine=machine)
     if base_mode:
         sessions.update(room.conn, name, base_mode=base_mode)
     return info.path
@@ -136,6 +137,23 @@ def test_own_commits_that_conflict_are_not_touched(room: Room) -> None:
     assert head(coder) == mine and (coder / "src/app.py").read_text() == "coder's\n"
     assert git(coder, "status", "--porcelain") == ""
     assert " of research conflicts with your own work in src/app.py; nothing was touched" in body
+
+
+def test_a_parent_on_another_machine_is_named_not_skipped_silently(room: Room) -> None:
+    research = add_session(room, "research", machine="beta")
+    coder = add_session(room, "coder", machine="beta")
+    tip = commit_file(research, "data/usage.md", "83% JSON\n", "data")
+    sessions.register(room.conn, "remote", machine="alpha")  # its clone is on alpha
+    before = head(coder)
+    plan(room, ["research", "remote"])
+
+    body = handoff(room)
+
+    assert head(coder) != before and (coder / "data/usage.md").exists()
+    assert body.endswith(f"Your worktree now holds commit {tip[:7]} of research: you start"
+                         " from it, no sync needed. The commits of remote are on machine"
+                         " alpha; not merged here (bullpen sync remote takes them in once"
+                         " they are pushed).")
 
 
 @pytest.mark.parametrize("mode", ["main", "main~0"])

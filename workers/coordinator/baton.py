@@ -6,7 +6,9 @@ the moment it is handed its task, so the coder starts on research's files withou
   is merged, the dependent starts from the base and its handoff says which files clash;
 - work of its own: the parents' commits come in only when the predicted merge is clean
   and the worktree has no uncommitted changes; otherwise nothing is touched and the
-  handoff says what was not merged and why.
+  handoff says what was not merged and why;
+- a parent on another machine: its commits are in that machine's clone, so nothing of it
+  is merged here and the handoff says on which machine they are.
 
 `base: main` or `base: <ref>` in bullpen.yaml turns this off for a session. Merging goes
 through `worktrees.sync`, which never loses uncommitted work. The result is one line
@@ -23,6 +25,7 @@ from pathlib import Path
 from board import sessions, tasks
 from board.connection import Connection
 from board.errors import BullpenError
+from board.models import Session
 from board.vocabulary import BaseMode
 from worktrees.naming import branch_for
 from worktrees.predict import predict_merge
@@ -42,20 +45,27 @@ def carry(conn: Connection, assignee: str, task_id: int) -> str | None:
     if (session.base_mode or BaseMode.AFTER) != BaseMode.AFTER:
         return None
     worktree = Path(session.worktree)
-    parents = _parent_branches(conn, assignee, task_id)
-    heads = {}
-    for name, branch in parents.items():
+    parents = _parents(conn, assignee, task_id)
+    branches = {name: parent.branch or branch_for(name) for name, parent in parents.items()}
+    heads, away = {}, []
+    for name, parent in parents.items():
+        if parent.machine is not None and parent.machine != session.machine:
+            # Its commits are in that machine's clone (a same-named branch here is not them).
+            away.append(f"The commits of {name} are on machine {parent.machine}; not merged"
+                        f" here (bullpen sync {name} takes them in once they are pushed).")
+            continue
         try:
-            heads[name] = resolve_commit(worktree, f"refs/heads/{branch}")
+            heads[name] = resolve_commit(worktree, f"refs/heads/{branches[name]}")
         except BullpenError:
-            continue  # its branch lives on another machine, or was removed
-    if not heads:
-        return None
-    try:
-        return _carry(worktree, parents, heads)
-    except BullpenError as error:  # git refused something unexpected: say so, touch nothing
-        log.warning("baton for %s: %s", assignee, error)
-        return f"Your parents' commits were not merged into your worktree: {error}"
+            continue  # its branch was removed (landed, or never made): nothing to carry
+    said = []
+    if heads:
+        try:
+            said.append(_carry(worktree, branches, heads))
+        except BullpenError as error:  # git refused something unexpected: say so, touch nothing
+            log.warning("baton for %s: %s", assignee, error)
+            said.append(f"Your parents' commits were not merged into your worktree: {error}")
+    return " ".join(said + away) or None
 
 
 def _carry(worktree: Path, branches: dict[str, str], heads: dict[str, str]) -> str:
@@ -97,16 +107,16 @@ def _carry(worktree: Path, branches: dict[str, str], heads: dict[str, str]) -> s
             " no sync needed.")
 
 
-def _parent_branches(conn: Connection, assignee: str, task_id: int) -> dict[str, str]:
-    """The sessions whose tasks `task_id` waited for, each with its branch (plan order)."""
-    found: dict[str, str] = {}
+def _parents(conn: Connection, assignee: str, task_id: int) -> dict[str, Session]:
+    """The sessions whose tasks `task_id` waited for, by name (plan order)."""
+    found: dict[str, Session] = {}
     for parent_id in tasks.get(conn, task_id).parents:
         owner = tasks.get(conn, parent_id).assignee
         if not owner or owner == assignee or owner in found:
             continue
         parent = sessions.get(conn, owner)
         if parent is not None:
-            found[owner] = parent.branch or branch_for(owner)
+            found[owner] = parent
     return found
 
 
