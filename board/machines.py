@@ -23,10 +23,11 @@ from board.errors import BadInput, Refused
 from board.models import iso
 from board.patterns import lazy
 from board.records import record
+from board.vocabulary import SessionStatus
 
 BEAT_EVERY = 2.0  # seconds between a coordinator's heartbeats
 UNREACHABLE_AFTER = 6.0  # seconds without a beat before a machine is unreachable
-UNREACHABLE = "unreachable"  # the status `ls` shows for a session on such a machine
+UNREACHABLE = SessionStatus.UNREACHABLE  # what ls and the dashboard show for its sessions
 MACHINE_NAME = lazy(r"^[a-z][a-z0-9-]{0,39}$")
 
 

@@ -17,6 +17,9 @@ from board.vocabulary import DesiredState
 from tests.cli_runner import run_cli
 from tests.machines import Machine, join_machine, make_bare_origin
 from tests.pg_cluster import PgCluster
+from tests.waiting import wait_until
+from tui.dashboard.feed import RoomDelta
+from tui.dashboard.tail import EventTail
 from workers.coordinator.loop import Coordinator
 
 
@@ -87,6 +90,33 @@ def test_a_machine_that_stops_beating_is_unreachable_and_its_notes_wait(two_mach
         machines.beat(room.conn, "alpha")  # back
         assert ls(b)["coder"]["status"] == "idle"
         assert [n.id for n in notes.pending(room.conn, "coder")] == [note.id]
+
+
+def test_ls_and_the_dashboard_say_the_same_word_for_a_silent_machines_session(
+        two_machines) -> None:
+    a, b = two_machines
+    assert run_cli("register", "coder", cwd=a.repo).returncode == 0
+    seen: list[RoomDelta] = []
+
+    def shown() -> str | None:  # the coder's status in the newest sessions panel
+        panels = [delta.sessions for delta in seen if delta.sessions is not None]
+        return panels[-1][0].session.status if panels else None
+
+    with open_room(env={}, start=a.repo) as room:
+        sessions.set_status(room.conn, "coder", "stopped")  # alpha's last word
+        machines.beat(room.conn, "alpha")
+        tail = EventTail(b.home / "bullpen.db", seen.append)
+        tail.start()
+        try:
+            wait_until(lambda: shown() == "stopped", message="alpha's own word, while it beats")
+            assert ls(b)["coder"]["status"] == "stopped"
+            # alpha falls silent: no event says so, yet the dashboard follows within a beat
+            machines.beat(room.conn, "alpha", now=time.time() - machines.UNREACHABLE_AFTER - 1)
+            wait_until(lambda: shown() == "unreachable", timeout=machines.BEAT_EVERY + 3,
+                       message=lambda: f"unreachable on the dashboard, not {shown()}")
+        finally:
+            tail.stop()
+    assert ls(b)["coder"]["status"] == "unreachable"
 
 
 def test_diff_of_a_session_elsewhere_says_where_its_branch_lives(two_machines) -> None:
