@@ -49,6 +49,9 @@ def test_a_session_carries_the_machine_it_was_registered_on(two_machines) -> Non
         assert sessions.get(room.conn, "coder").to_json()["machine"] == "alpha"
     assert {name: row["machine"] for name, row in ls(b).items()} == {
         "coder": "alpha", "reviewer": "beta"}
+    table = run_cli("ls", cwd=b.repo).stdout.splitlines()  # the machine beside the name
+    assert table[0].split()[:3] == ["name", "machine", "status"]
+    assert [line.split()[:2] for line in table[1:]] == [["coder", "alpha"], ["reviewer", "beta"]]
 
 
 def test_each_coordinator_serves_its_own_machine_and_beats(two_machines) -> None:
