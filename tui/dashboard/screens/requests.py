@@ -81,7 +81,10 @@ class WidgetRequests(Screen[None]):
         self.jobs.write_store(loops.release, message.chain)
 
     def on_needs_you_end_requested(self, message: NeedsYou.EndRequested) -> None:
-        self.jobs.write_store(loops.end, message.chain)
+        self._ask_first(f"End loop chain {message.chain}?",
+                        "Its held notes are dropped, their senders told, and it takes no"
+                        " more notes.\nr releases it instead (its held notes go through).",
+                        "end it", lambda: self.jobs.write_store(loops.end, message.chain))
 
     # Requests from the sessions table: the runtime's verbs.
 
