@@ -151,7 +151,7 @@ def _conflict(names: _Names, files: list[str], result) -> LandRefused:
         shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
         # `bullpen sync` merges the other way (a session's work into yours): name git's own.
         where = (f"git -C {names.worktree} merge {into}" if names.worktree
-                 else f"git switch {names.branch} && git merge {into}")
+                 else f"git merge {into} where {names.branch} is checked out")
         return LandRefused(f"{label} conflicts with {into} in {shown}; nothing landed —"
                            f" merge {into} into {names.branch} and resolve there ({where}),"
                            " then land again")

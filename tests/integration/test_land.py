@@ -18,7 +18,7 @@ from tests.cli_runner import run_cli
 from tests.conftest import commit_file, git
 from workers.room.land import land_all, land_session, landing_queue
 from worktrees import create_worktree
-from worktrees.land import LandRefused
+from worktrees.land import LandRefused, land
 
 OPERATOR = Caller("operator")
 
@@ -118,6 +118,9 @@ def test_a_conflict_with_the_base_refuses_and_changes_nothing(room: Room, coder:
     # the other way: a session's work into the caller's checkout).
     assert f"(git -C {coder} merge main), then land again" in str(refused.value)
     assert "bullpen sync" not in str(refused.value)
+    with pytest.raises(LandRefused, match="git merge main where bullpen/coder is checked out"):
+        land(repo, "bullpen/coder", label="coder")  # no worktree known: where it is
+    assert tree_state(repo, coder) == before
 
 
 def test_uncommitted_changes_in_the_main_checkout_to_a_touched_file_refuse(
