@@ -41,7 +41,10 @@ class Board(Horizontal):
 
     @dataclass
     class ArchiveRequested(Message):
+        """Archive the card; `ask` first when a move key (L, shift+right) got it there."""
+
         task_id: int
+        ask: bool = False
 
     @dataclass
     class DoneRequested(Message):
@@ -213,11 +216,15 @@ class Board(Horizontal):
         self._move(1)
 
     def _move(self, step: int) -> None:
-        """Move the card a column; into blocked only with a reason (asked for)."""
+        """Move the card a column; into blocked only with a reason (asked for), into
+        archived only once confirmed (L archives a done card, and L lands on sessions)."""
         if not (task := self.current_task):
             return
-        if neighbour(task.status, step) == TaskStatus.BLOCKED:
+        target = neighbour(task.status, step)
+        if target == TaskStatus.BLOCKED:
             self.action_block()
+        elif target == TaskStatus.ARCHIVED:
+            self.post_message(self.ArchiveRequested(task.id, ask=True))
         else:
             self.post_message(self.MoveRequested(task.id, step))
 
