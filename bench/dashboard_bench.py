@@ -5,17 +5,22 @@ child process (`--serve`). While it idles for IDLE_SECONDS we measure its proces
 over wall time, and in this process a bare loop doing the same poll query at the same
 rate. Then we commit NOTES notes one by one and the child records when each was drawn
 (after the refresh that shows it); a bare poller thread here records when a plain
-`SELECT` first sees each note. Run: `python bench/dashboard_bench.py` (or `main()`).
+`SELECT` first sees each note. A second round does the same in a live room while the
+soak's load runs (bench/dashboard_soak.py). Run: `python bench/dashboard_bench.py` (or
+`main()`); BENCH_PROFILE=FILE writes the dashboard child's cProfile stats to FILE.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import queue
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
@@ -34,29 +39,46 @@ STOP = "bench-stop"
 STATUSES = ("triage", "todo", "ready", "running", "blocked", "review", "done", "archived")
 
 
+NAMES = [f"s{number:02d}" for number in range(SESSIONS)]
+CHILD_SECONDS = 120.0  # the child ends itself after this long, finished or not
+LINE_SECONDS = 90.0  # the longest wait for the child's next report
+
+
 def build_store(home: Path) -> None:
     """50 sessions, 5,000 tasks and 50,000 notes (mostly read), in few transactions."""
     home.mkdir(parents=True, exist_ok=True)
     conn = connect(home / DB_NAME)
-    for number in range(SESSIONS):
-        sessions.register(conn, f"s{number:02d}", agent="hermes", branch=f"bullpen/s{number:02d}")
+    for name in NAMES:
+        sessions.register(conn, name, agent="hermes", branch=f"bullpen/{name}")
+    fill_store(conn, NAMES, pending_share=20)
+    conn.close()
+
+
+def fill_store(conn, names: Sequence[str], pending_share: int | None) -> None:  # noqa: ANN001
+    """TASKS tasks and NOTE_ROWS notes among `names`, written without events (nothing
+    is pinged); one note in `pending_share` still waits for its delivery (None: none)."""
     now = time.time()
+    first = conn.execute("SELECT coalesce(max(id), 0) FROM notes").fetchone()[0] + 1
+    ids = range(first, first + NOTE_ROWS)
+    count = len(names)
+
+    def pending(i: int) -> bool:
+        return pending_share is not None and i % pending_share == 0
+
     with write(conn):
         conn.executemany(
             "INSERT INTO tasks (title, status, assignee, created_by, created_at, updated_at)"
             " VALUES (?, ?, ?, 'operator', ?, ?)",
-            [(f"task {i}", STATUSES[i % len(STATUSES)], f"s{i % SESSIONS:02d}", now, now)
+            [(f"task {i}", STATUSES[i % len(STATUSES)], names[i % count], now, now)
              for i in range(TASKS)])
         conn.executemany(
             "INSERT INTO notes (id, sender, recipient, body, kind, created_at)"
             " VALUES (?, ?, ?, ?, 'note', ?)",
-            [(i, f"s{i % SESSIONS:02d}", f"s{(i + 1) % SESSIONS:02d}", f"note {i}", now)
-             for i in range(1, NOTE_ROWS + 1)])
+            [(i, names[i % count], names[(i + 1) % count], f"note {i}", now) for i in ids])
         conn.executemany(
             "INSERT INTO deliveries (note, recipient, state, read_at) VALUES (?, ?, ?, ?)",
-            [(i, f"s{(i + 1) % SESSIONS:02d}", "delivered" if i % 20 else "pending",
-              now if i % 20 else None) for i in range(1, NOTE_ROWS + 1)])
-    conn.close()
+            [(i, names[(i + 1) % count], "pending" if pending(i) else "delivered",
+              None if pending(i) else now) for i in ids])
 
 
 class BenchActions:
@@ -76,9 +98,10 @@ class BenchActions:
 
 
 def serve(home: Path, idle_seconds: float) -> None:
-    """The child: run the dashboard headless, report idle CPU, then note draw times."""
+    """The child: run the dashboard headless, report idle CPU, then note draw times (at
+    the stop note, or after CHILD_SECONDS whatever happened)."""
     from tui.dashboard.app import DashboardApp
-    from tui.dashboard.messages import RoomUpdated
+    from tui.dashboard.feed import RoomDelta
     from tui.dashboard.screens.main import MainScreen
 
     def emit(document: dict) -> None:
@@ -87,10 +110,11 @@ def serve(home: Path, idle_seconds: float) -> None:
     class BenchScreen(MainScreen):
         seen: dict[int, float] = {}
 
-        def on_room_updated(self, message: RoomUpdated) -> None:  # runs before MainScreen's
-            delta = message.delta
+        def apply_delta(self, delta: RoomDelta) -> None:
+            super().apply_delta(delta)
             if delta.initial:
                 self.set_timer(1.0, self._idle_start)  # let start-up work settle first
+                self.set_timer(CHILD_SECONDS, self._finish)  # never outlive the bench
             ids = [item.ref for item in delta.stream if item.kind == "note"]
             if ids:
                 self.call_after_refresh(self._drawn, ids)
@@ -113,6 +137,9 @@ def serve(home: Path, idle_seconds: float) -> None:
                   "idle_wall": time.monotonic() - self._wall})
 
         def _finish(self) -> None:
+            if getattr(self, "_finished", False):
+                return
+            self._finished = True
             emit({"seen": self.seen,
                   "notes_cpu": time.process_time() - getattr(self, "_notes_cpu", 0.0)})
             self.app.exit()
@@ -121,7 +148,53 @@ def serve(home: Path, idle_seconds: float) -> None:
         def get_default_screen(self) -> MainScreen:
             return BenchScreen(self.home, self.actions)
 
-    BenchApp(home, BenchActions()).run(headless=True, size=(160, 48))
+    profile_to = os.environ.get("BENCH_PROFILE")
+    if not profile_to:
+        BenchApp(home, BenchActions()).run(headless=True, size=(160, 48))
+        return
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        BenchApp(home, BenchActions()).run(headless=True, size=(160, 48))
+    finally:
+        profiler.disable()
+        profiler.dump_stats(profile_to)
+
+
+class Child:
+    """The dashboard child process; its reports are read with a deadline (a reader thread
+    feeds a queue), and `close` always ends it."""
+
+    def __init__(self, home: Path, idle_seconds: float) -> None:
+        self.process = subprocess.Popen([sys.executable, __file__, "--serve", str(home),
+                                         str(idle_seconds)], stdout=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, name="bench-child-reader", daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put("")  # the child closed its output
+
+    def report(self, timeout: float = LINE_SECONDS) -> dict:
+        """The child's next JSON report; RuntimeError when it is late or gone."""
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise RuntimeError(f"the dashboard child said nothing for {timeout:.0f} s") from None
+        if not line:
+            raise RuntimeError(f"the dashboard child ended (status {self.process.wait(5)})")
+        return json.loads(line)
+
+    def close(self) -> None:
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
 
 
 def bare_idle(db: Path, seconds: float, interval: float) -> float:
@@ -165,8 +238,62 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
 
 
-def main() -> int:
-    """Build the store, run the child dashboard, print idle CPU and latency with ratios."""
+def measure(home: Path, child: Child, recipients: Sequence[str], count: int,
+            gap: float) -> dict[str, object]:
+    """Commit `count` notes `gap` s apart; when the child drew each, against when a bare
+    poller here first saw it (both against the commit)."""
+    from tui.dashboard.tail import POLL_SECONDS
+
+    conn = connect(home / DB_NAME)
+    poller = BarePoller(home / DB_NAME, POLL_SECONDS)
+    poller.start()
+    committed: dict[int, float] = {}
+    operator = Caller("operator")
+    try:
+        for number in range(count):
+            note = notes.send(conn, operator, recipients[number % len(recipients)],
+                              f"bench {number}")
+            committed[note.id] = time.time()
+            time.sleep(gap)
+        notes.send(conn, operator, recipients[0], STOP)
+        finish = child.report()
+    finally:
+        poller.stop.set()
+        poller.join(timeout=10)
+        conn.close()
+    seen = {int(k): v for k, v in finish["seen"].items()}
+    return {"app": [(seen[i] - t) * 1000 for i, t in committed.items() if i in seen],
+            "bare": [(poller.seen[i] - t) * 1000 for i, t in committed.items()
+                     if i in poller.seen],
+            "query": [t * 1000 for t in poller.query_times], "count": count,
+            "per_note": finish["notes_cpu"] * 1000 / max(len(seen) - 1, 1)}
+
+
+def print_latency(figures: dict[str, object]) -> None:
+    from tui.dashboard.tail import POLL_SECONDS
+
+    app_ms, bare_ms, query_ms = figures["app"], figures["bare"], figures["query"]
+    assert isinstance(app_ms, list) and isinstance(bare_ms, list) and isinstance(query_ms, list)
+    if not app_ms or not bare_ms:
+        print(f"note commit → drawn: nothing measured (drawn {len(app_ms)},"
+              f" seen bare {len(bare_ms)})")
+        return
+    p50, p99 = percentile(app_ms, 0.5), percentile(app_ms, 0.99)
+    b50, b99 = percentile(bare_ms, 0.5), percentile(bare_ms, 0.99)
+    print(f"note commit → drawn: p50 {p50:.1f} ms, p99 {p99:.1f} ms over {len(app_ms)} notes"
+          f" (target p99 ≤ 100 ms); missing {figures['count'] - len(app_ms)}")
+    print(f"bare poller ({POLL_SECONDS * 1000:.0f} ms interval): p50 {b50:.1f} ms,"
+          f" p99 {b99:.1f} ms; ratio p50 {p50 / b50:.1f}x, p99 {p99 / b99:.1f}x")
+    print(f"bare query SELECT notes WHERE id > ?: p50 {percentile(query_ms, 0.5):.3f} ms")
+    # CPU time is far less sensitive to a loaded machine than wall-clock latency.
+    per_note = figures["per_note"]
+    assert isinstance(per_note, float)
+    print(f"dashboard CPU per note drawn: {per_note:.1f} ms"
+          f" ({per_note / max(percentile(query_ms, 0.5), 1e-6):.0f}x the bare query)")
+
+
+def quiet_round() -> None:
+    """Idle CPU, then latency in a store nothing else writes to."""
     from tui.dashboard.tail import POLL_SECONDS
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -175,48 +302,31 @@ def main() -> int:
         build_store(home)
         print(f"store: {SESSIONS} sessions, {TASKS} tasks, {NOTE_ROWS} notes"
               f" (built in {time.monotonic() - started:.1f} s)")
-        child = subprocess.Popen([sys.executable, __file__, "--serve", str(home),
-                                  str(IDLE_SECONDS)], stdout=subprocess.PIPE, text=True)
-        assert child.stdout is not None
-        bare_cpu = bare_idle(home / DB_NAME, IDLE_SECONDS, POLL_SECONDS)
-        idle = json.loads(child.stdout.readline())
-        app_share = idle["idle_cpu"] / idle["idle_wall"]
-        bare_share = bare_cpu / IDLE_SECONDS
-        print(f"idle CPU: dashboard {app_share:.2%} of a core over {idle['idle_wall']:.1f} s"
-              f" (target < 2 %); bare poll loop {bare_share:.2%};"
-              f" ratio {app_share / max(bare_share, 1e-9):.1f}x")
+        child = Child(home, IDLE_SECONDS)
+        try:
+            bare_cpu = bare_idle(home / DB_NAME, IDLE_SECONDS, POLL_SECONDS)
+            idle = child.report()
+            app_share = idle["idle_cpu"] / idle["idle_wall"]
+            bare_share = bare_cpu / IDLE_SECONDS
+            print(f"idle CPU: dashboard {app_share:.2%} of a core over"
+                  f" {idle['idle_wall']:.1f} s (target < 2 %); bare poll loop"
+                  f" {bare_share:.2%}; ratio {app_share / max(bare_share, 1e-9):.1f}x")
+            figures = measure(home, child, NAMES, NOTES, GAP_SECONDS)
+        finally:
+            child.close()
+    print_latency(figures)
 
-        conn = connect(home / DB_NAME)
-        poller = BarePoller(home / DB_NAME, POLL_SECONDS)
-        poller.start()
-        committed: dict[int, float] = {}
-        operator = Caller("operator")
-        for number in range(NOTES):
-            note = notes.send(conn, operator, f"s{number % SESSIONS:02d}", f"bench {number}")
-            committed[note.id] = time.time()
-            time.sleep(GAP_SECONDS)
-        notes.send(conn, operator, "s00", STOP)
-        finish = json.loads(child.stdout.readline())
-        seen = {int(k): v for k, v in finish["seen"].items()}
-        child.wait(timeout=30)
-        poller.stop.set()
-        poller.join()
-        conn.close()
 
-    app_ms = [(seen[i] - t) * 1000 for i, t in committed.items() if i in seen]
-    bare_ms = [(poller.seen[i] - t) * 1000 for i, t in committed.items() if i in poller.seen]
-    query_ms = [t * 1000 for t in poller.query_times]
-    p50, p99 = percentile(app_ms, 0.5), percentile(app_ms, 0.99)
-    b50, b99 = percentile(bare_ms, 0.5), percentile(bare_ms, 0.99)
-    print(f"note commit → drawn: p50 {p50:.1f} ms, p99 {p99:.1f} ms over {len(app_ms)} notes"
-          f" (target p99 ≤ 100 ms); missing {NOTES - len(app_ms)}")
-    print(f"bare poller ({POLL_SECONDS * 1000:.0f} ms interval): p50 {b50:.1f} ms,"
-          f" p99 {b99:.1f} ms; ratio p50 {p50 / b50:.1f}x, p99 {p99 / b99:.1f}x")
-    print(f"bare query SELECT notes WHERE id > ?: p50 {percentile(query_ms, 0.5):.3f} ms")
-    # CPU time is far less sensitive to a loaded machine than wall-clock latency.
-    per_note = finish["notes_cpu"] * 1000 / max(len(seen) - 1, 1)
-    print(f"dashboard CPU per note drawn: {per_note:.1f} ms"
-          f" ({per_note / max(percentile(query_ms, 0.5), 1e-6):.0f}x the bare query)")
+def main(rounds: Sequence[str] = ("quiet", "soak")) -> int:
+    """Both rounds (or the named ones): idle CPU and latency, then latency under soak."""
+    if "quiet" in rounds:
+        print("-- quiet store --", flush=True)
+        quiet_round()
+    if "soak" in rounds:
+        from bench.dashboard_soak import soak_round
+
+        print("-- under the soak's load --", flush=True)
+        print_latency(soak_round())
     return 0
 
 
@@ -224,4 +334,4 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--serve":
         serve(Path(sys.argv[2]), float(sys.argv[3]))
     else:
-        sys.exit(main())
+        sys.exit(main(sys.argv[1:] or ("quiet", "soak")))

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -61,11 +62,13 @@ class Soak:
         self.notes_sent: dict[int, str] = {}  # soak number -> recipient
         self.commits: list[tuple[str, str]] = []  # (session, sha), in the order made
         self.rng = random.Random(13)
+        self.number = 0  # the last unit of load made
+        self.cli_timeout = 120.0
 
     def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         began = time.perf_counter()
         done = subprocess.run([BULLPEN, *args], cwd=self.repo, capture_output=True, text=True,
-                              env={**os.environ, **GIT_ENV}, timeout=120)
+                              env={**os.environ, **GIT_ENV}, timeout=self.cli_timeout)
         self.cli_seconds.append(time.perf_counter() - began)
         if "Traceback" in done.stderr:
             self.tracebacks += 1
@@ -150,24 +153,30 @@ class Soak:
         self.plan()
         self.up()
         started = time.monotonic()
-        tmux_kills = [SECONDS * 0.35, SECONDS * 0.7]
-        next_kill = time.monotonic() + self.rng.uniform(2, 6)
-        number = 0
-        while time.monotonic() - started < SECONDS:
-            number += 1
-            self.step(number)
-            if tmux_kills and time.monotonic() - started >= tmux_kills[0]:
-                tmux_kills.pop(0)
-                self.server.kill_server()
-                self.up()
-            if time.monotonic() >= next_kill:
-                self.kill_coordinator()
-                next_kill = time.monotonic() + self.rng.uniform(2, 6)
+        self.churn(lambda: time.monotonic() - started >= SECONDS,
+                   tmux_kills=(SECONDS * 0.35, SECONDS * 0.7))
         self.up()
         deadline = time.monotonic() + SETTLE
         while time.monotonic() < deadline and set(self.notes_sent) - set(self.typed()):
             time.sleep(0.5)  # a quiet room delivering its backlog; polled with a deadline
         return self.figures()
+
+    def churn(self, done: Callable[[], bool], tmux_kills: tuple[float, ...] = ()) -> None:
+        """The load and the chaos until `done()`: steps, a coordinator kill every 2-6 s,
+        and the tmux server killed (then `up`) at each of `tmux_kills` seconds."""
+        started = time.monotonic()
+        kills = list(tmux_kills)
+        next_kill = time.monotonic() + self.rng.uniform(2, 6)
+        while not done():
+            self.number += 1
+            self.step(self.number)
+            if kills and time.monotonic() - started >= kills[0]:
+                kills.pop(0)
+                self.server.kill_server()
+                self.up()
+            if time.monotonic() >= next_kill:
+                self.kill_coordinator()
+                next_kill = time.monotonic() + self.rng.uniform(2, 6)
 
     def figures(self) -> dict[str, object]:
         typed = self.typed()
@@ -229,7 +238,8 @@ class Soak:
         return found
 
     def close(self) -> None:
-        subprocess.run([BULLPEN, "down"], cwd=self.repo, capture_output=True, check=False)
+        subprocess.run([BULLPEN, "down"], cwd=self.repo, capture_output=True, check=False,
+                       timeout=120)
         self.server.kill_server()
 
 

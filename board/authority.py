@@ -131,6 +131,17 @@ def refuse_elsewhere(conn: Connection, caller: Caller, power: Power,
     raise Refused(reason)
 
 
+def refuse_taken_name(conn: Connection, caller: Caller, power: Power, target: str | None,
+                      name: str, *, force: bool = False) -> None:
+    """Refuse (audited) a verb run on a clone whose machine name another machine of the
+    room holds: the sessions of that name, their panes and worktrees are all there."""
+    reason = (f"machine name {name!r} belongs to another machine of this room; nothing"
+              f" done here: run bullpen {power.value} on that machine, or join this clone"
+              " under a name of its own: bullpen room join URL --machine NAME")
+    audit.record(conn, caller.name, _action(power, force), target, REFUSED, reason)
+    raise Refused(reason)
+
+
 def _refuse_unless_allowed(conn: Connection, caller: Caller, power: Power,
                            target: str | None, force: bool) -> None:
     if _may(conn, caller, power, target):

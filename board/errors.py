@@ -27,6 +27,10 @@ class Refused(BadInput):
     """A valid request that the rules forbid (a cycle, a lost claim, a wrong token)."""
 
 
+class Revoked(Refused):
+    """This machine's login to a shared room was revoked (`bullpen machines revoke`)."""
+
+
 class StoreFault(BullpenError):
     """The store cannot be used right now (exit 1): disk full, read-only, damaged, or a
     PostgreSQL server down or unreachable. Not the request's fault; worth a retry."""

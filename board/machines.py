@@ -23,10 +23,11 @@ from board.errors import BadInput, Refused
 from board.models import iso
 from board.patterns import lazy
 from board.records import record
+from board.vocabulary import SessionStatus
 
 BEAT_EVERY = 2.0  # seconds between a coordinator's heartbeats
 UNREACHABLE_AFTER = 6.0  # seconds without a beat before a machine is unreachable
-UNREACHABLE = "unreachable"  # the status `ls` shows for a session on such a machine
+UNREACHABLE = SessionStatus.UNREACHABLE  # what ls and the dashboard show for its sessions
 MACHINE_NAME = lazy(r"^[a-z][a-z0-9-]{0,39}$")
 
 
@@ -95,11 +96,11 @@ def claim(conn: Connection, home: Path) -> str:
     if not is_postgres(conn):
         return name
     own_id = local_id(home)
-    row = conn.execute("SELECT id FROM machines WHERE name = ?", (name,)).fetchone()
-    if row is not None and row["id"] is not None and row["id"] != own_id:
+    if taken_elsewhere(conn, home):
         raise Refused(f"machine name {name!r} belongs to another machine of this room;"
                       " join under a name of this machine's own: bullpen room join URL"
                       " --machine NAME")
+    row = conn.execute("SELECT id FROM machines WHERE name = ?", (name,)).fetchone()
     if row is None or row["id"] is None:
         own_id = own_id or secrets.token_hex(6)
         with write(conn):
@@ -112,6 +113,17 @@ def claim(conn: Connection, home: Path) -> str:
             return claim(conn, home)
         store.write_local(home, machine=name, machine_id=own_id)
     return name
+
+
+def taken_elsewhere(conn: Connection, home: Path) -> str | None:
+    """This machine's name when another machine of a shared room holds it under its own
+    id (this clone then runs none of that name's sessions), else None. Reads only."""
+    if not is_postgres(conn):
+        return None
+    name = local_name(home)
+    row = conn.execute("SELECT id FROM machines WHERE name = ?", (name,)).fetchone()
+    held = row is not None and row["id"] is not None and row["id"] != local_id(home)
+    return name if held else None
 
 
 def listed(conn: Connection, name: str) -> tuple[str | None, str] | None:

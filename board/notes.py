@@ -124,7 +124,7 @@ def inbox(conn: Connection, caller: Caller, *, mark_read: bool = True,
         # Nothing to mark: the snapshot is the answer, and the write lock is left to the
         # senders (an agent polling its inbox took it on every poll, queueing behind them).
         return [_row_to_note(row) for row in rows]
-    with write(conn):
+    with write(conn, waited_on=True):  # the reader is waiting for its notes
         rows = conn.execute(query, params).fetchall()  # again, under the lock it marks in
         if rows:
             now = time.time()

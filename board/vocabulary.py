@@ -101,6 +101,9 @@ class SessionStatus(_Words):
     STOPPED = "stopped"  # no pane at all
     UNKNOWN = "unknown"  # evidence is missing or contradictory; never treated as idle
     WAITING = "waiting for a slot"  # past the warm cap (max_running): not launched yet
+    # Shown, never stored: its machine stopped beating, so its stored word is stale (ls
+    # and the dashboard both say this, board.machines.shown_status).
+    UNREACHABLE = "unreachable"
 
 
 # How an `unknown` session's reason starts when its screen was never recognised since its

@@ -67,12 +67,14 @@ def base_branch(repo_root: Path | str) -> str:
 
 def land(repo_root: Path | str, branch: str, *, strategy: Strategy = Strategy.MERGE,
          check: str | None = None, label: str | None = None,
+         worktree: Path | str | None = None,
          on_output: Callable[[str], None] = lambda line: None) -> Landing:
     """Land `branch` on the main checkout's branch; raise LandRefused (nothing changed).
 
     `check` is a shell command run in the built result (its output lines go to
     `on_output` as they come); a non-zero exit refuses. `label` names the branch in
-    commit messages (the session's name).
+    commit messages (the session's name); `worktree`, where the branch is checked out,
+    goes into a conflict's advice.
     """
     root = main_root(repo_root)
     into = base_branch(root)
@@ -92,7 +94,7 @@ def land(repo_root: Path | str, branch: str, *, strategy: Strategy = Strategy.ME
     work = scratch / "result"
     try:
         run_git(root, "worktree", "add", "--quiet", "--detach", str(work), old)
-        new = _build(work, branch, head, old, into, strategy, label, commits)
+        new = _build(work, _Names(branch, into, label, worktree), head, old, strategy, commits)
         if check:
             _run_check(work, check, label, on_output)
         _move_base(root, into, old, new, in_main)
@@ -103,16 +105,27 @@ def land(repo_root: Path | str, branch: str, *, strategy: Strategy = Strategy.ME
     return Landing(branch, into, old, new, head, strategy, commits)
 
 
-def _build(work: Path, branch: str, head: str, old: str, into: str, strategy: Strategy,
-           label: str, commits: int) -> str:
+@dataclass(frozen=True)
+class _Names:
+    """What a landing's messages name: the branch, the base, the session, its worktree."""
+
+    branch: str
+    into: str
+    label: str
+    worktree: Path | str | None
+
+
+def _build(work: Path, names: _Names, head: str, old: str, strategy: Strategy,
+           commits: int) -> str:
     """Make the landed result in the scratch worktree and return its commit."""
+    branch, label = names.branch, names.label
     if strategy == Strategy.REBASE:
         run_git(work, "checkout", "--quiet", "--detach", head)
         result = run_git(work, "rebase", "--quiet", old, ok=(0, 1, 128))
         if result.status != 0:
             files = _unmerged(work)
             run_git(work, "rebase", "--abort", ok=(0, 128))
-            raise _conflict(label, into, files, result)
+            raise _conflict(names, files, result)
         return git_out(work, "rev-parse", "HEAD")
     if strategy == Strategy.SQUASH:
         result = run_git(work, "merge", "--squash", "--quiet", head, ok=(0, 1, 128))
@@ -122,7 +135,7 @@ def _build(work: Path, branch: str, head: str, old: str, into: str, strategy: St
                          f"Land {label} ({branch})", head, ok=(0, 1, 128))
         message = None
     if result.status != 0:
-        raise _conflict(label, into, _unmerged(work), result)
+        raise _conflict(names, _unmerged(work), result)
     if message is not None:
         log = git_out(work, "log", "--format=- %s", f"{old}..{head}")
         committed = run_git(work, "commit", "--quiet", "-m", message, "-m", log, ok=(0, 1, 128))
@@ -132,11 +145,16 @@ def _build(work: Path, branch: str, head: str, old: str, into: str, strategy: St
     return git_out(work, "rev-parse", "HEAD")
 
 
-def _conflict(label: str, into: str, files: list[str], result) -> LandRefused:
+def _conflict(names: _Names, files: list[str], result) -> LandRefused:
+    label, into = names.label, names.into
     if files:
         shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+        # `bullpen sync` merges the other way (a session's work into yours): name git's own.
+        where = (f"git -C {names.worktree} merge {into}" if names.worktree
+                 else f"git merge {into} where {names.branch} is checked out")
         return LandRefused(f"{label} conflicts with {into} in {shown}; nothing landed —"
-                           f" merge {into} into {label}'s branch (bullpen sync) and resolve")
+                           f" merge {into} into {names.branch} and resolve there ({where}),"
+                           " then land again")
     return LandRefused(f"{label} could not be merged into {into}:"
                        f" {first_line(result.stderr or result.stdout)}")
 

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from board.connection import Params, Row
-from board.errors import BullpenError, Refused, StoreFault
+from board.errors import BullpenError, Refused, Revoked, StoreFault
 from board.postgres.dialect import translate
 from board.store import redact
 
@@ -163,12 +163,20 @@ def open_raw(url: str, **options: Any) -> Any:
                                connect_timeout=CONNECT_TIMEOUT, **options)
     except psycopg.Error as error:
         reason = _first_line(error)
+        if _not_a_member(reason, url) and REVOKED_SIGN in reason:
+            raise Revoked(f"this machine is not in the room at {redact(url)} any more: it"
+                          " was revoked (its login is disabled); to come back it joins"
+                          f" again: bullpen room join URL --machine NAME ({reason})") from None
         if _not_a_member(reason, url):
             raise Refused(f"this machine is not in the room at {redact(url)}: it waits for"
                           " approval (bullpen machines approve NAME CODE on the room's"
-                          f" machine), or was revoked ({reason})") from None
+                          f" machine) ({reason})") from None
         raise StoreFault(f"cannot open the room's PostgreSQL store {redact(url)}"
                          f" ({reason})") from None
+
+
+# Revoking keeps the role but makes it NOLOGIN; a machine waiting for approval has none.
+REVOKED_SIGN = "is not permitted to log in"
 
 
 def _not_a_member(reason: str, url: str) -> bool:

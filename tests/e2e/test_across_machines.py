@@ -145,7 +145,7 @@ def test_an_operator_acts_on_another_machines_session_only_when_granted(alpha_be
     assert as_coder.returncode == 2 and "only an operator may ask" in as_coder.stderr
 
     granted = on_a.live.cli("machines", "grant", "beta", "stop", "restart")
-    assert "may stop, restart" in granted.stdout
+    assert "may stop and restart this machine's sessions" in granted.stdout
     restarted = on_b.live.cli("restart", "research")
     assert "restarted research on machine alpha" in restarted.stdout
     new_pane = on_a.live.sessions()["research"]["pane"]

@@ -106,7 +106,7 @@ def test_the_baton_carries_research_then_landing_follows_the_plan(plan: Plan) ->
     # At its handoff, before it did anything, the coder's worktree held research's commit.
     assert (plan.live.logs / "coder.head").read_text().strip() == research_head
     handoff = plan.live.wait_for_line("coder", "is ready")
-    assert f"research's {research_head[:7]}" in handoff and "no sync needed" in handoff
+    assert f"holds commit {research_head[:7]} of research: you start from it" in handoff
 
     repo = plan.repo
     set_land(repo, "echo checking; test -f data/usage.md && false")

@@ -24,10 +24,11 @@ def run_dispatcher(room: Room) -> None:
     dispatcher.save()
 
 
-def add_session(room: Room, name: str, base_mode: str | None = None) -> Path:
+def add_session(room: Room, name: str, base_mode: str | None = None,
+                machine: str | None = None) -> Path:
     info = create_worktree(room.home.parent, name)
     sessions.register(room.conn, name, branch=info.branch, worktree=str(info.path),
-                      base=info.base_commit)
+                      base=info.base_commit, machine=machine)
     if base_mode:
         sessions.update(room.conn, name, base_mode=base_mode)
     return info.path
@@ -62,7 +63,8 @@ def test_one_parent_its_head_is_in_the_worktree_when_the_handoff_is_sent(room: R
     body = handoff(room)
 
     assert head(coder) == tip and (coder / "data/usage.md").read_text() == "83% JSON\n"
-    assert f"research's {tip[:7]}" in body and "no sync needed" in body
+    assert body.endswith(f"Your worktree now holds commit {tip[:7]} of research: you start"
+                         " from it, no sync needed.")
     run_dispatcher(room)  # replayed: no second handoff, nothing moved
     assert len([n for n in notes.pending(room.conn, "coder") if n.kind == "handoff"]) == 1
 
@@ -76,7 +78,8 @@ def test_several_parents_are_merged(room: Room) -> None:
     body = handoff(room)
 
     assert (coder / "a.md").exists() and (coder / "b.md").exists()
-    assert "a's" in body and "b's" in body
+    assert "holds commits " in body and " of a and " in body
+    assert " of b: you start from them, no sync needed." in body
 
 
 def test_parents_that_conflict_leave_the_dependent_on_the_base_and_say_so(room: Room) -> None:
@@ -89,7 +92,8 @@ def test_parents_that_conflict_leave_the_dependent_on_the_base_and_say_so(room: 
     body = handoff(room)
 
     assert head(coder) == before
-    assert "a's and b's work conflict in src/app.py; you start from the base" in body
+    assert ("Not merged: the work of a and the work of b conflict in src/app.py; you start"
+            " from the base") in body
 
 
 def test_uncommitted_work_is_kept_untouched_and_the_handoff_says_why(room: Room) -> None:
@@ -106,7 +110,7 @@ def test_uncommitted_work_is_kept_untouched_and_the_handoff_says_why(room: Room)
     assert (coder / "src/app.py").read_text() == "my unsaved edit\n"
     assert (coder / "notes.txt").read_text() == "scratch\n"
     assert "Not merged" in body and "uncommitted changes (src/app.py, notes.txt)" in body
-    assert "bullpen sync research" in body
+    assert "run bullpen sync research to take in the work of research." in body
 
 
 def test_own_commits_get_a_clean_merge(room: Room) -> None:
@@ -119,7 +123,7 @@ def test_own_commits_get_a_clean_merge(room: Room) -> None:
 
     assert git(coder, "merge-base", "--is-ancestor", mine, "HEAD") == ""
     assert (coder / "data/usage.md").exists() and (coder / "src/other.py").exists()
-    assert "merged into your own commits" in body
+    assert body.endswith(" of research is merged into your own commits; no sync needed.")
 
 
 def test_own_commits_that_conflict_are_not_touched(room: Room) -> None:
@@ -132,7 +136,24 @@ def test_own_commits_that_conflict_are_not_touched(room: Room) -> None:
 
     assert head(coder) == mine and (coder / "src/app.py").read_text() == "coder's\n"
     assert git(coder, "status", "--porcelain") == ""
-    assert "conflicts with your own work in src/app.py; nothing was touched" in body
+    assert " of research conflicts with your own work in src/app.py; nothing was touched" in body
+
+
+def test_a_parent_on_another_machine_is_named_not_skipped_silently(room: Room) -> None:
+    research = add_session(room, "research", machine="beta")
+    coder = add_session(room, "coder", machine="beta")
+    tip = commit_file(research, "data/usage.md", "83% JSON\n", "data")
+    sessions.register(room.conn, "remote", machine="alpha")  # its clone is on alpha
+    before = head(coder)
+    plan(room, ["research", "remote"])
+
+    body = handoff(room)
+
+    assert head(coder) != before and (coder / "data/usage.md").exists()
+    assert body.endswith(f"Your worktree now holds commit {tip[:7]} of research: you start"
+                         " from it, no sync needed. The commits of remote are on machine"
+                         " alpha; not merged here (bullpen sync remote takes them in once"
+                         " they are pushed).")
 
 
 @pytest.mark.parametrize("mode", ["main", "main~0"])

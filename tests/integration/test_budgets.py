@@ -15,6 +15,7 @@ from board.errors import BadInput, Refused
 from board.identity import Caller
 from board.room import Room
 from board.vocabulary import SYSTEM_SENDER, DeliveryState, HoldReason
+from tests.cli_runner import run_cli
 from workers.agents import agent_files
 from workers.agents.claude import usage as claude_usage
 
@@ -67,6 +68,20 @@ def test_the_rooms_budget_counts_every_session(room: Room) -> None:
     told = notes.inbox(room.conn, Caller("a"))
     assert len(told) == 1 and "the room's" in told[0].body and "$1.00" in told[0].body
     assert "bullpen budget --room LIMIT" in told[0].body
+
+
+def test_spend_heads_every_column_and_the_last_says_notes_are_held(room: Room) -> None:
+    sessions.register(room.conn, "coder")
+    budgets.record_plan(room.conn, {"coder": budgets.parse_limit("100")})
+    spent(room, "coder", 150)
+    budgets.enforce(room.conn, ["coder"])
+
+    shown = run_cli("spend", cwd=room.home.parent)
+
+    assert shown.returncode == 0, shown
+    header, coder = shown.stdout.splitlines()[:2]
+    assert header.split()[0] == "session" and header.split()[-2:] == ["budget", "notes"]
+    assert coder.startswith("coder") and coder.endswith("held: budget")
 
 
 def test_a_session_may_not_raise_its_own_budget(room: Room) -> None:

@@ -18,7 +18,7 @@ from tests.cli_runner import run_cli
 from tests.conftest import commit_file, git
 from workers.room.land import land_all, land_session, landing_queue
 from worktrees import create_worktree
-from worktrees.land import LandRefused
+from worktrees.land import LandRefused, land
 
 OPERATOR = Caller("operator")
 
@@ -110,9 +110,16 @@ def test_a_conflict_with_the_base_refuses_and_changes_nothing(room: Room, coder:
     write_plan(repo, check="true")
     before = tree_state(repo, coder)
 
-    with pytest.raises(LandRefused, match="coder conflicts with main in src/app.py"):
+    with pytest.raises(LandRefused, match="coder conflicts with main in src/app.py") as refused:
         land_session(room.home, OPERATOR, "coder")
 
+    assert tree_state(repo, coder) == before
+    # The advice is a command that merges main into coder's branch (bullpen sync merges
+    # the other way: a session's work into the caller's checkout).
+    assert f"(git -C {coder} merge main), then land again" in str(refused.value)
+    assert "bullpen sync" not in str(refused.value)
+    with pytest.raises(LandRefused, match="git merge main where bullpen/coder is checked out"):
+        land(repo, "bullpen/coder", label="coder")  # no worktree known: where it is
     assert tree_state(repo, coder) == before
 
 
@@ -214,3 +221,24 @@ def test_the_cli_says_one_line_and_exits_1_when_the_check_fails(room: Room,
     assert "  check | boom" in result.stderr
     assert git(repo, "rev-parse", "main") == base
     assert run_cli("land", cwd=repo).returncode == 2
+
+
+def test_land_all_with_nothing_ready_says_why_in_one_line_and_succeeds(room: Room) -> None:
+    repo = room.home.parent
+    write_plan(repo, sessions_={"coder": {}, "idle": {}})
+    coder = add_session(room, "coder")
+    add_session(room, "idle")
+    plan.create_plan_tasks(room.conn, [plan.PlannedTask(n, f"{n}'s part", ())
+                                       for n in ("coder", "idle")])
+
+    quiet = run_cli("land", "--all", cwd=repo)
+    assert (quiet.returncode, quiet.stderr) == (0, ""), quiet
+    assert quiet.stdout == ("nothing is ready to land: no session has commits the base"
+                            " lacks (see bullpen ls)\n")
+
+    commit_file(coder, "src/app.py", "v2\n", "v2")
+    waiting = run_cli("land", "--all", cwd=repo)
+    assert (waiting.returncode, waiting.stderr) == (0, ""), waiting
+    assert waiting.stdout == ("nothing is ready to land: coder has commits the base lacks"
+                              " but its tasks are not done (see bullpen task ls, or land it"
+                              " by name: bullpen land coder)\n")

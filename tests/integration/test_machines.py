@@ -10,13 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from board import machines, notes, sessions
+from board import audit, machines, notes, sessions
 from board.errors import Refused
 from board.room import open_room
 from board.vocabulary import DesiredState
 from tests.cli_runner import run_cli
 from tests.machines import Machine, join_machine, make_bare_origin
 from tests.pg_cluster import PgCluster
+from tests.waiting import wait_until
+from tui.dashboard.feed import RoomDelta
+from tui.dashboard.tail import EventTail
 from workers.coordinator.loop import Coordinator
 
 
@@ -46,6 +49,9 @@ def test_a_session_carries_the_machine_it_was_registered_on(two_machines) -> Non
         assert sessions.get(room.conn, "coder").to_json()["machine"] == "alpha"
     assert {name: row["machine"] for name, row in ls(b).items()} == {
         "coder": "alpha", "reviewer": "beta"}
+    table = run_cli("ls", cwd=b.repo).stdout.splitlines()  # the machine beside the name
+    assert table[0].split()[:3] == ["name", "machine", "status"]
+    assert [line.split()[:2] for line in table[1:]] == [["coder", "alpha"], ["reviewer", "beta"]]
 
 
 def test_each_coordinator_serves_its_own_machine_and_beats(two_machines) -> None:
@@ -87,6 +93,33 @@ def test_a_machine_that_stops_beating_is_unreachable_and_its_notes_wait(two_mach
         machines.beat(room.conn, "alpha")  # back
         assert ls(b)["coder"]["status"] == "idle"
         assert [n.id for n in notes.pending(room.conn, "coder")] == [note.id]
+
+
+def test_ls_and_the_dashboard_say_the_same_word_for_a_silent_machines_session(
+        two_machines) -> None:
+    a, b = two_machines
+    assert run_cli("register", "coder", cwd=a.repo).returncode == 0
+    seen: list[RoomDelta] = []
+
+    def shown() -> str | None:  # the coder's status in the newest sessions panel
+        panels = [delta.sessions for delta in seen if delta.sessions is not None]
+        return panels[-1][0].session.status if panels else None
+
+    with open_room(env={}, start=a.repo) as room:
+        sessions.set_status(room.conn, "coder", "stopped")  # alpha's last word
+        machines.beat(room.conn, "alpha")
+        tail = EventTail(b.home / "bullpen.db", seen.append)
+        tail.start()
+        try:
+            wait_until(lambda: shown() == "stopped", message="alpha's own word, while it beats")
+            assert ls(b)["coder"]["status"] == "stopped"
+            # alpha falls silent: no event says so, yet the dashboard follows within a beat
+            machines.beat(room.conn, "alpha", now=time.time() - machines.UNREACHABLE_AFTER - 1)
+            wait_until(lambda: shown() == "unreachable", timeout=machines.BEAT_EVERY + 3,
+                       message=lambda: f"unreachable on the dashboard, not {shown()}")
+        finally:
+            tail.stop()
+    assert ls(b)["coder"]["status"] == "unreachable"
 
 
 def test_diff_of_a_session_elsewhere_says_where_its_branch_lives(two_machines) -> None:
@@ -137,9 +170,13 @@ def test_a_second_machine_under_a_taken_name_is_refused_and_touches_nothing(
             refused = run_cli(*verb, cwd=b.repo)
             assert refused.returncode == 2, verb
             assert refused.stderr.count("\n") == 1 and "--machine NAME" in refused.stderr
-        # down stops b's own tmux whatever the store says, and records nothing there
+        # down is refused too (nothing of the name's runs here), and audited as refused
         down = run_cli("down", cwd=b.repo)
-        assert "could not record" in down.stdout and "--machine NAME" in down.stdout
+        assert down.returncode == 2 and down.stdout == "", down
+        assert down.stderr.count("\n") == 1 and "run bullpen down on that machine" in \
+            down.stderr and "--machine NAME" in down.stderr
+        last = audit.entries(room.conn)[-1]
+        assert (last.action, last.outcome) == ("down", "refused")
         with pytest.raises(Refused, match="belongs to another machine"):
             Coordinator(b.home, watch=False)
         coder = sessions.get(room.conn, "coder")

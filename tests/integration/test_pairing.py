@@ -172,6 +172,25 @@ def test_doctor_checks_the_postgresql_store_and_this_machines_place(
     assert any(what.startswith("alpha: no coordinator yet") for what in found)
 
 
+def test_doctor_on_a_revoked_machine_says_it_was_revoked_and_how_to_come_back(
+        shared_room) -> None:
+    a, b = shared_room["a"], shared_room["b"]
+    code = join(shared_room, b, "beta")
+    assert run_cli("machines", "approve", "beta", code, cwd=a).returncode == 0
+    assert run_cli("machines", "revoke", "beta", cwd=a).returncode == 0
+
+    doctor = run_cli("doctor", "--json", cwd=b)
+
+    assert doctor.returncode == 1
+    [store_finding] = [f for f in json.loads(doctor.stdout) if f["area"] == "store"]
+    assert "was revoked" in store_finding["what"] and "waits for" not in store_finding["what"]
+    assert "bullpen machines approve" not in store_finding["fix"]  # no request to approve
+    assert "bullpen room join URL --machine beta" in store_finding["fix"]
+    after = run_cli("task", "ls", cwd=b)
+    assert after.returncode == 2 and after.stderr.count("\n") == 1
+    assert "was revoked" in after.stderr and "waits for approval" not in after.stderr
+
+
 def test_a_machine_acts_only_on_its_own_sessions_and_the_audit_names_it(
         shared_room) -> None:
     a, b = shared_room["a"], shared_room["b"]

@@ -180,6 +180,8 @@ def test_install_in_a_fresh_clone_then_update(exporter: Path, tmp_path: Path,
         assert (directory / "skills" / "review-checklist" / "SKILL.md").read_text() == SKILL
         assert is_set_up(profile, partner_root)
         assert (directory / ".env").resolve() == (partner_root / ".env").resolve()
+        # config.yaml did not exist before the install: nothing of the partner's to back up
+        assert not list(directory.glob("*bullpen-backup*")), list(directory.iterdir())
     assert (clone / "bullpen.yaml").read_bytes() == (shared / "bullpen.yaml").read_bytes()
     record = yaml.safe_load((clone / ".bullpen" / "plan" / "source.yaml").read_text())
     assert record == {"source": f"file://{shared}", "version": first}
@@ -206,7 +208,12 @@ def test_install_in_a_fresh_clone_then_update(exporter: Path, tmp_path: Path,
     declined = cli(clone, "plan", "update", input="n\n")
     assert coder.read_text() == SOUL and "apply" in declined
 
+    config_before = (coder.parent / "config.yaml").read_bytes()
     applied = cli(clone, "plan", "update", "--yes")
+    # config.yaml existed and changed: one backup, holding it as it was (not the plan's)
+    [backup] = coder.parent.glob("*bullpen-backup*")
+    assert backup.read_bytes() == config_before and f"kept in {backup}" in applied
+    assert not list(research.parent.glob("*bullpen-backup*"))  # research's did not change
     assert coder.read_text() == SOUL + "Write small commits.\n"
     assert research.read_text() == SOUL + "My own line.\n"  # theirs, named
     config = yaml.safe_load((coder.parent / "config.yaml").read_text())

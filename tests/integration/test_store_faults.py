@@ -10,8 +10,10 @@ import os
 import sqlite3
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -212,3 +214,47 @@ def test_a_writer_waits_its_turn_for_the_write_lock(tmp_path: Path, monkeypatch)
     holder.execute("ROLLBACK")
     holder.close()
     writer.close()
+
+
+def test_a_writer_somebody_waits_on_tries_for_the_lock_without_backing_off(
+        tmp_path: Path, monkeypatch) -> None:
+    """An inbox marking what it read is waited on: it tries for the taken lock at one short
+    pause, where a sender backs off (doubling to 4 ms) and leaves the lock to the reader."""
+    path = tmp_path / "bullpen.db"
+    holder, writer = connect_sqlite(path), connect_sqlite(path)
+    schedules = {}
+    for waited_on in (False, True):
+        pauses: list[float] = []
+
+        def pause(seconds: float, pauses: list[float] = pauses) -> None:
+            pauses.append(seconds)
+            if len(pauses) == 6:  # the holder commits after six refusals
+                holder.execute("COMMIT")
+
+        holder.execute("BEGIN IMMEDIATE")
+        monkeypatch.setattr(db, "time", SimpleNamespace(monotonic=time.monotonic, sleep=pause))
+        with write(writer, waited_on=waited_on):
+            writer.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', 'x')")
+        monkeypatch.undo()
+        schedules[waited_on] = pauses
+    assert schedules[False] == [0.0005, 0.001, 0.002, 0.004, 0.004, 0.004]
+    assert schedules[True] == [db.WAITED_ON_PAUSE] * 6
+    assert db.WAITED_ON_PAUSE < db.FIRST_LOCK_PAUSE
+    holder.close()
+    writer.close()
+
+
+def test_an_inbox_that_marks_what_it_read_is_a_writer_waited_on(room, monkeypatch) -> None:
+    """`note inbox` finding notes takes the lock as a reader waiting for them."""
+    sessions.register(room.conn, "alice")
+    notes.send(room.conn, "operator", "alice", "for alice")
+    taken: list[bool] = []
+    real_write = notes.write
+
+    def spy(conn, *, waited_on: bool = False):
+        taken.append(waited_on)
+        return real_write(conn, waited_on=waited_on)
+
+    monkeypatch.setattr(notes, "write", spy)
+    assert [note.body for note in notes.inbox(room.conn, Caller("alice"))] == ["for alice"]
+    assert taken == [True]

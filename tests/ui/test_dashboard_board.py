@@ -11,6 +11,7 @@ from board.room import Room
 from tests.ui.fakes import FakeActions
 from tests.ui.helpers import loaded, notifications, settled, workers_done
 from tui.dashboard import make_app
+from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.task_detail import TaskDetailScreen
 
 SIZE = (160, 48)
@@ -70,6 +71,25 @@ async def test_done_with_summary_releases_dependents(fake_room: Room,
         assert task_status(fake_room.home, 2).status == "ready"  # released, as `task done`
         assert screen.board.tasks[2].status == "ready"
         assert 2 in screen.board.columns["ready"]
+
+
+async def test_moving_a_done_card_right_archives_it_only_once_confirmed(
+        fake_room: Room, fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("d", *"data ready", "enter")
+        await settled(pilot)
+        assert screen.board.current.status == "done" and screen.board.current_task.id == 1
+        await pilot.press("L")  # on the board L moves right: past done is archived
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question == "Archive task #1?"
+        await pilot.press("n")
+        await settled(pilot)
+        assert task_status(fake_room.home, 1).status == "done"
+        await pilot.press("shift+right", "y")
+        await settled(pilot)
+        assert task_status(fake_room.home, 1).status == "archived"
 
 
 async def test_block_archive_and_assign(fake_room: Room, fake_actions: FakeActions) -> None:

@@ -14,6 +14,7 @@ from board.vocabulary import ChainState
 from tests.ui.fakes import FakeActions
 from tests.ui.helpers import loaded, wait_for, workers_done
 from tui.dashboard import make_app
+from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.widgets.needs_you import NeedsYou
 
 PANE = (90, 40)
@@ -63,6 +64,11 @@ async def test_r_releases_a_held_conversation_and_x_ends_the_next(
             if strip.has_focus and strip.needs[strip.cursor].kind == "loop":
                 break
             await pilot.press("g")
-        await pilot.press("x")
+        await pilot.press("x")  # it asks first: no is no
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await workers_done(app)
+        assert _state(team_room.home, again) == ChainState.HELD
+        await pilot.press("x", "y")
         await workers_done(app)
         assert _state(team_room.home, again) == ChainState.ENDED

@@ -166,3 +166,32 @@ async def test_the_machine_column_shows_once_sessions_run_on_two_machines(
         assert str(table.get_cell("coder", "machine")) == "beta"
         others = [name for name in table.rows_by_name if name != "coder"]
         assert {str(table.get_cell(name, "machine")) for name in others} == {"alpha"}
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_name_and_status_columns_widen_to_what_they_later_show(
+        room: Room, fake_actions: FakeActions, width: int) -> None:
+    """Defect D2: the columns took the width of the first rows ('idle', a bare name) and
+    cut what came later: 'working' read 'workin', a conflict mark lost its count."""
+    from board import conflicts, sessions
+    from board.conflicts import ConflictFile
+
+    conn = room.conn
+    for name in ("coder", "tester"):
+        sessions.register(conn, name, agent="hermes", branch=f"bullpen/{name}")
+        sessions.set_status(conn, name, "idle")
+    app = make_app(room.home, fake_actions, bell=False)
+    async with app.run_test(size=(width, 40)) as pilot:
+        screen = await loaded(pilot)
+        table = screen.sessions_table
+        sessions.set_status(conn, "coder", "working")
+        conflicts.found(conn, "coder", "tester", (ConflictFile("src/app.py", ((1, 2),),
+                                                               ((1, 1),)),),
+                        a_commits=("abc1234",), b_commits=("def5678",))
+
+        def coder_line() -> str:
+            lines = [table.render_line(y).text for y in range(table.size.height)]
+            return next((line for line in lines if "coder" in line), "")
+
+        await wait_for(pilot, lambda: "⚠1" in coder_line() and "working" in coder_line(),
+                       what="coder's whole name and status")

@@ -1,6 +1,6 @@
 """`bullpen init`'s template: every commented example block is valid once uncommented,
 and together they show the keys a plan needs (deliver, push, may, fs_reads, from,
-max_running)."""
+max_running, land, loop_guard, deny)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from board.chains import Limits
 from tui.cli.init_commands import CONFIG_TEMPLATE
 from workers.room import config
 
@@ -45,7 +46,8 @@ def test_each_commented_block_is_valid_when_uncommented(tmp_path: Path, index: i
     block = example_blocks(CONFIG_TEMPLATE)[index]
     (tmp_path / "bullpen.yaml").write_text(uncommented(CONFIG_TEMPLATE, block))
     loaded = config.load(tmp_path)  # raises BadInput (file, line, key) if not
-    assert loaded.sessions or loaded.push or loaded.warm_cap.on or loaded.budget
+    assert (loaded.sessions or loaded.push or loaded.warm_cap.on or loaded.budget
+            or loaded.land.check or loaded.deny or loaded.loop_guard != Limits())
 
 
 def test_the_examples_show_the_keys_a_plan_needs() -> None:
@@ -53,6 +55,7 @@ def test_the_examples_show_the_keys_a_plan_needs() -> None:
                          for block in example_blocks(CONFIG_TEMPLATE) for number in block)
     for key in ("deliver", "push", "may", "fs_reads", "from", "after", "on_commit",
                 "profile", "setup", "agent", "task", "max_running", "idle_release", "budget",
-                "prices"):
+                "prices", "land", "strategy", "check", "loop_guard", "notes", "rate",
+                "deny"):
         assert re.search(rf"^#\s*{key}:", examples, re.M), key
-    assert len(example_blocks(CONFIG_TEMPLATE)) == 5
+    assert len(example_blocks(CONFIG_TEMPLATE)) == 8

@@ -111,7 +111,7 @@ def test_session_statuses_cover_the_design() -> None:
     and the warm cap's `waiting for a slot` (DESIGN "Supervising")."""
     assert {s.value for s in SessionStatus} == {
         "starting", "working", "idle", "needs_input", "exited", "stopped", "unknown",
-        "waiting for a slot"}
+        "waiting for a slot", "unreachable"}
 
 
 def test_task_statuses_are_hermes_kanban_words_in_board_order() -> None:

@@ -45,6 +45,26 @@ layout: side-by-side
 #prices:
 #  my-model: {input: 0.5, output: 1.5}
 
+# land: how `bullpen land` puts a session's work on the main checkout's branch: merge
+# (a merge commit), squash (one commit) or rebase (linear), once check (run in the
+# built result) passes; a conflict or a failing check changes nothing.
+#land:
+#  strategy: merge
+#  check: ./dev test
+
+# loop_guard: how many agent-to-agent notes a chain may pass with no progress (a note
+# from you, a task change, a commit) before it is held for you, and how many notes one
+# session may send (N/s, N/min or N/h). Defaults: 12 and 20/min; off turns one off.
+#loop_guard:
+#  notes: 20
+#  rate: 30/min
+
+# deny: commands no agent in the room may run (glob patterns, quoted), beside
+# bullpen's own floor (force pushes, rm -rf / and ~), which cannot be taken away.
+#deny:
+#  - "npm publish*"
+#  - "rm -rf /*"
+
 # sessions: what `up` starts. An example plan, research -> code -> review:
 #sessions:
 #  research:

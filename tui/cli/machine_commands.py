@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from board import audit, machines, pairing, store
-from board.authority import DONE
+from board.authority import DONE, Power
 from board.errors import BadInput, Refused
 from board.home import room_home
 from tui.cli.context import room
@@ -176,10 +176,22 @@ def grant_machine(args: argparse.Namespace) -> int:
         granted = ", ".join(powers) or "nothing"
         audit.record(current.conn, current.caller.name, "grant machine", name, DONE,
                      f"machines_may: [{granted}]")
-    print(f"machine {name}'s operator may {granted} on this machine's sessions"
-          if powers else f"machine {name}'s operator may no longer act on this machine's"
-          " sessions")
+    print(grant_line(name, powers))
     return 0
+
+
+def grant_line(name: str, powers: tuple[Power, ...]) -> str:
+    """What a machine grant now allows, in plain words ("may stop and restart this
+    machine's sessions"; "may remove their worktrees")."""
+    who = f"the operator of machine {name}"
+    if not powers:
+        return f"{who} may no longer act on this machine's sessions"
+    verbs = [power.value for power in (Power.STOP, Power.RESTART) if power in powers]
+    acts = [f"{' and '.join(verbs)} this machine's sessions"] if verbs else []
+    if Power.REMOVE in powers:
+        acts.append("remove their worktrees" if verbs
+                    else "remove the worktrees of this machine's sessions")
+    return f"{who} may {' and '.join(acts)}"
 
 
 def refuse_machine(args: argparse.Namespace) -> int:

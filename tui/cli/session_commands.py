@@ -144,15 +144,14 @@ def list_sessions(args: argparse.Namespace) -> int:
     elif not rows:
         print("no sessions; start one with bullpen spawn NAME or bullpen up")
     else:
-        # A room across machines says where each session runs.
+        # A room across machines says where each session runs, beside its name.
         machines = len({r.machine for r in rows} - {None}) > 1
-        print_table(["name", "status", "branch", "pane", "changed", "ahead", "code", "agent"]
-                    + (["machine"] if machines else []),
-                    [(r.name, r.status + (f" ({r.exit_code})" if r.exit_code is not None
-                                          else ""),
+        print_table(["name", *(["machine"] if machines else []), "status", "branch", "pane",
+                     "changed", "ahead", "code", "agent"],
+                    [(r.name, *((r.machine,) if machines else ()),
+                      r.status + (f" ({r.exit_code})" if r.exit_code is not None else ""),
                       r.branch, r.pane, len(r.changed_files), _ahead(r.code),
-                      (r.code.summary if r.code else "") or None, r.agent)
-                     + ((r.machine,) if machines else ()) for r in rows])
+                      (r.code.summary if r.code else "") or None, r.agent) for r in rows])
     return 0
 
 

@@ -55,7 +55,7 @@ def show_spend(args: argparse.Namespace) -> int:
                      "held: budget" if name in over else None))
     rows.append(("room", *_figures(total), str(room_limit) if room_limit else None, None))
     print_table(["session", "input", "output", "cache read", "cache write", "cost",
-                 "source", "budget", ""], rows)
+                 "source", "budget", "notes"], rows)
     if total.known and not total.cost_known:
         print("cost: some models have no known price (tokens only for them); add them"
               " under prices: in bullpen.yaml")

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from board import attention, budgets, conflicts, notebook, notes, sessions, spend, views
+from board import attention, budgets, conflicts, machines, notebook, notes, sessions, spend, views
 from board.attention import Delivery, HeldNote
 from board.connection import Connection
+from board.db import is_postgres
 from board.models import Event, Note, NotebookEntry, Session, Task
+from board.records import replace  # a Session is a record
 from board.views import AlertRow
 from board.vocabulary import EventKind, TaskStatus
 
@@ -81,7 +83,7 @@ class RoomDelta:
     stream: list[StreamItem] = field(default_factory=list)
     sessions: list[SessionRow] | None = None
     alerts: list[AlertRow] | None = None
-    changed_sessions: set[str] = field(default_factory=set)
+    changed_sessions: set[str] = field(default_factory=set)  # committed, edited or landed
     last_note: int = 0
     held: list[HeldNote] | None = None  # notes held back from panes (with `sessions`)
     deliveries: dict[int, list[Delivery]] | None = None  # of the newest notes
@@ -90,8 +92,9 @@ class RoomDelta:
     deliveries_dirty: bool = False
 
 
-def session_rows(conn: Connection) -> list[SessionRow]:
-    """Every session with its unread count, spend and budget (a few queries)."""
+def session_rows(conn: Connection, here: str | None = None) -> list[SessionRow]:
+    """Every session with its unread count, spend and budget (a few queries); seen from
+    machine `here`, a session whose machine stopped beating is `unreachable`, as in ls."""
     unread = views.unread_counts(conn)
     spent = spend.by_session(conn)
     over = budgets.over(conn)
@@ -105,7 +108,15 @@ def session_rows(conn: Connection) -> list[SessionRow]:
                        tuple(clashes.get(s.name, ())), spent.get(s.name, spend.Spent()),
                        (budgets.reached(conn, s.name, spent) or "budget reached")
                        if s.name in over else None)
-            for s in sessions.all_sessions(conn)]
+            for s in _as_seen(conn, sessions.all_sessions(conn), here)]
+
+
+def _as_seen(conn: Connection, known: list[Session], here: str | None) -> list[Session]:
+    if here is None or not is_postgres(conn):
+        return known
+    beats = machines.beats(conn)
+    return [replace(s, status=machines.shown_status(s.status, s.machine, here, beats))
+            for s in known]
 
 
 def note_item(note: Note) -> StreamItem:
@@ -152,12 +163,14 @@ def event_item(event: Event) -> StreamItem | None:
     return StreamItem(event.created_at, StreamKind.EVENT, event.session or "?", None, text, ref)
 
 
+# Events after which a session's code stands elsewhere (its files, its commits, the base).
+_CODE_MOVED = frozenset({EventKind.CHANGE_RECORDED, EventKind.SESSION_LANDED})
 # Events that follow a task's move in the same transaction and say more about it.
 _SAYS_MORE: dict[str, TaskStatus] = {EventKind.TASK_DONE: TaskStatus.DONE,
                                      EventKind.TASK_BLOCKED: TaskStatus.BLOCKED}
 
 
-def load_snapshot(conn: Connection) -> RoomDelta:
+def load_snapshot(conn: Connection, here: str | None = None) -> RoomDelta:
     """Everything the dashboard shows at start, as one `initial` delta."""
     last_event = views.last_event_id(conn)
     recent = notes.recent(conn, STREAM_HISTORY)
@@ -167,7 +180,7 @@ def load_snapshot(conn: Connection) -> RoomDelta:
     last_note = recent[-1].id if recent else 0
     return RoomDelta(
         last_event=last_event, initial=True, tasks=views.all_cards(conn), stream=stream,
-        sessions=session_rows(conn), alerts=views.alerts_with_state(conn, ALERT_ROWS),
+        sessions=session_rows(conn, here), alerts=views.alerts_with_state(conn, ALERT_ROWS),
         last_note=last_note, held=attention.held_notes(conn),
         deliveries=attention.deliveries_of(conn, [note.id for note in recent]),
     )
@@ -197,7 +210,7 @@ def load_delta(conn: Connection, events: list[Event], last_note: int) -> RoomDel
             alerts_dirty = True
         elif kind.startswith(("session_", "conflict_", "spend_", "budget_")):  # badges too
             sessions_dirty = True
-        if kind == EventKind.CHANGE_RECORDED and event.session:
+        if kind in _CODE_MOVED and event.session:
             delta.changed_sessions.add(event.session)
         item = event_item(event)
         if item is None:
@@ -224,11 +237,12 @@ def load_delta(conn: Connection, events: list[Event], last_note: int) -> RoomDel
 
 
 def fill_panels(conn: Connection, delta: RoomDelta, sessions_too: bool,
-                alerts_too: bool, deliveries_too: bool = False) -> None:
+                alerts_too: bool, deliveries_too: bool = False,
+                here: str | None = None) -> None:
     """Read the sessions and alerts panels' rows into `delta` (each a whole, small table),
     and after deliveries moved on, the held notes and the newest notes' states."""
     if sessions_too:
-        delta.sessions = session_rows(conn)
+        delta.sessions = session_rows(conn, here)
     if deliveries_too:
         delta.held = attention.held_notes(conn)
         newest = delta.last_note

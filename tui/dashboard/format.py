@@ -27,6 +27,7 @@ STATUS_STYLES: dict[str, str] = {
     SessionStatus.EXITED: "red",
     SessionStatus.STOPPED: "dim",
     SessionStatus.WAITING: "magenta",  # past max_running: its agent starts when a slot frees
+    SessionStatus.UNREACHABLE: "dim red",  # its machine stopped beating
 }
 KIND_STYLES: dict[str, str] = {
     NoteKind.NOTE: "bold",

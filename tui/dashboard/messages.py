@@ -10,7 +10,6 @@ from textual.message import Message
 
 from board.models import Task
 from tui.dashboard.detail import SessionDetail
-from tui.dashboard.feed import RoomDelta
 from tui.dashboard.landing import LandOutcome
 
 if TYPE_CHECKING:
@@ -20,9 +19,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class RoomUpdated(Message):
-    """The tail thread read new events (or the first snapshot)."""
-
-    delta: RoomDelta
+    """The tail thread put new deltas (or the first snapshot) in the screen's `DeltaBox`;
+    the screen takes them all, merged, when it handles this."""
 
 
 @dataclass

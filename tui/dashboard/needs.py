@@ -123,15 +123,16 @@ class Attention:
         self._count: int | None = None
 
     def update(self, delta: RoomDelta) -> bool:
-        """Take the parts of `delta` the strip depends on; True when any changed."""
-        if delta.sessions is not None:
-            self.rows = delta.sessions
-        if delta.alerts is not None:
-            self.alerts = delta.alerts
-        if delta.held is not None:
-            self.held = delta.held
-        return (delta.initial or delta.sessions is not None or delta.alerts is not None
-                or delta.held is not None or bool(delta.tasks or delta.removed_tasks))
+        """Take the parts of `delta` the strip depends on besides the blocked cards (the
+        screen knows when those moved); True when any changed."""
+        changed = delta.initial
+        if delta.sessions is not None and delta.sessions != self.rows:
+            self.rows, changed = delta.sessions, True
+        if delta.alerts is not None and delta.alerts != self.alerts:
+            self.alerts, changed = delta.alerts, True
+        if delta.held is not None and delta.held != self.held:
+            self.held, changed = delta.held, True
+        return changed
 
     def needs(self, blocked: Iterable[Task]) -> list[Need]:
         """The strip's needs now, with these blocked cards."""

@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from board import events, views, wakeup
+from board import events, machines, views, wakeup
 from board.connection import Connection
-from board.db import connect
+from board.db import connect, is_postgres
 from board.errors import BullpenError
 from tui.dashboard import feed
 from tui.dashboard.feed import RoomDelta
@@ -62,9 +62,11 @@ class EventTail:
             return
         try:
             self._listen(conn)
-            snapshot = feed.load_snapshot(conn)
+            # Across machines, sessions are shown as this machine sees them (`ls` too).
+            here = machines.local_name(self.db_path.parent) if is_postgres(conn) else None
+            snapshot = feed.load_snapshot(conn, here)
             self.on_delta(snapshot)
-            self._loop(conn, snapshot.last_event, snapshot.last_note)
+            self._loop(conn, snapshot.last_event, snapshot.last_note, here)
         finally:
             conn.close()
 
@@ -86,7 +88,8 @@ class EventTail:
 
         threading.Thread(target=relay, name="bullpen-tail-listen", daemon=True).start()
 
-    def _loop(self, conn: Connection, last_event: int, last_note: int) -> None:
+    def _loop(self, conn: Connection, last_event: int, last_note: int,
+              here: str | None = None) -> None:
         sessions_due = alerts_due = deliveries_due = False  # waiting for their throttle
         panels_at = 0.0
         while not self._stop.is_set():
@@ -100,6 +103,10 @@ class EventTail:
                                             last_note)
                 elif sessions_due or alerts_due or deliveries_due:
                     delta = feed.RoomDelta(last_event=last_event, last_note=last_note)
+                elif here is not None and time.monotonic() - panels_at >= machines.BEAT_EVERY:
+                    # A beat writes no event: a machine falling silent shows at its pace.
+                    sessions_due = True
+                    delta = feed.RoomDelta(last_event=last_event, last_note=last_note)
                 else:
                     continue
                 sessions_due |= delta.sessions_dirty
@@ -112,7 +119,8 @@ class EventTail:
                         self.on_delta(delta)
                         last_event, last_note = delta.last_event, delta.last_note
                         delta = feed.RoomDelta(last_event=last_event, last_note=last_note)
-                    feed.fill_panels(conn, delta, sessions_due, alerts_due, deliveries_due)
+                    feed.fill_panels(conn, delta, sessions_due, alerts_due, deliveries_due,
+                                     here)
                     sessions_due = alerts_due = deliveries_due = False
                     panels_at = time.monotonic()
             except sqlite3.Error as error:  # e.g. a locked file; try again next tick

@@ -70,6 +70,9 @@ class RoomControl:
         caller = self.caller
         with spawn.open_operator_room(self.home) as room:
             if is_postgres(room.conn):  # a room across machines: this machine's own only
+                if taken := machines.taken_elsewhere(room.conn, self.home):
+                    authority.refuse_taken_name(room.conn, caller, power, target, taken,
+                                                force=force)
                 authority.refuse_elsewhere(room.conn, caller, power, target,
                                            machines.local_name(self.home))
         with spawn.open_operator_room(self.home) as room, \

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from board import machines, store
-from board.errors import BullpenError, Refused
+from board.errors import BullpenError, Refused, Revoked
 from board.postgres import connect, schema_version
 from board.postgres.connection import PgConnection
 from board.postgres.schema import MIGRATIONS
@@ -25,6 +25,11 @@ def postgres_store(home: Path) -> tuple[PgConnection | None, list[Finding]]:
         return None, []
     try:
         conn = connect(choice.url, migrate=False)
+    except Revoked as error:  # approving again needs a new join request, with its code
+        return None, [Finding("store", False, str(error),
+                              "ask the room's operator for its join URL (bullpen room invite"
+                              f" on the room's machine), run bullpen room join URL --machine"
+                              f" {name} here, and have them approve the code it prints")]
     except Refused as error:  # the server answered: this machine is not (yet) let in
         return None, [Finding("store", False, str(error),
                               f"on the room's machine: bullpen machines approve {name} CODE")]

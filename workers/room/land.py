@@ -60,7 +60,8 @@ def land_session(home: Path, caller: Caller, name: str,
         branch = session.branch or branch_for(name)
         with authority.privileged(room.conn, caller, Power.LAND, name):
             landing = land(home.parent, branch, strategy=Strategy(settings.strategy),
-                           check=settings.check, label=name, on_output=on_output)
+                           check=settings.check, label=name,
+                           worktree=session.worktree or None, on_output=on_output)
         landings.record(room.conn, name, base_branch=landing.base_branch,
                         old_base=landing.old, new_base=landing.new, head=landing.head,
                         strategy=landing.strategy, landed_by=caller.name)
@@ -74,10 +75,11 @@ def land_all(home: Path, caller: Caller, on_output: Output = lambda line: None,
              say: Output = print) -> int:
     """Land every done session with work to land, in plan order; stop at the first
     refusal (re-raised, naming the session). Returns how many landed."""
-    order = landing_queue(home)
+    order, waiting = _queue_and_waiting(home)
     if not order:
-        raise BadInput("nothing to land: no session's work is done with commits the base"
-                       " lacks (see bullpen ls)")
+        # Nothing to land is an answer, not bad input: say why and succeed.
+        say(f"nothing is ready to land: {_why_nothing(waiting)}")
+        return 0
     landed = 0
     for name in order:
         if not has_news(home, name):
@@ -94,6 +96,22 @@ def land_all(home: Path, caller: Caller, on_output: Output = lambda line: None,
 def landing_queue(home: Path) -> list[str]:
     """Sessions to land, parents first: every task of theirs finished, and their branch
     holds commits the base lacks (a landed session that committed since counts again)."""
+    return _queue_and_waiting(home)[0]
+
+
+def _why_nothing(waiting: list[str]) -> str:
+    if not waiting:
+        return "no session has commits the base lacks (see bullpen ls)"
+    if len(waiting) == 1:
+        return (f"{waiting[0]} has commits the base lacks but its tasks are not done (see"
+                f" bullpen task ls, or land it by name: bullpen land {waiting[0]})")
+    return (f"{', '.join(waiting)} have commits the base lacks but their tasks are not done"
+            " (see bullpen task ls, or land one by name: bullpen land SESSION)")
+
+
+def _queue_and_waiting(home: Path) -> tuple[list[str], list[str]]:
+    """The landing queue, and the sessions with commits to land whose tasks are not all
+    finished (what `--all` is waiting for)."""
     root = home.parent
     planned = config_file.load(root).sessions
     with open_operator_room(home) as room:
@@ -109,18 +127,17 @@ def landing_queue(home: Path) -> list[str]:
                 done.add(name)
     ordered = [item.name for item in _plan_order(planned)]
     ordered += sorted(set(known) - set(ordered))
-    queue = []
-    for name in ordered:
-        if name not in done:
-            continue
+
+    def news(name: str) -> bool:
         session = known[name]
         head = _head(root, session.branch or branch_for(name))
-        if head is None or (name in last and last[name].head == head):
-            continue
-        if _holds(root, head):
-            continue
-        queue.append(name)
-    return queue
+        landed = name in last and last[name].head == head
+        return head is not None and not landed and not _holds(root, head)
+
+    queue = [name for name in ordered if name in done and news(name)]
+    # Why nothing is ready: only asked (git calls for every other session) when so.
+    waiting = [] if queue else [n for n in ordered if n in known and n not in done and news(n)]
+    return queue, waiting
 
 
 def has_news(home: Path, name: str) -> bool:

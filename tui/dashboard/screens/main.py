@@ -10,6 +10,7 @@ or a missing tmux must not close the view).
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from textual import on
@@ -25,8 +26,10 @@ from board.home import DB_NAME
 from board.models import EVERYONE, Task
 from board.vocabulary import TaskStatus
 from tui.dashboard.actions import SessionActions
+from tui.dashboard.coalesce import DeltaBox
 from tui.dashboard.code_marks import code_mark
 from tui.dashboard.commands import Command, bindings_for
+from tui.dashboard.feed import RoomDelta
 from tui.dashboard.jobs import Jobs
 from tui.dashboard.messages import (
     ChangedFilesCounted,
@@ -60,6 +63,14 @@ PANELS = {"sessions": "#sessions", "board": "#column-ready", "stream": "#stream"
           "watcher": "#watcher"}
 
 
+def settle_heap() -> None:
+    """Put what the snapshot loaded (thousands of cards, notes, rows) out of the cyclic
+    collector's sight: each full collection walked all of it, 0.2-0.5 s with the event
+    loop stopped, the slowest moments of a busy dashboard. Once, after the first draw."""
+    gc.collect()
+    gc.freeze()
+
+
 class MainScreen(WidgetRequests, LandingRequests):
     """Composes the panels, applies store deltas, and runs blocking work in threads (the
     board's and the sessions table's requests: WidgetRequests; landing: LandingRequests)."""
@@ -81,6 +92,9 @@ class MainScreen(WidgetRequests, LandingRequests):
         self.jobs: Jobs  # set on mount, with the writer and the tail it uses
         self.applied_event = 0  # the newest event id shown (tests and the bench wait on it)
         self.loaded = False
+        # A burst of deltas is merged while the screen is busy: one redraw shows them all.
+        self.deltas = DeltaBox(lambda: self.post_message(RoomUpdated()))
+        self._code_key: object = None  # what the code-flow marks were last read for
         self._capturing: str | None = None  # the session whose pane a worker is capturing
 
     def compose(self) -> ComposeResult:
@@ -112,8 +126,7 @@ class MainScreen(WidgetRequests, LandingRequests):
 
     def on_mount(self) -> None:
         self.writer = StoreWriter(self.home)
-        self.tail = EventTail(self.home / DB_NAME,
-                              on_delta=lambda delta: self.post_message(RoomUpdated(delta)),
+        self.tail = EventTail(self.home / DB_NAME, on_delta=self.deltas.put,
                               on_error=lambda error: self.post_message(TailFailed(str(error))))
         self.tail.start()
         self.jobs = Jobs(self, self.writer, self.tail, self.actions)
@@ -131,9 +144,16 @@ class MainScreen(WidgetRequests, LandingRequests):
     # The store's deltas, from the tail thread.
 
     def on_room_updated(self, message: RoomUpdated) -> None:
-        delta = message.delta
+        delta = self.deltas.take()
+        if delta is not None:
+            self.apply_delta(delta)
+
+    def apply_delta(self, delta: RoomDelta) -> None:
+        """Show what changed: each panel redraws only what `delta` touches."""
+        had_card = self.board.current_task is not None
+        touched: set[str] = set()
         if delta.tasks or delta.removed_tasks or delta.initial:
-            self.board.apply(delta.tasks, delta.removed_tasks, initial=delta.initial)
+            touched = self.board.apply(delta.tasks, delta.removed_tasks, initial=delta.initial)
         if delta.stream:
             self.stream.add(delta.stream)
         if delta.sessions is not None:
@@ -143,21 +163,32 @@ class MainScreen(WidgetRequests, LandingRequests):
             self.query_one(WatcherTable).show(delta.alerts)
         if delta.deliveries is not None:
             self.stream.show_deliveries(delta.deliveries)
-        if self.attention.update(delta):
+        if self.attention.update(delta) or TaskStatus.BLOCKED in touched:
             self.show_needs(initial=delta.initial)
         changed = ([row.session.name for row in delta.sessions or ()] if delta.initial
                    else sorted(delta.changed_sessions))
         if changed:
             self.jobs.count_changed(changed)
-        if changed or delta.sessions is not None or delta.tasks:
+        if changed or touched or self._code_moved(delta):
             self.jobs.load_code()  # a commit, a landing, a conflict or a done task
         self.applied_event = max(self.applied_event, delta.last_event)
         if delta.initial:
             self.loaded = True
             self.board.focus_first()
             self.refresh_preview()
-        if delta.tasks or delta.removed_tasks or delta.initial:
-            self.refresh_bindings()  # the highlighted card may have come or gone
+            self.call_after_refresh(settle_heap)
+        if delta.initial or had_card != (self.board.current_task is not None):
+            self.refresh_bindings()  # the card keys' state follows the highlighted card
+
+    def _code_moved(self, delta: RoomDelta) -> bool:
+        """Whether the sessions' rows changed in what the code-flow marks depend on (a
+        branch, a conflict, a session come or gone); a new unread count is not that."""
+        if delta.sessions is None:
+            return False
+        key = tuple((row.session.name, row.session.branch, row.conflicts)
+                    for row in delta.sessions)
+        moved, self._code_key = key != self._code_key, key
+        return moved
 
     def show_needs(self, initial: bool = False) -> None:
         """Redraw the needs-you strip; ring for new entries; tell tmux the count."""

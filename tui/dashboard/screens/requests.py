@@ -8,20 +8,33 @@ screen's MRO.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from textual.screen import Screen
+
 from board import columns, loops, tasks
 from board.vocabulary import TaskStatus
 from tui.dashboard.actions import SessionActions
 from tui.dashboard.jobs import Jobs
+from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.widgets.board import Board
 from tui.dashboard.widgets.needs_you import NeedsYou
 from tui.dashboard.widgets.sessions_table import SessionsTable
 
 
-class WidgetRequests:
+class WidgetRequests(Screen[None]):
     """The `…Requested` handlers of the board and the sessions table."""
 
     jobs: Jobs
     actions: SessionActions
+
+    def _ask_first(self, question: str, detail: str, yes: str,
+                   then: Callable[[], object]) -> None:
+        """Do `then` only once the operator says yes (what cannot be undone by a key)."""
+        def answered(agreed: bool | None) -> None:
+            if agreed:
+                then()
+        self.app.push_screen(ConfirmScreen(question, detail, yes=yes), answered)
 
     # Requests from the board: one board function each, as the CLI's task commands.
 
@@ -30,8 +43,16 @@ class WidgetRequests:
                               follow=message.task_id)
 
     def on_board_archive_requested(self, message: Board.ArchiveRequested) -> None:
-        self.jobs.write_store(tasks.move, message.task_id, TaskStatus.ARCHIVED,
-                                   follow=message.task_id)
+        def archive() -> None:
+            self.jobs.write_store(tasks.move, message.task_id, TaskStatus.ARCHIVED,
+                                  follow=message.task_id)
+        if not message.ask:
+            archive()
+            return
+        self._ask_first(f"Archive task #{message.task_id}?",
+                        "Moving a done card right archives it (x does too).\n"
+                        "Landing a session's work is L on the sessions table.",
+                        "archive", archive)
 
     def on_board_done_requested(self, message: Board.DoneRequested) -> None:
         self.jobs.write_store(tasks.done, message.task_id, message.summary,
@@ -60,7 +81,10 @@ class WidgetRequests:
         self.jobs.write_store(loops.release, message.chain)
 
     def on_needs_you_end_requested(self, message: NeedsYou.EndRequested) -> None:
-        self.jobs.write_store(loops.end, message.chain)
+        self._ask_first(f"End loop chain {message.chain}?",
+                        "Its held notes are dropped, their senders told, and it takes no"
+                        " more notes.\nr releases it instead (its held notes go through).",
+                        "end it", lambda: self.jobs.write_store(loops.end, message.chain))
 
     # Requests from the sessions table: the runtime's verbs.
 

@@ -41,7 +41,10 @@ class Board(Horizontal):
 
     @dataclass
     class ArchiveRequested(Message):
+        """Archive the card; `ask` first when a move key (L, shift+right) got it there."""
+
         task_id: int
+        ask: bool = False
 
     @dataclass
     class DoneRequested(Message):
@@ -117,8 +120,9 @@ class Board(Horizontal):
             done.code = marks
             done.refresh()
 
-    def apply(self, changed: list[Task], removed: set[int], initial: bool = False) -> None:
-        """Upsert `changed` tasks and drop `removed` ones; redraw only touched columns."""
+    def apply(self, changed: list[Task], removed: set[int], initial: bool = False) -> set[str]:
+        """Upsert `changed` tasks and drop `removed` ones; redraw only touched columns (the
+        statuses returned: the cards' old and new ones)."""
         touched: set[str] = set()
         if initial:
             self.tasks = {task.id: task for task in changed}
@@ -145,6 +149,7 @@ class Board(Horizontal):
         for status in touched & set(STATUSES):
             self.query_one(f"#lane-{status}", BoardColumn).show(self.columns[status], self.tasks)
         self._catch_follow()
+        return touched
 
     def _drop(self, task: Task) -> None:
         ids = self.columns.get(task.status, [])
@@ -211,11 +216,15 @@ class Board(Horizontal):
         self._move(1)
 
     def _move(self, step: int) -> None:
-        """Move the card a column; into blocked only with a reason (asked for)."""
+        """Move the card a column; into blocked only with a reason (asked for), into
+        archived only once confirmed (L archives a done card, and L lands on sessions)."""
         if not (task := self.current_task):
             return
-        if neighbour(task.status, step) == TaskStatus.BLOCKED:
+        target = neighbour(task.status, step)
+        if target == TaskStatus.BLOCKED:
             self.action_block()
+        elif target == TaskStatus.ARCHIVED:
+            self.post_message(self.ArchiveRequested(task.id, ask=True))
         else:
             self.post_message(self.MoveRequested(task.id, step))
 

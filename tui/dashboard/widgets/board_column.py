@@ -21,6 +21,7 @@ class BoardColumn(Vertical):
     def __init__(self, status: str) -> None:
         super().__init__(id=f"lane-{status}", classes="board-column -empty")
         self.status = status
+        self.count = -1  # the cards shown (none yet: the first show writes the header)
 
     def compose(self) -> ComposeResult:
         yield Static(self.status, classes="column-header")
@@ -31,8 +32,14 @@ class BoardColumn(Vertical):
         return "\n".join([*self.status[:8], "", str(count)])
 
     def show(self, ids: list[int], tasks: dict[int, Task]) -> None:
-        """Show these cards and their count; collapse when there are none."""
-        self.query_one(".column-header", Static).update(f"{self.status} {len(ids)}")
-        self.query_one(".column-spine", Static).update(self._spine(len(ids)))
-        self.set_class(not ids, "-empty")
+        """Show these cards and their count; collapse when there are none. The header and
+        the spine keep their size whatever the count: no layout for a new count (a layout
+        costs a redraw of the whole screen)."""
+        if len(ids) != self.count:
+            self.count = len(ids)
+            self.query_one(".column-header", Static).update(f"{self.status} {len(ids)}",
+                                                            layout=False)
+            self.query_one(".column-spine", Static).update(self._spine(len(ids)),
+                                                           layout=False)
+            self.set_class(not ids, "-empty")
         self.query_one(CardList).show(ids, tasks)

@@ -83,12 +83,26 @@ class CardList(ScrollView, can_focus=True):
         """Show these task ids (a shared sorted list), keeping the cursor on its card."""
         current = self.task_id
         self.ids, self.tasks = ids, tasks
-        self.virtual_size = Size(1, len(ids) * CARD_HEIGHT)
+        self._set_height(len(ids) * CARD_HEIGHT)
         if current is not None and current in tasks and tasks[current].status == self.status:
             self.select(current)
         else:
             self.cursor = min(self.cursor, max(len(ids) - 1, 0))
         self.refresh()
+
+    def _set_height(self, lines: int) -> None:
+        """Grow or shrink the scrollable height. Setting `virtual_size` lays out the whole
+        screen again (a redraw of every panel, the most a new card cost); only the
+        scrollbar's length changes here unless the bar comes or goes, which does need a
+        layout (as ScrollView keeps its own virtual size through layouts, this holds)."""
+        size = Size(1, lines)
+        if size == self.virtual_size:
+            return
+        if not self.is_mounted or not self.size:
+            self.virtual_size = size
+            return
+        self.set_reactive(CardList.virtual_size, size)
+        self._scroll_update(size)  # a bar that comes or goes asks for the layout itself
 
     @property
     def task_id(self) -> int | None:

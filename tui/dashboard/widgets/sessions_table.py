@@ -9,13 +9,13 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.message import Message
-from textual.widgets import DataTable
 
 from board import spend
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.feed import SessionRow
 from tui.dashboard.format import age, agent_label, status_text
 from tui.dashboard.prompt import Field, PromptScreen
+from tui.dashboard.widgets.cell_cache import CellCachedTable
 
 COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "spend", "active")
 MACHINE = "machine"  # shown once the room's sessions run on two machines or more
@@ -26,7 +26,7 @@ def spans_machines(rows: list[SessionRow]) -> bool:
     return len({row.session.machine for row in rows} - {None}) > 1
 
 
-class SessionsTable(DataTable):
+class SessionsTable(CellCachedTable):
     """Sessions as rows keyed by name; the cursor row is the selected session."""
 
     BINDINGS = bindings_for("sessions")
@@ -69,6 +69,7 @@ class SessionsTable(DataTable):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.rows_by_name: dict[str, SessionRow] = {}
+        self.shown_cells: dict[str, tuple[object, ...]] = {}  # as shown, by session name
         self.changed: dict[str, int | None] = {}
         self.shown_ages: dict[str, str] = {}
         self.columns_shown: tuple[str, ...] = COLUMNS
@@ -86,7 +87,7 @@ class SessionsTable(DataTable):
             shown = age(row.session.last_activity)
             if self.shown_ages.get(name) != shown:
                 self.shown_ages[name] = shown
-                self.update_cell(name, "active", shown)
+                self._set_cell(name, "active", shown)
 
     @property
     def selected(self) -> str | None:
@@ -113,19 +114,25 @@ class SessionsTable(DataTable):
             self.rows_by_name = {}
         if [row.session.name for row in rows] == list(self.rows_by_name):
             for row in rows:
-                if row != self.rows_by_name[row.session.name]:
-                    for column, cell in zip(self.columns_shown, self._cells(row),
-                                            strict=True):
-                        # the spend grows wider than its first figure: let the column follow
-                        self.update_cell(row.session.name, column, cell,
-                                         update_width=column == "spend")
+                name = row.session.name
+                if row == self.rows_by_name[name]:
+                    continue
+                cells = self._cells(row)
+                for column, cell, old in zip(self.columns_shown, cells, self.shown_cells[name],
+                                             strict=True):
+                    if cell != old:  # each update redraws the whole table: only changes
+                        # a cell grows wider than its first text ("idle" → "working",
+                        # a conflict mark, the spend): its column follows
+                        self.update_cell(name, column, cell, update_width=True)
+                self.shown_cells[name] = cells
             self.rows_by_name = {row.session.name: row for row in rows}
             self.show_title()  # the room's spend may have moved
             return
         self.rows_by_name = {row.session.name: row for row in rows}
+        self.shown_cells = {row.session.name: self._cells(row) for row in rows}
         self.clear()
         for row in rows:
-            self.add_row(*self._cells(row), key=row.session.name)
+            self.add_row(*self.shown_cells[row.session.name], key=row.session.name)
         if selected is not None:
             self.select(selected)
         self.show_title()
@@ -144,7 +151,15 @@ class SessionsTable(DataTable):
         self.changed.update(counts)
         for name, count in counts.items():
             if name in self.rows_by_name:
-                self.update_cell(name, "chg", "-" if count is None else str(count))
+                self._set_cell(name, "chg", "-" if count is None else str(count))
+
+    def _set_cell(self, name: str, column: str, cell: object) -> None:
+        """Change one cell (and what `show` compares against), if its text moved on."""
+        index = self.columns_shown.index(column)
+        cells = self.shown_cells[name]
+        if cells[index] != cell:
+            self.shown_cells[name] = (*cells[:index], cell, *cells[index + 1:])
+            self.update_cell(name, column, cell, update_width=True)
 
     def _cells(self, row: SessionRow) -> tuple[object, ...]:
         session = row.session

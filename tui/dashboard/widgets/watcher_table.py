@@ -3,28 +3,33 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import DataTable
 
 from board.views import AlertRow
 from tui.dashboard.format import DELIVERY_STYLES, clock
 from tui.dashboard.needs import UNSEEN_ALERT_STATES
+from tui.dashboard.widgets.cell_cache import CellCachedTable
 
 COLUMNS = ("path", "reader", "state", "changed by", "when")
 
 
-class WatcherTable(DataTable):
+class WatcherTable(CellCachedTable):
     """Alerts: which file, changed by whom, who had read it, and whether they know."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.border_title = "watcher"
+        self.shown_rows: list[AlertRow] | None = None
 
     def on_mount(self) -> None:
         for name in COLUMNS:
             self.add_column(name, key=name)
 
     def show(self, rows: list[AlertRow]) -> None:
-        """Replace the rows with `rows` (already newest first)."""
+        """Replace the rows with `rows` (already newest first); the same rows again are
+        not redrawn (they are read again whenever any note moves on)."""
+        if rows == self.shown_rows:
+            return
+        self.shown_rows = rows
         self.clear()
         for row in rows:
             alert = row.alert

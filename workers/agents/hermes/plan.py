@@ -33,7 +33,12 @@ from workers.agents.hermes.config import (
     read_config,
     without_bullpen,
 )
-from workers.agents.hermes.profile import apply_plan, auto_profile_name, prepare_profile
+from workers.agents.hermes.profile import (
+    apply_plan,
+    auto_profile_name,
+    back_up,
+    prepare_profile,
+)
 from workers.agents.hermes.profile_use import named_profile
 from workers.agents.plan_secrets import (
     Secret,
@@ -186,6 +191,10 @@ def install_setup(request: InstallRequest) -> Installed:
     planned = set(regular_files(request.source)) - {MANIFEST}
     before = set(regular_files(request.previous)) - {MANIFEST} if request.previous else set()
     config_change = "keep"
+    # The partner's config.yaml as it was, kept only if the install changes it (a file
+    # this install creates, or leaves as it was, has nothing of theirs to keep).
+    config_path = directory / CONFIG
+    kept = back_up(config_path) if not request.dry_run and config_path.is_file() else None
     for relative in sorted(planned | before):
         new = request.source / relative
         old = request.previous / relative if request.previous else None
@@ -211,7 +220,11 @@ def install_setup(request: InstallRequest) -> Installed:
         if config_change == "take" or first:
             profile = _planned_profile(request.agent, request.profile)
             apply_plan(prepare_profile(name if profile != AUTO else AUTO, request.name,
-                                       root, room=request.root))
+                                       root, room=request.root), backup=False)
+        if kept is not None and read_bytes(kept) == read_bytes(config_path):
+            kept.unlink()
+        elif kept is not None:
+            result.notes.append(f"your config.yaml as it was is kept in {kept}")
     _secrets(request.source, directory, result)
     return result
 

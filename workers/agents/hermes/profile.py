@@ -136,7 +136,8 @@ def prepare_profile(profile: str, session: str, hermes_home: Path,
                        plugin=_plugin_changes(directory, merged))
 
 
-def _backup(path: Path) -> Path:
+def back_up(path: Path) -> Path:
+    """Copy `path` beside itself as a timestamped bullpen backup (its mode kept)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     backup = path.with_name(f"{BACKUP_PREFIX}{stamp}")
     suffix = 1
@@ -151,9 +152,10 @@ def _write(path: Path, text: str) -> None:
     files.write_keeping_mode(path, text)
 
 
-def apply_plan(plan: ProfilePlan) -> Path | None:
-    """Write a plan: back up the existing config.yaml (returned), then write the new one.
-    An `auto` profile is created, its secrets linked to the default profile's."""
+def apply_plan(plan: ProfilePlan, *, backup: bool = True) -> Path | None:
+    """Write a plan: back up the existing config.yaml (returned; not when `backup` is
+    False, for a caller that kept the file as it was before its own writes), then write
+    the new one. An `auto` profile is created, its secrets linked to the default one's."""
     if plan.create:
         files.make_private_dir(plan.directory)
         if plan.source is not None:
@@ -170,9 +172,9 @@ def apply_plan(plan: ProfilePlan) -> Path | None:
         _write(plugin_dir(plan.directory) / name, new)
     if plan.before == plan.after and not plan.create:
         return None
-    backup = _backup(plan.config_path) if plan.config_path.exists() else None
+    made = back_up(plan.config_path) if backup and plan.config_path.exists() else None
     _write(plan.config_path, plan.after)
-    return backup
+    return made
 
 
 def backups(profile: str, hermes_home: Path) -> list[Path]:
@@ -209,6 +211,6 @@ def unsetup(profile: str, hermes_home: Path) -> Path | None:
         if candidate_config == cleaned and candidate_text is not None:
             text = candidate_text
             break
-    backup = _backup(path)
+    backup = back_up(path)
     _write(path, text)
     return backup

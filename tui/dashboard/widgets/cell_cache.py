@@ -1,0 +1,62 @@
+"""A DataTable that draws a cell again only when that cell changed.
+
+Textual's DataTable keys its cell renders by one table-wide update count, so a single
+`update_cell` draws every cell again (through Rich, ~0.5 ms each): the sessions table,
+updated a few times a second under load, was most of the dashboard's drawing time.
+This keeps each cell's lines until the cell's value is replaced or its place, style,
+width or cursor state changes. It wraps DataTable._render_cell (Textual is pinned in
+pyproject.toml; tests/ui cover every table it draws).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.widgets import DataTable
+
+KEEP = 4096  # cell renders kept; past that the cache starts again
+
+
+class CellCachedTable(DataTable):
+    """DataTable with cell renders cached per cell, not per table update."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._cells_drawn: dict[tuple[object, ...], tuple[object, list[list[Segment]]]] = {}
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
+                     cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
+        if column_index < 0:  # row labels (these tables have none): as Textual does
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
+        column_key = self._column_locations.get_key(column_index)
+        row_key = self._row_locations.get_key(row_index) if row_index >= 0 else None
+        if column_key is None or (row_key is None and row_index >= 0):  # not ours to keep
+            return super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                        hover)
+        if row_key is None:  # the header: its label
+            value, height = self.columns[column_key].label, self.header_height
+        else:
+            value, height = self._data[row_key][column_key], self.rows[row_key].height
+        key = (row_key, column_key, row_index, base_style, width, cursor, hover,
+               self._show_hover_cursor, self.show_cursor, self._pseudo_class_state, height)
+        drawn = self._cells_drawn.get(key)
+        if drawn is not None and drawn[0] is value:  # the very value drawn (kept alive here)
+            return drawn[1]
+        lines = super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                     hover)
+        if len(self._cells_drawn) >= KEEP:
+            self._cells_drawn.clear()
+        self._cells_drawn[key] = (value, lines)
+        return lines
+
+    def clear(self, columns: bool = False) -> CellCachedTable:
+        self._cells_drawn.clear()
+        super().clear(columns)
+        return self
+
+    def notify_style_update(self) -> None:
+        self._cells_drawn.clear()
+        super().notify_style_update()
