@@ -70,8 +70,8 @@ class Coordinator:
         check_store_present(home)  # a lost database is reported, not silently recreated
         self.conn = connect(self.db_path)
         check_after_unclean_stop(self.conn, self.db_path)
-        # PostgreSQL: LISTEN/NOTIFY; SQLite: inotify on its directory (a poll elsewhere)
-        # (where SQLite keeps its files: beside the database a symbolic link names)
+        # PostgreSQL: LISTEN/NOTIFY; SQLite: inotify on the directory of its files (the
+        # target's, for a database named by a symbolic link), a poll where there is none
         self.changes = wakeup.waiter(self.conn, EVENT_TICK, self.db_path.resolve().parent)
         self.presence = Presence(home, self.conn)  # its machine's sessions; heartbeats
         self.pusher = self.presence.pusher(self.conn, self.root)  # None without `push:`
