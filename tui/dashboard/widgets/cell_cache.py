@@ -52,6 +52,16 @@ class CellCachedTable(DataTable):
         self._cells_drawn[key] = (value, lines)
         return lines
 
+    def _update_column_widths(self, updated_cells: set[Any]) -> None:
+        # Textual measures updated cells when the table is next idle, but keys its row
+        # renders by update count only: a row drawn between the update and that idle
+        # (a busy dashboard) kept its old column widths ('working' cut to 'workin').
+        widths = [column.content_width for column in self.columns.values()]
+        super()._update_column_widths(updated_cells)
+        if widths != [column.content_width for column in self.columns.values()]:
+            self._update_count += 1
+            self.refresh()
+
     def clear(self, columns: bool = False) -> CellCachedTable:
         self._cells_drawn.clear()
         super().clear(columns)
