@@ -7,7 +7,8 @@ rate. Then we commit NOTES notes one by one and the child records when each was 
 (after the refresh that shows it); a bare poller thread here records when a plain
 `SELECT` first sees each note. A second round does the same in a live room while the
 soak's load runs (bench/dashboard_soak.py). Run: `python bench/dashboard_bench.py` (or
-`main()`); BENCH_PROFILE=FILE writes the dashboard child's cProfile stats to FILE.
+`main()`); BENCH_PROFILE=FILE writes the dashboard child's cProfile stats to FILE, and
+BENCH_TIMES=FILE each timed note's commit, drawn and bare-seen times (JSON).
 """
 
 from __future__ import annotations
