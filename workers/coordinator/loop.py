@@ -31,6 +31,7 @@ from workers.coordinator.presence import Presence
 from workers.coordinator.remote_asks import AskAnswerer
 from workers.coordinator.slots import SlotHands, SlotKeeper
 from workers.coordinator.spending import Spending
+from workers.coordinator.stamps import StoreFiles
 from workers.coordinator.status import PaneStatus, Status, StatusTracker
 from workers.coordinator.versions import VersionAsker
 from workers.coordinator.watching import Watching
@@ -42,9 +43,13 @@ __all__ = ["LOCK_NAME", "Coordinator", "RoomGone", "is_running", "lock_path"]
 log = logging.getLogger(__name__)
 
 EVENT_TICK = 0.05  # seconds between looks at the event log (a cheap indexed query)
+EVENT_BATCH = 500  # events applied in one tick at most
 PANE_TICK = 0.25  # seconds between pane polls (one tmux process each)
 ACTIVITY_EVERY = 5.0  # seconds between writes of a busy session's last activity
 HOUSEKEEPING_EVERY = 1.0  # seconds between checks that the lock and db are still ours
+# The event log and the notes waiting are read when the store's files moved (stamps),
+# and at least this often whatever they say: a backstop, nothing waits longer.
+STORE_BACKSTOP = 1.0
 WATCH_EVENTS = {EventKind.SESSION_REGISTERED, EventKind.SESSION_UPDATED}
 # Seconds without session changes before the watch set is rebuilt: `up` registers many
 # sessions in a row, and each rebuild rescans every worktree.
@@ -65,7 +70,9 @@ class Coordinator:
         check_store_present(home)  # a lost database is reported, not silently recreated
         self.conn = connect(self.db_path)
         check_after_unclean_stop(self.conn, self.db_path)
-        self.changes = wakeup.waiter(self.conn, EVENT_TICK)  # PostgreSQL: LISTEN/NOTIFY
+        # PostgreSQL: LISTEN/NOTIFY; SQLite: inotify on its directory (a poll elsewhere)
+        # (where SQLite keeps its files: beside the database a symbolic link names)
+        self.changes = wakeup.waiter(self.conn, EVENT_TICK, self.db_path.resolve().parent)
         self.presence = Presence(home, self.conn)  # its machine's sessions; heartbeats
         self.pusher = self.presence.pusher(self.conn, self.root)  # None without `push:`
         # other machines' operators ask this one to stop or restart its sessions
@@ -85,6 +92,10 @@ class Coordinator:
         self._last_pane_poll = 0.0
         self._stirred = True  # events came since the last pane poll, or one is waited for
         self._last_housekeeping = 0.0
+        self._store_files = StoreFiles(self.conn, self.db_path.resolve())
+        self._store_read_at = float("-inf")
+        self._events_due = True  # the store moved (or the backstop): read the event log
+        self._waiting: set[str] | None = None  # who has notes waiting, as last read
         self._retarget_at: float | None = None  # when the watch set is due for a rebuild
         self._activity_written: dict[str, float] = {}
         self._caught_up = False
@@ -130,9 +141,14 @@ class Coordinator:
         return self.presence.mine(sessions.all_sessions(self.conn))
 
     def _wait_for_work(self, stop: threading.Event) -> None:
-        """The next event tick, or (PostgreSQL pushes) the next change or pane poll."""
+        """The next change or pane poll when the store pushes (PostgreSQL's notices, or
+        inotify), else the next event tick. Inotify can wake a look before the commit
+        it announced is readable: while the store's files were just written, the loop
+        looks each event tick too."""
         if self.changes.pushes:
-            self.changes.wait(max(0.01, self._last_pane_poll + PANE_TICK - time.monotonic()))
+            until = self._last_pane_poll + PANE_TICK - time.monotonic()
+            self.changes.wait(max(0.01, min(until, EVENT_TICK) if self._store_files.racy
+                                  else until))
         else:
             stop.wait(EVENT_TICK)
 
@@ -151,7 +167,11 @@ class Coordinator:
             self.catch_up_commits()
             self._caught_up = True
         self.watching.record_unrecorded()
-        self._apply_events()
+        if self._store_files.moved() or now - self._store_read_at >= STORE_BACKSTOP:
+            self._events_due, self._waiting = True, None
+        if self._events_due:  # until read without a fault, and no batch is left
+            self._store_read_at = now
+            self._events_due = self._apply_events()
         if self._retarget_at is not None and now >= self._retarget_at:
             self._retarget_at = None
             self.watching.retarget(self._my_sessions())
@@ -185,10 +205,11 @@ class Coordinator:
 
     # -- events --------------------------------------------------------------------------
 
-    def _apply_events(self) -> None:
-        batch = events.since(self.conn, self.dispatcher.cursor, limit=500)
+    def _apply_events(self) -> bool:
+        """Apply the next events; True when more may be left (a full batch)."""
+        batch = events.since(self.conn, self.dispatcher.cursor, limit=EVENT_BATCH)
         if not batch:
-            return
+            return False
         retarget = False
         for event in batch:
             try:
@@ -204,6 +225,7 @@ class Coordinator:
         self._stirred = True
         if retarget:
             self._retarget_at = time.monotonic() + RETARGET_SETTLE
+        return len(batch) == EVENT_BATCH
 
     def _apply(self, event: Event) -> None:
         self.dispatcher.handle(event)
@@ -228,7 +250,9 @@ class Coordinator:
         """Observe the panes and deliver; skipped while nothing can have changed: no pane
         said anything (tmux control mode), no event came, no note waits, and no state is
         about to change with time alone (a debounce or a start-up running)."""
-        waiting = deliveries.recipients_waiting(self.conn)
+        if self._waiting is None:  # read again whenever the store moved
+            self._waiting = deliveries.recipients_waiting(self.conn)
+        waiting = self._waiting
         if not self._stirred and not waiting and self.poller.quiet():
             return
         self._stirred = False

@@ -11,9 +11,10 @@ branch when the base changed a path it changed too. Nothing touches a worktree o
 
 A predicted conflict is stored (board.conflicts) and told to each session once, as a
 `conflict` note naming the other side, the files, the lines and what to do; when it
-clears, each is told once more. Every second the branch heads are compared too, so a
-commit no change event announced (a sync, a landing by update-ref) is still seen, and a
-dirty session in a conflict is looked at again (undoing an edit records no change).
+clears, each is told once more. A round with nothing recorded compares the branch heads
+too (each second, when anything it reads moved: radar_rounds), so a commit no change
+event announced (a sync, a landing by update-ref) is still seen, and a dirty session in
+a conflict is looked at again each second (undoing an edit records no change).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from board.models import Session
 from board.vocabulary import MAIN_CHECKOUT, EventKind
 from workers.coordinator.radar_cache import MergeCache, branch_heads, checked_out
 from workers.coordinator.radar_notes import tell_cleared, tell_found
+from workers.coordinator.radar_rounds import QuietRounds
 from workers.coordinator.radar_views import View, edited_view, is_live
 from worktrees.gitcmd import run_git
 from worktrees.naming import branch_for
@@ -78,6 +80,7 @@ class Radar:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.rounds: QuietRounds | None = None  # made on the scanning thread
         self.scans = 0  # for tests and the bench
 
     @property
@@ -123,6 +126,7 @@ class Radar:
 
     def _run(self) -> None:
         conn = self._connect()
+        self.rounds = QuietRounds(conn, self._git_dir)
         try:
             while not self._stop.is_set():
                 self._wake.wait(RESCAN_EVERY)
@@ -131,9 +135,12 @@ class Radar:
                     break
                 with self._lock:
                     pending, self._pending = self._pending, {}
+                if (changed := pending or self._quiet_round(conn, self.rounds)) is None:
+                    continue
                 try:
-                    self.scan(conn, pending or dict.fromkeys(self._reverted_maybe(conn)))
+                    self.scan(conn, changed)
                 except Exception as error:  # a store fault or git trouble: next round retries
+                    self.rounds.again()
                     if self._stop.wait(STOPPING):
                         break  # the room is going: its signals end the radar's git too
                     log.error("conflict radar: %s", error)
@@ -144,11 +151,16 @@ class Radar:
             if self._editor is not None:
                 self._editor.close()
 
-    def _reverted_maybe(self, conn: Connection) -> set[str]:
-        """Dirty sessions in an open conflict: an edit undone (back to HEAD) records no
-        change, so these are looked at again each round to see a conflict clear."""
-        sides = {side for c in conflicts.open_conflicts(conn) for side in (c.a, c.b)}
-        return {name for name, view in self._views.items() if view.dirty and name in sides}
+    def _quiet_round(self, conn: Connection, rounds: QuietRounds) -> dict[str, None] | None:
+        """Every branch head when anything they depend on moved (radar_rounds), and the
+        dirty sessions in an open conflict each time; None: nothing to look at."""
+        full = rounds.due()
+        if full:  # the store may have moved: its open conflicts, not the last scan's
+            self._open = {(c.a, c.b) for c in conflicts.open_conflicts(conn)}
+        sides = {side for pair in self._open for side in pair}
+        reverted = dict.fromkeys(name for name, view in self._views.items()
+                                 if view.dirty and name in sides)
+        return {MAIN_CHECKOUT: None, **reverted} if full else (reverted or None)
 
     # -- one scan ------------------------------------------------------------------------
 
@@ -159,7 +171,10 @@ class Radar:
         if not isinstance(changed, Mapping):
             changed = dict.fromkeys(changed)
         self.scans += 1
-        live = {s.name: s for s in self._mine(sessions.all_sessions(conn)) if is_live(s)}
+        known = self._mine(sessions.all_sessions(conn))
+        live = {s.name: s for s in known if is_live(s)}
+        if self.rounds is not None:  # a worktree going (or coming) moves its directory
+            self.rounds.watch_trees(s.worktree for s in known if s.worktree)
         # A session's own change cannot move the base or another branch: the refs are
         # read on the first scan, for the main checkout's changes and each quiet round.
         everything = self.scans == 1 or not changed or MAIN_CHECKOUT in changed
@@ -218,6 +233,8 @@ class Radar:
             except BullpenError as error:  # mid-removal, no commit yet, or a git racing
                 failure = error
         if shot is None:  # the next change, or the backstop's head check, looks again
+            if self.rounds is not None:
+                self.rounds.again()
             if not self._stop.is_set():  # (quiet when the room is going down)
                 log.info("radar: %s not looked at this time: %s", name, failure)
             return set()
@@ -234,8 +251,7 @@ class Radar:
         return self._git.fork(head, self._base)
 
     def _refresh_all(self, conn, name: str) -> None:
-        session = sessions.get(conn, name)
-        if session is not None:
+        if (session := sessions.get(conn, name)) is not None:
             self._look(name, session)
 
     def _rebased(self, view: View) -> View:

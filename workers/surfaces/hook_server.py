@@ -49,7 +49,7 @@ MAX_BODY = hook_http.MAX_BODY
 READ_DEADLINE = 5.0  # seconds from connect to a whole request: hooks send theirs at once
 WRITE_TIMEOUT = 5.0  # seconds for the answer to go out
 MAX_CONNECTIONS = 128  # open at once, far under any descriptor limit; refused past it
-TICK = 0.1  # seconds: how soon a stop or an expired deadline is noticed
+TICK = 0.1  # seconds: how soon an expired deadline is noticed (while any can expire)
 
 
 @record
@@ -80,10 +80,17 @@ class _Server:
         self.server_address = listener.getsockname()
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ, None)
+        # Nothing to expire, nothing asked: the threads sleep until `stop` wakes them.
+        self._wake, self._waker = socket.socketpair()
+        self._wake.setblocking(False)
+        self._waker.setblocking(False)
+        self.selector.register(self._wake, selectors.EVENT_READ, None)
         self.reading: dict[socket.socket, _Connection] = {}
         self.answering = 0  # handed to the answering thread, not yet closed
         self.count_lock = threading.Lock()
-        self.requests: queue.Queue[tuple[socket.socket, hook_http.Request]] = queue.Queue()
+        # None: `stop` waking the answering thread
+        self.requests: queue.Queue[tuple[socket.socket, hook_http.Request] | None] = \
+            queue.Queue()
         self.stopping = threading.Event()
         self.accept_paused_until = 0.0
         self.refusals = logs.Sampler()
@@ -103,7 +110,10 @@ class _Server:
 
     def serve_forever(self) -> None:
         while not self.stopping.is_set():
-            for key, _ in self.selector.select(TICK):
+            expiring = bool(self.reading or self.accept_paused_until)
+            for key, _ in self.selector.select(TICK if expiring else None):
+                if key.fileobj is self._wake:
+                    continue
                 if key.data is None:
                     self._accept()
                 else:
@@ -175,10 +185,10 @@ class _Server:
 
     def answer_forever(self) -> None:
         while not self.stopping.is_set():
-            try:
-                sock, request = self.requests.get(timeout=TICK)
-            except queue.Empty:
+            item = self.requests.get()
+            if item is None:
                 continue
+            sock, request = item
             try:
                 sock.settimeout(WRITE_TIMEOUT)
                 with self.lock:
@@ -202,6 +212,13 @@ class _Server:
             with contextlib.suppress(Exception):
                 conn.close()
 
+    def stop(self) -> None:
+        """Both threads end: each notices within a tick, or now if it sleeps."""
+        self.stopping.set()
+        with contextlib.suppress(OSError):
+            self._waker.send(b"x")
+        self.requests.put(None)
+
     def close(self) -> None:
         self.stopping.set()
         dropped = self.refusals.dropped()
@@ -211,12 +228,15 @@ class _Server:
             connection.sock.close()
         self.selector.close()
         self.listener.close()
+        self._wake.close()
+        self._waker.close()
         while True:
             try:
-                sock, _ = self.requests.get_nowait()
+                item = self.requests.get_nowait()
             except queue.Empty:
                 break
-            sock.close()
+            if item is not None:
+                item[0].close()
 
 
 def _send_and_close(sock: socket.socket, status: int) -> None:
@@ -265,7 +285,7 @@ def serving(home: Path) -> Iterator[int | None]:
     try:
         yield server.server_address[1]
     finally:
-        server.stopping.set()
+        server.stop()
         for thread in threads:
             thread.join()  # both notice within a tick; a call being answered finishes
         server.close()

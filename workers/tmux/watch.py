@@ -53,6 +53,8 @@ class PaneWatch:
         self._retry_at = float("-inf")
         self._pending: set[str] = set()  # announced and not yet read
         self._moved = True
+        self.captures = 0  # screens read (counters for tests and the bench)
+        self.skipped = 0  # observations found quiet (nothing read)
 
     def quiet(self) -> bool:
         """True when a control client follows the panes and nothing was announced since
@@ -63,8 +65,10 @@ class PaneWatch:
         dirty, moved = client.take_changes()
         self._pending |= dirty
         self._moved |= moved
-        return not self._pending and not self._moved and \
+        quiet = not self._pending and not self._moved and \
             self.clock() - self._full_at < SAFETY_EVERY
+        self.skipped += quiet
+        return quiet
 
     def snapshot(self) -> dict[str, PaneSnapshot]:
         """Every pane by id, as `snapshot_all` returns them ({} when tmux is down)."""
@@ -76,6 +80,7 @@ class PaneWatch:
                 log.info("following the panes by polling: %s", error)
                 self._drop()
         self._last = snapshot_all(self.server)
+        self.captures += len(self._last)
         return self._last
 
     def close(self) -> None:
@@ -101,6 +106,7 @@ class PaneWatch:
                 rows[row.pane_id] = replace(row, key_at=keys.get(row.pane_id))
         wanted = [pane for pane in rows if full or pane in pending or pane not in self._last]
         screens = client.commands([["capture-pane", "-p", "-t", pane] for pane in wanted])
+        self.captures += len(wanted)
         snapshots = {}
         for pane_id, row in rows.items():
             last = self._last.get(pane_id)
