@@ -7,7 +7,8 @@ rate. Then we commit NOTES notes one by one and the child records when each was 
 (after the refresh that shows it); a bare poller thread here records when a plain
 `SELECT` first sees each note. A second round does the same in a live room while the
 soak's load runs (bench/dashboard_soak.py). Run: `python bench/dashboard_bench.py` (or
-`main()`); BENCH_PROFILE=FILE writes the dashboard child's cProfile stats to FILE.
+`main()`); BENCH_PROFILE=FILE writes the dashboard child's cProfile stats to FILE, and
+BENCH_TIMES=FILE each timed note's commit, drawn and bare-seen times (JSON).
 """
 
 from __future__ import annotations
@@ -262,6 +263,9 @@ def measure(home: Path, child: Child, recipients: Sequence[str], count: int,
         poller.join(timeout=10)
         conn.close()
     seen = {int(k): v for k, v in finish["seen"].items()}
+    if os.environ.get("BENCH_TIMES"):  # for finding where the slowest notes waited
+        Path(os.environ["BENCH_TIMES"]).write_text(json.dumps(
+            {"committed": committed, "seen": seen, "bare": poller.seen}))
     return {"app": [(seen[i] - t) * 1000 for i, t in committed.items() if i in seen],
             "bare": [(poller.seen[i] - t) * 1000 for i, t in committed.items()
                      if i in poller.seen],

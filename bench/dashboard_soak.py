@@ -11,6 +11,7 @@ reports are awaited for a bounded time, the load stops at an event or by the clo
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 import traceback
@@ -65,3 +66,4 @@ def soak_round() -> dict[str, object]:
         if child is not None:
             child.close()
         soak.close()
+        shutil.rmtree(soak.repo.parent, ignore_errors=True)  # a room per run, with 50,000 notes

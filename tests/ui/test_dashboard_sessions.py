@@ -93,8 +93,9 @@ async def test_a_note_from_another_process_appears(fake_room: Room,
                        check=True, capture_output=True)
         await wait_for(pilot, lambda: screen.stream.items[-1].text == "from outside",
                        seconds=5, what="the note in the stream")
-        coder = screen.sessions_table.rows_by_name["coder"]
-        assert coder.unread == 4
+        # The note is drawn first; the sessions panel's counts follow (tail.py), soon.
+        await wait_for(pilot, lambda: screen.sessions_table.rows_by_name["coder"].unread == 4,
+                       seconds=5, what="coder's unread count")
 
 
 async def test_the_board_with_no_tasks(room: Room, fake_actions: FakeActions) -> None:

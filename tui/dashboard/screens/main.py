@@ -10,7 +10,7 @@ or a missing tmux must not close the view).
 
 from __future__ import annotations
 
-import gc
+import sys
 from pathlib import Path
 
 from textual import on
@@ -30,6 +30,7 @@ from tui.dashboard.coalesce import DeltaBox
 from tui.dashboard.code_marks import code_mark
 from tui.dashboard.commands import Command, bindings_for
 from tui.dashboard.feed import RoomDelta
+from tui.dashboard.heap import settle_heap
 from tui.dashboard.jobs import Jobs
 from tui.dashboard.messages import (
     ChangedFilesCounted,
@@ -58,17 +59,10 @@ from tui.dashboard.widgets.watcher_table import WatcherTable
 from tui.dashboard.writer import StoreWriter
 
 PREVIEW_SECONDS = 1.0
+TAIL_SWITCH_SECONDS = 0.001
 COORDINATOR_CHECK_SECONDS = 5.0  # closing the dashboard stops nothing; it revives, too
 PANELS = {"sessions": "#sessions", "board": "#column-ready", "stream": "#stream",
           "watcher": "#watcher"}
-
-
-def settle_heap() -> None:
-    """Put what the snapshot loaded (thousands of cards, notes, rows) out of the cyclic
-    collector's sight: each full collection walked all of it, 0.2-0.5 s with the event
-    loop stopped, the slowest moments of a busy dashboard. Once, after the first draw."""
-    gc.collect()
-    gc.freeze()
 
 
 class MainScreen(WidgetRequests, LandingRequests):
@@ -128,9 +122,13 @@ class MainScreen(WidgetRequests, LandingRequests):
         self.writer = StoreWriter(self.home)
         self.tail = EventTail(self.home / DB_NAME, on_delta=self.deltas.put,
                               on_error=lambda error: self.post_message(TailFailed(str(error))))
+        # The tail thread reads between the event loop's draws; with Python's 5 ms switch
+        # interval a busy loop kept it waiting for the GIL (a 2 ms panel read took 140 ms).
+        sys.setswitchinterval(TAIL_SWITCH_SECONDS)
         self.tail.start()
         self.jobs = Jobs(self, self.writer, self.tail, self.actions)
         self.set_interval(PREVIEW_SECONDS, self.refresh_preview)
+        self.set_interval(PREVIEW_SECONDS, self.take_deltas)
         self.set_interval(COORDINATOR_CHECK_SECONDS, self.jobs.keep_coordinator)
         self.jobs.keep_coordinator()  # its trouble shows at once, not 5 s later
         self.board.column(TaskStatus.READY).focus()
@@ -144,6 +142,11 @@ class MainScreen(WidgetRequests, LandingRequests):
     # The store's deltas, from the tail thread.
 
     def on_room_updated(self, message: RoomUpdated) -> None:
+        self.take_deltas()
+
+    def take_deltas(self) -> None:
+        """Show every delta waiting (also once a second: a lost message never freezes
+        the view)."""
         delta = self.deltas.take()
         if delta is not None:
             self.apply_delta(delta)

@@ -10,17 +10,22 @@ pyproject.toml; tests/ui cover every table it draws).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Self
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.geometry import Region
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowKey
 
 KEEP = 4096  # cell renders kept; past that the cache starts again
 
 
 class CellCachedTable(DataTable):
     """DataTable with cell renders cached per cell, not per table update."""
+
+    _sizing = False  # inside `_update_dimensions` (a class default: refresh runs early)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -51,6 +56,43 @@ class CellCachedTable(DataTable):
             self._cells_drawn.clear()
         self._cells_drawn[key] = (value, lines)
         return lines
+
+    def _update_column_widths(self, updated_cells: set[Any]) -> None:
+        # Textual measures updated cells when the table is next idle, but keys its row
+        # renders by update count only: a row drawn between the update and that idle
+        # (a busy dashboard) kept its old column widths ('working' cut to 'workin').
+        widths = [column.content_width for column in self.columns.values()]
+        super()._update_column_widths(updated_cells)
+        if widths != [column.content_width for column in self.columns.values()]:
+            self._update_count += 1
+            self.refresh()
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """Textual sets the table's virtual size here, and that lays out the whole screen
+        (a redraw of every panel) whenever a column widens or a row comes. Only a table
+        sized by its rows (height: auto) needs that for a new height; otherwise only the
+        scrollbars follow (a bar that comes or goes asks for the layout itself)."""
+        before = self.virtual_size
+        self._sizing = True
+        try:
+            super()._update_dimensions(new_rows)
+        finally:
+            self._sizing = False
+        after = self.virtual_size
+        if after == before:
+            return
+        height = self.styles.height
+        if height is not None and height.is_auto and after.height != before.height:
+            self.refresh(layout=True)
+        else:
+            self._scroll_update(after)
+            self.refresh()
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Self:
+        if self._sizing:  # the virtual size moved: `_update_dimensions` decides
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def clear(self, columns: bool = False) -> CellCachedTable:
         self._cells_drawn.clear()

@@ -25,19 +25,33 @@ class WatcherTable(CellCachedTable):
             self.add_column(name, key=name)
 
     def show(self, rows: list[AlertRow]) -> None:
-        """Replace the rows with `rows` (already newest first); the same rows again are
-        not redrawn (they are read again whenever any note moves on)."""
+        """Show `rows` (already newest first): the same alerts as before update their
+        changed cells only, others rebuild the table (the rows are read again whenever
+        any note moves on, and a rebuild draws every visible cell again)."""
         if rows == self.shown_rows:
             return
-        self.shown_rows = rows
-        self.clear()
-        for row in rows:
-            alert = row.alert
-            path = alert.path + (f" +{len(alert.paths) - 1}" if len(alert.paths) > 1 else "")
-            who = alert.changed_by + (f" @{alert.commit[:7]}" if alert.commit else "")
-            self.add_row(path, alert.session,
-                         Text(row.state, style=DELIVERY_STYLES.get(row.state, "")), who,
-                         clock(alert.created_at)[:5], key=str(alert.id))
+        old, self.shown_rows = self.shown_rows, rows
+        if old is not None and [row.alert.id for row in old] == [row.alert.id for row in rows]:
+            for row, before in zip(rows, old, strict=True):
+                if row != before:
+                    for column, cell, was in zip(COLUMNS, cells(row), cells(before),
+                                                 strict=True):
+                        if cell != was:
+                            self.update_cell(str(row.alert.id), column, cell,
+                                             update_width=True)
+        else:
+            self.clear()
+            for row in rows:
+                self.add_row(*cells(row), key=str(row.alert.id))
         waiting = sum(1 for row in rows if row.state in UNSEEN_ALERT_STATES)
         self.border_title = f"watcher {len(rows)}" + (f" · {waiting} not told" if waiting
                                                        else "")
+
+
+def cells(row: AlertRow) -> tuple[object, ...]:
+    """An alert's cells: path (+ more), reader, state, changed by (@commit), time."""
+    alert = row.alert
+    path = alert.path + (f" +{len(alert.paths) - 1}" if len(alert.paths) > 1 else "")
+    who = alert.changed_by + (f" @{alert.commit[:7]}" if alert.commit else "")
+    return (path, alert.session, Text(row.state, style=DELIVERY_STYLES.get(row.state, "")),
+            who, clock(alert.created_at)[:5])
