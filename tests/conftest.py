@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from board import store
+from board import sessions, store
 from board.room import Room, open_room, prepare_home
 from tests.pg_cluster import PgCluster, find_bin_dir
+from worktrees import create_worktree
 
 # A test module marked `both_stores` runs each test that opens a room once per backend.
 STORES = ("sqlite", "postgresql")
@@ -69,6 +70,15 @@ def commit_file(cwd: Path, rel: str, text: str, message: str) -> str:
     git(cwd, "add", rel)
     git(cwd, "commit", "-qm", message)
     return git(cwd, "rev-parse", "HEAD").strip()
+
+
+def add_session(room: Room, name: str) -> Path:
+    """A session `name` registered with its own worktree, meant to run (no agent started)."""
+    info = create_worktree(room.home.parent, name)
+    sessions.register(room.conn, name, branch=info.branch, worktree=str(info.path),
+                      base=info.base_commit)
+    sessions.update(room.conn, name, desired="running")
+    return info.path
 
 
 @pytest.fixture

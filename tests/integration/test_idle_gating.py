@@ -23,12 +23,11 @@ from board.identity import Caller
 from board.room import Room
 from board.vocabulary import EventKind
 from tests.agents.scripted_agent import command_line
-from tests.conftest import commit_file
+from tests.conftest import add_session, commit_file
 from tests.waiting import wait_for_text, wait_until
 from workers.coordinator.loop import Coordinator
 from workers.coordinator.radar import Radar
 from workers.tmux.server import RoomServer
-from worktrees import create_worktree
 
 pytestmark = pytest.mark.both_stores
 
@@ -53,14 +52,6 @@ class Live:
         return self.shared or bool(
             self.coordinator.poller.watch.skipped and radar is not None
             and radar.rounds is not None and radar.rounds.skipped >= 2)
-
-
-def add_session(room: Room, name: str) -> Path:
-    info = create_worktree(room.home.parent, name)
-    sessions.register(room.conn, name, branch=info.branch, worktree=str(info.path),
-                      base=info.base_commit)
-    sessions.update(room.conn, name, desired="running")
-    return info.path
 
 
 @pytest.fixture

@@ -13,21 +13,12 @@ from board.db import connect
 from board.home import DB_NAME
 from board.room import Room
 from tests.cli_runner import run_cli
-from tests.conftest import commit_file, git
+from tests.conftest import add_session, commit_file, git
 from workers.coordinator.radar import Radar
-from worktrees import create_worktree
 
 pytestmark = pytest.mark.both_stores
 
 ORIGINAL = "def handler():\n    return 'v1'\n"
-
-
-def add_session(room: Room, name: str) -> Path:
-    info = create_worktree(room.home.parent, name)
-    sessions.register(room.conn, name, branch=info.branch, worktree=str(info.path),
-                      base=info.base_commit)
-    sessions.update(room.conn, name, desired="running")
-    return info.path
 
 
 def conflict_notes(room: Room, name: str) -> list[str]:
