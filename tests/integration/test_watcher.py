@@ -343,3 +343,38 @@ def test_a_commit_git_failed_to_read_once_is_reported_when_git_works_again(
     wait_until(lambda: any(a.commit == sha for a in team.alerts_of("b")),
                "the commit's alert after git failed once")
     assert [a.commit for a in team.alerts_of("b")] == [sha]
+
+
+@pytest.mark.parametrize("dependent_commits", [True, False])
+def test_a_commit_another_session_took_in_before_it_was_read_is_its_authors(
+        team: Team, dependent_commits: bool) -> None:
+    """Under load the baton can hand a parent's commit to its dependent (a fast-forward)
+    before the watcher reads the parent's move: the commit is still the parent's change
+    (seen in CI: the demo's research commit was never recorded), and the dependent's own
+    commit on top is the dependent's alone."""
+    reads.record(team.room.conn, "b", ["src/app.py", "README.md"])
+    parent, dependent = team.add_session("parent"), team.add_session("dependent")
+    edit(parent / "src" / "app.py", "the parent's work\n")
+    git(parent, "commit", "-qam", "parent's work")
+    parent_sha = git(parent, "rev-parse", "HEAD").strip()
+    git(dependent, "merge", "-q", "--ff-only", "bullpen/parent")  # as the baton does
+    dependent_sha = parent_sha
+    if dependent_commits:
+        edit(dependent / "README.md", "# the dependent's docs\n")
+        git(dependent, "commit", "-qam", "dependent's docs")
+        dependent_sha = git(dependent, "rev-parse", "HEAD").strip()
+    team.watcher.set_targets({"main": team.repo, "a": team.tree("a"), "b": team.tree("b"),
+                              "parent": parent, "dependent": dependent})
+    assert team.watcher.wait_ready()  # both moves are read together, after the fact
+    wait_until(lambda: any(b.commit == parent_sha for b in team.batches), "parent's commit")
+    team.sentinel(team.repo)
+    by_source = {b.source: b for b in team.batches if b.commit}
+    assert (by_source["parent"].commit, by_source["parent"].paths) == (parent_sha,
+                                                                      ("src/app.py",))
+    if dependent_commits:
+        assert (by_source["dependent"].commit, by_source["dependent"].paths) == (
+            dependent_sha, ("README.md",))
+    else:
+        assert "dependent" not in by_source  # it only took the parent's commit in
+    assert sorted(alert.changed_by for alert in team.alerts_of("b")) == (
+        ["dependent", "parent"] if dependent_commits else ["parent"])

@@ -8,7 +8,8 @@ into alerts (`board.alerts.record_change`).
 Commits are found by watching the common git dir for branch refs, packed-refs and HEAD
 files; when one moves, every watched checkout's HEAD is re-read and the commits that are
 new to it (and on no other watched HEAD, so a merge of another session's work is not
-reported as this one's) make one batch. Edits seen in the same burst that the new HEAD
+reported as this one's; a commit made here stays this checkout's even when another has
+already taken it in) make one batch. Edits seen in the same burst that the new HEAD
 explains are folded into that batch, so "edit then commit" is one change. A commit's
 file not written in that burst and clean after it was committed as it stood: the batch
 names it in `as_edited`, so an edit and its commit with the same content alert once,
@@ -82,6 +83,26 @@ def _git(cwd: Path, *args: str) -> str | None:
         return _read(cwd, *args)
     except _GitFailed:
         return None
+
+
+# How a reflog entry names a HEAD move that made its commit in that checkout (a commit,
+# an amend, a cherry-pick, a revert, a rebase's picks), as against bringing commits in.
+_MADE_HERE = ("commit", "cherry-pick", "revert", "rebase")
+
+
+def _not_its_own(root: Path, new: str, others: list[str]) -> list[str]:
+    """The other checkouts' HEADs whose commits are not this checkout's own work.
+
+    A HEAD that moved by a fast-forward, a merge or a reset took others' commits in: all
+    their HEADs are left out. One that moved by its own commit keeps the commits another
+    checkout has since taken in (a dependent handed its parent's work took it before
+    this move was read, under load): only the HEADs that do not contain `new` are."""
+    moved_by = _git(root, "log", "--walk-reflogs", "-1", "--format=%gs", "HEAD")
+    if not others or not moved_by or not moved_by.startswith(_MADE_HERE):
+        return others
+    containing = set(_read(root, "for-each-ref", "--contains", new,
+                           "--format=%(objectname)", "refs/heads").split())
+    return [sha for sha in others if sha not in containing]
 
 
 class Watcher:
@@ -274,6 +295,7 @@ class Watcher:
         """The batch for HEAD moving old -> new, and every path that differs between them."""
         root = target.root
         net = set(_read(root, "diff", "--name-only", old, new).splitlines())
+        others = _not_its_own(root, new, others)
         own = _read(root, "rev-list", new, "--not", old, *others).split()
         if not own:  # a fast-forward onto others' commits, or a reset: nothing of its own
             return None, net
