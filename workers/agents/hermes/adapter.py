@@ -18,7 +18,10 @@ from board.models import Session
 from workers.agents.adapter import Health, Launch, SoleUse, SpawnPlan, SpendReading
 from workers.agents.hermes.screen import HermesScreen
 from workers.agents.hook_call import HookCall
-from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
+
+TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
+if TYPE_CHECKING:
+    from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
 class HermesAdapter(HermesScreen):
