@@ -10,7 +10,7 @@ pyproject.toml; tests/ui cover every table it draws).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Self
 
 from rich.segment import Segment
@@ -56,6 +56,14 @@ class CellCachedTable(DataTable):
             self._cells_drawn.clear()
         self._cells_drawn[key] = (value, lines)
         return lines
+
+    def update_changed(self, row_key: str, columns: Sequence[str], cells: Sequence[object],
+                       shown: Sequence[object]) -> None:
+        """Update the cells of row `row_key` that differ from what it shows (each update
+        draws the table again); a cell wider than its column's first text widens it."""
+        for column, cell, was in zip(columns, cells, shown, strict=True):
+            if cell != was:
+                self.update_cell(row_key, column, cell, update_width=True)
 
     def _update_column_widths(self, updated_cells: set[Any]) -> None:
         # Textual measures updated cells when the table is next idle, but keys its row

@@ -118,12 +118,7 @@ class SessionsTable(CellCachedTable):
                 if row == self.rows_by_name[name]:
                     continue
                 cells = self._cells(row)
-                for column, cell, old in zip(self.columns_shown, cells, self.shown_cells[name],
-                                             strict=True):
-                    if cell != old:  # each update redraws the whole table: only changes
-                        # a cell grows wider than its first text ("idle" → "working",
-                        # a conflict mark, the spend): its column follows
-                        self.update_cell(name, column, cell, update_width=True)
+                self.update_changed(name, self.columns_shown, cells, self.shown_cells[name])
                 self.shown_cells[name] = cells
             self.rows_by_name = {row.session.name: row for row in rows}
             self.show_title()  # the room's spend may have moved

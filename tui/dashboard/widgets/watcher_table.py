@@ -34,11 +34,7 @@ class WatcherTable(CellCachedTable):
         if old is not None and [row.alert.id for row in old] == [row.alert.id for row in rows]:
             for row, before in zip(rows, old, strict=True):
                 if row != before:
-                    for column, cell, was in zip(COLUMNS, cells(row), cells(before),
-                                                 strict=True):
-                        if cell != was:
-                            self.update_cell(str(row.alert.id), column, cell,
-                                             update_width=True)
+                    self.update_changed(str(row.alert.id), COLUMNS, cells(row), cells(before))
         else:
             self.clear()
             for row in rows:
