@@ -142,6 +142,29 @@ def test_notes_capped_while_busy_are_announced_once_when_it_idles(room: Room, ag
     assert "older notes" not in second
 
 
+def test_a_note_that_comes_while_the_session_is_held_is_held_too(room: Room,
+                                                                agent_pane) -> None:
+    """The hold is written once per reason, not per tick; a note sent after it is written
+    is held with the same reason, not left queued (as seen under load: the fourth of four
+    notes to a shell stayed queued)."""
+    server, pane, _log = agent_pane
+    sessions.register(room.conn, "bob")
+    first = notes.send(room.conn, Caller("operator"), "bob", "first")
+    deliverer = Deliverer(room.conn, server)
+
+    def busy_tick() -> None:
+        assert deliverer.deliver(sessions.get(room.conn, "bob"),
+                                 adapter_for("python3", "type"), BUSY,
+                                 snapshot_all(server)[pane]) == []
+
+    busy_tick()
+    later = notes.send(room.conn, Caller("operator"), "bob", "second")
+    busy_tick()
+    for note in (first, later):
+        row, = deliveries.of_note(room.conn, note.id)
+        assert (row.state, row.held_reason) == ("held", HoldReason.BUSY), note
+
+
 def test_a_note_and_a_handoff_waiting_together_are_typed_on_lines_of_their_own(
         room: Room, agent_pane) -> None:
     server, pane, log = agent_pane

@@ -121,7 +121,9 @@ class Deliverer:
         self.conn = conn
         self.server = server
         self.on_step = on_step or (lambda step: None)  # tests kill the process at a step
-        self._held: dict[str, HoldReason] = {}  # session -> reason last written
+        # session -> (reason last written, newest note it held): a note that comes while
+        # the session is held is written held too, not left queued
+        self._held: dict[str, tuple[HoldReason, int]] = {}
         self._announced: dict[str, int] = {}  # shell session -> newest note announced
 
     def deliver(self, session: Session, adapter: Adapter, status: PaneStatus | None,
@@ -148,7 +150,7 @@ class Deliverer:
         if reason is None and mcp_connecting():  # asked only when a note could be typed
             reason = HoldReason.MCP_CONNECTING
         if reason is not None or snap is None:
-            self._hold(session.name, reason or HoldReason.NO_PANE)
+            self._hold(session.name, reason or HoldReason.NO_PANE, waiting[-1].id)
             if reason == HoldReason.SHELL and snap is not None:
                 self._announce(session.name, snap.pane_id, waiting)
             return []
@@ -159,10 +161,11 @@ class Deliverer:
         """Whether a hold reason was written for `name`'s notes (to clear once they go)."""
         return name in self._held
 
-    def _hold(self, name: str, reason: HoldReason) -> None:
-        if self._held.get(name) != reason:  # one write when the reason changes, not per tick
+    def _hold(self, name: str, reason: HoldReason, newest: int) -> None:
+        # one write when the reason changes or a note came, not one per tick
+        if self._held.get(name) != (reason, newest):
             deliveries.hold(self.conn, name, reason)
-            self._held[name] = reason
+            self._held[name] = (reason, newest)
 
     def _announce(self, name: str, pane_id: str, waiting: list[Note]) -> None:
         newest = waiting[-1]
