@@ -9,30 +9,32 @@ from __future__ import annotations
 
 import re
 
+from board.patterns import lazy  # compiled on first use: a hook uses few of them
+
 LIMIT = 2000
 TRUNCATED = "… (full text: bullpen note inbox)"
 NEWLINE_MARK = "⏎"
 
 # String sequences (OSC, DCS, SOS, PM, APC; 7-bit and C1 forms) run to BEL or ST; a
 # newline or the end of text also ends one, so an unterminated sequence eats one line.
-_STRING_SEQ = re.compile(r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])"
-                         r"[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?", re.DOTALL)
-_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?")
-_SS23 = re.compile(r"\x1b[NO][^\n]?|[\x8e\x8f][^\n]?")  # single shifts take one char
-_OTHER_ESC = re.compile(r"\x1b[ -/]*[0-~]?")  # ESC c, ESC 7, ESC ( B, lone ESC …
-_LINE_BREAKS = re.compile(r"\r\n|[\n\r\x0b\x0c\x85\u2028\u2029]")
+_STRING_SEQ = lazy(r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])"
+                   r"[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?", re.DOTALL)
+_CSI = lazy(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?")
+_SS23 = lazy(r"\x1b[NO][^\n]?|[\x8e\x8f][^\n]?")  # single shifts take one char
+_OTHER_ESC = lazy(r"\x1b[ -/]*[0-~]?")  # ESC c, ESC 7, ESC ( B, lone ESC …
+_LINE_BREAKS = lazy(r"\r\n|[\n\r\x0b\x0c\x85\u2028\u2029]")
 # C0 and C1 controls and DEL (tabs and line breaks are handled before), plus the
 # bidirectional overrides that make text display differently from what it is.
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = lazy(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # Characters an agent reads but a human does not see: zero-width spaces and joiners,
 # bidi marks and controls, the BOM, and Unicode tag characters (hidden instructions).
 # The zero-width joiner is kept only between two pictographs (👩‍💻 is one emoji).
 _PICTOGRAPH = "\u2600-\u27bf\U0001f000-\U0001faff"
-_INVISIBLE = re.compile("[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064"
-                        "\u2066-\u206f\ufeff\u061c\u180e\U000e0000-\U000e007f]"
-                        f"|(?<![{_PICTOGRAPH}])\u200d|\u200d(?![{_PICTOGRAPH}])")
-_SPACES = re.compile(r"\s+")
-_BREAK_RUNS = re.compile(rf"(?:\s*{NEWLINE_MARK}\s*)+")
+_INVISIBLE = lazy("[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064"
+                  "\u2066-\u206f\ufeff\u061c\u180e\U000e0000-\U000e007f]"
+                  f"|(?<![{_PICTOGRAPH}])\u200d|\u200d(?![{_PICTOGRAPH}])")
+_SPACES = lazy(r"\s+")
+_BREAK_RUNS = lazy(rf"(?:\s*{NEWLINE_MARK}\s*)+")
 
 
 def strip_escapes(text: str) -> str:
