@@ -17,7 +17,7 @@ from board.db import connect
 from board.room import Room
 from tests.conftest import git
 from workers.coordinator.change_filter import ChangeBatch
-from workers.coordinator.watcher import Watcher
+from workers.coordinator.watcher import Watcher, _not_its_own
 
 pytestmark = pytest.mark.both_stores
 
@@ -378,3 +378,24 @@ def test_a_commit_another_session_took_in_before_it_was_read_is_its_authors(
         assert "dependent" not in by_source  # it only took the parent's commit in
     assert sorted(alert.changed_by for alert in team.alerts_of("b")) == (
         ["dependent", "parent"] if dependent_commits else ["parent"])
+
+
+def test_a_fast_forward_read_after_the_dependent_committed_on_top_is_not_its_own(
+        team: Team) -> None:
+    """The watcher reads a HEAD, then how it moved there. Under load the dependent can
+    commit between the two reads: the move to the HEAD it read was still the baton's
+    fast-forward onto its parent's commit, which stays the parent's (seen in CI: the
+    reviewer was pinged "coder committed" research's commit, and reviewed that one)."""
+    parent, dependent = team.add_session("parent"), team.add_session("dependent")
+    edit(parent / "src" / "app.py", "the parent's work\n")
+    git(parent, "commit", "-qam", "parent's work")
+    parent_sha = git(parent, "rev-parse", "HEAD").strip()
+    git(dependent, "merge", "-q", "--ff-only", "bullpen/parent")  # read as HEAD here
+    edit(dependent / "README.md", "# the dependent's docs\n")
+    git(dependent, "commit", "-qam", "dependent's docs")  # before the reflog is read
+    main_sha = git(team.repo, "rev-parse", "HEAD").strip()
+    assert _not_its_own(dependent, parent_sha, [parent_sha, main_sha]) == [parent_sha,
+                                                                           main_sha]
+    dependent_sha = git(dependent, "rev-parse", "HEAD").strip()  # its own commit: kept
+    assert _not_its_own(dependent, dependent_sha, [parent_sha, main_sha]) == [parent_sha,
+                                                                              main_sha]

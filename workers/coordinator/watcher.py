@@ -90,15 +90,32 @@ def _git(cwd: Path, *args: str) -> str | None:
 _MADE_HERE = ("commit", "cherry-pick", "revert", "rebase")
 
 
+REFLOG_LOOK = 50  # reflog entries searched for the move to a HEAD (newest first)
+
+
+def _move_to(root: Path, new: str) -> str | None:
+    """How HEAD came to `new`: the subject of the newest reflog entry that moved it
+    there (None when the reflog does not say). Not the newest entry: HEAD may have moved
+    on since it was read (seen in CI: a dependent committed on top of the fast-forward
+    the baton made, between the watcher's two reads, and took its parent's commit)."""
+    entries = _git(root, "log", "--walk-reflogs", f"-{REFLOG_LOOK}", "--format=%H %gs",
+                   "HEAD")
+    for entry in (entries or "").splitlines():
+        sha, _, subject = entry.partition(" ")
+        if sha == new:
+            return subject
+    return None
+
+
 def _not_its_own(root: Path, new: str, others: list[str]) -> list[str]:
     """The other checkouts' HEADs whose commits are not this checkout's own work.
 
-    A HEAD that moved by a fast-forward, a merge or a reset took others' commits in: all
-    their HEADs are left out. One that moved by its own commit keeps the commits another
-    checkout has since taken in (a dependent handed its parent's work took it before
-    this move was read, under load): only the HEADs that do not contain `new` are."""
-    moved_by = _git(root, "log", "--walk-reflogs", "-1", "--format=%gs", "HEAD")
-    if not others or not moved_by or not moved_by.startswith(_MADE_HERE):
+    A HEAD that moved to `new` by a fast-forward, a merge or a reset took others' commits
+    in: all their HEADs are left out. One that moved by its own commit keeps the commits
+    another checkout has since taken in (a dependent handed its parent's work took it
+    before this move was read, under load): only the HEADs that do not contain `new` are."""
+    moved_by = _move_to(root, new) if others else None
+    if not moved_by or not moved_by.startswith(_MADE_HERE):
         return others
     containing = set(_read(root, "for-each-ref", "--contains", new,
                            "--format=%(objectname)", "refs/heads").split())
