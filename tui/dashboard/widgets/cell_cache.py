@@ -6,6 +6,10 @@ updated a few times a second under load, was most of the dashboard's drawing tim
 This keeps each cell's lines until the cell's value is replaced or its place, style,
 width or cursor state changes. It wraps DataTable._render_cell (Textual is pinned in
 pyproject.toml; tests/ui cover every table it draws).
+
+A cell update also repaints only its row: Textual repaints the whole table (every line
+through the border and style pipeline again, ~5 ms for the sessions panel), and the
+sessions table updates a few cells a few times a second under load.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region
 from textual.widgets import DataTable
-from textual.widgets.data_table import RowKey
+from textual.widgets.data_table import ColumnKey, RowKey
 
 KEEP = 4096  # cell renders kept; past that the cache starts again
 
@@ -26,6 +30,7 @@ class CellCachedTable(DataTable):
     """DataTable with cell renders cached per cell, not per table update."""
 
     _sizing = False  # inside `_update_dimensions` (a class default: refresh runs early)
+    _updating: RowKey | None = None  # inside `update_cell`: the row whose cell it sets
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -65,6 +70,16 @@ class CellCachedTable(DataTable):
             if cell != was:
                 self.update_cell(row_key, column, cell, update_width=True)
 
+    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str,
+                    value: object, *, update_width: bool = False) -> None:
+        """Set one cell; only its row is repainted (a wider column repaints it all,
+        in `_update_column_widths`)."""
+        self._updating = RowKey(row_key) if isinstance(row_key, str) else row_key
+        try:
+            super().update_cell(row_key, column_key, value, update_width=update_width)
+        finally:
+            self._updating = None
+
     def _update_column_widths(self, updated_cells: set[Any]) -> None:
         # Textual measures updated cells when the table is next idle, but keys its row
         # renders by update count only: a row drawn between the update and that idle
@@ -78,8 +93,9 @@ class CellCachedTable(DataTable):
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """Textual sets the table's virtual size here, and that lays out the whole screen
         (a redraw of every panel) whenever a column widens or a row comes. Only a table
-        sized by its rows (height: auto) needs that for a new height; otherwise only the
-        scrollbars follow (a bar that comes or goes asks for the layout itself)."""
+        sized by its rows (height: auto) needs that for a new height, unless it is held
+        at its cap; otherwise only the scrollbars follow (a bar that comes or goes asks
+        for the layout itself)."""
         before = self.virtual_size
         self._sizing = True
         try:
@@ -90,7 +106,12 @@ class CellCachedTable(DataTable):
         if after == before:
             return
         height = self.styles.height
-        if height is not None and height.is_auto and after.height != before.height:
+        # A table already taller than its cap (max-height) keeps its size as it grows:
+        # the watcher's 100 alerts laid the screen out (~20 ms) for each new alert.
+        visible = self.scrollable_content_region.height
+        capped = before.height > visible and after.height >= visible
+        if height is not None and height.is_auto and after.height != before.height \
+                and not capped:
             self.refresh(layout=True)
         else:
             self._scroll_update(after)
@@ -100,6 +121,13 @@ class CellCachedTable(DataTable):
                 recompose: bool = False) -> Self:
         if self._sizing:  # the virtual size moved: `_update_dimensions` decides
             layout = False
+        if self._updating is not None and not regions and not layout:
+            row_index = self._row_locations.get(self._updating)
+            if row_index is not None:  # its row only; off screen, nothing to paint
+                region = self._get_row_region(row_index)
+                if not self.window_region.overlaps(region):
+                    return self
+                regions = (region.translate(-self.scroll_offset),)
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def clear(self, columns: bool = False) -> CellCachedTable:

@@ -73,7 +73,7 @@ class SessionsTable(CellCachedTable):
         self.changed: dict[str, int | None] = {}
         self.shown_ages: dict[str, str] = {}
         self.columns_shown: tuple[str, ...] = COLUMNS
-        self.border_title = "sessions"
+        self.shown_title = self.border_title = "sessions"
 
     def on_mount(self) -> None:
         for name in self.columns_shown:
@@ -137,9 +137,11 @@ class SessionsTable(CellCachedTable):
         and the room's spend (when any session's agent records it)."""
         selected = self.selected
         total = spend.room_total({name: row.spent for name, row in self.rows_by_name.items()})
-        self.border_title = f"sessions {len(self.rows_by_name)}" + (
+        title = f"sessions {len(self.rows_by_name)}" + (
             f" · {selected}" if selected else "") + (
             f" · room {spend.short(total)}" if total.known else "")
+        if title != self.shown_title:  # setting a title repaints the whole table
+            self.shown_title = self.border_title = title
 
     def show_changed(self, counts: dict[str, int | None]) -> None:
         """Update the changed-files column for the sessions counted."""

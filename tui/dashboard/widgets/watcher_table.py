@@ -17,7 +17,7 @@ class WatcherTable(CellCachedTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self.border_title = "watcher"
+        self.shown_title = self.border_title = "watcher"
         self.shown_rows: list[AlertRow] | None = None
 
     def on_mount(self) -> None:
@@ -40,8 +40,9 @@ class WatcherTable(CellCachedTable):
             for row in rows:
                 self.add_row(*cells(row), key=str(row.alert.id))
         waiting = sum(1 for row in rows if row.state in UNSEEN_ALERT_STATES)
-        self.border_title = f"watcher {len(rows)}" + (f" · {waiting} not told" if waiting
-                                                       else "")
+        title = f"watcher {len(rows)}" + (f" · {waiting} not told" if waiting else "")
+        if title != self.shown_title:  # setting a title repaints the whole table
+            self.shown_title = self.border_title = title
 
 
 def cells(row: AlertRow) -> tuple[object, ...]:
