@@ -12,7 +12,7 @@ tasks (with theirs), and change alerts the reader has not been told about yet.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -57,9 +57,11 @@ class Need:
 
 
 def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterable[AlertRow],
-              held: Iterable[HeldNote], coordinator: str | None = None) -> list[Need]:
+              held: Iterable[HeldNote], coordinator: str | None = None,
+              blocked: Sequence[Need] | None = None) -> list[Need]:
     """Everything that waits on the human, most urgent kind first. `coordinator`: the
-    running coordinator's trouble (e.g. "store not writable — disk full"), if any."""
+    running coordinator's trouble (e.g. "store not writable — disk full"), if any;
+    `blocked`: the blocked cards' needs already made (`blocked_needs(cards)`)."""
     held = list(held)
     found = ([Need((NeedKind.COORDINATOR, coordinator), NeedKind.COORDINATOR, coordinator)]
              if coordinator else [])
@@ -95,11 +97,7 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    + (f": {item.reason}" if item.reason else ""), session=item.recipient)
               for item in held if (item.note.id, item.recipient) not in alerted
               and item.reason not in SELF_CLEARING]
-    found += [Need((NeedKind.BLOCKED, card.id), NeedKind.BLOCKED,
-                   f"#{card.id} {card.title} blocked"
-                   + (f": {card.block_reason}" if card.block_reason else ""),
-                   session=card.assignee, task=card.id)
-              for card in cards if card.status == TaskStatus.BLOCKED]
+    found += blocked_needs(cards) if blocked is None else blocked
     found += [Need((NeedKind.ALERT, row.alert.id), NeedKind.ALERT,
                    f"{row.alert.path} changed by {row.alert.changed_by};"
                    f" {row.alert.session} not told yet"
@@ -108,6 +106,15 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
                    session=row.alert.session)
               for row in unseen]
     return found
+
+
+def blocked_needs(cards: Iterable[Task]) -> list[Need]:
+    """A need for each blocked card."""
+    return [Need((NeedKind.BLOCKED, card.id), NeedKind.BLOCKED,
+                 f"#{card.id} {card.title} blocked"
+                 + (f": {card.block_reason}" if card.block_reason else ""),
+                 session=card.assignee, task=card.id)
+            for card in cards if card.status == TaskStatus.BLOCKED]
 
 
 class Attention:
@@ -121,6 +128,10 @@ class Attention:
         self.coordinator: str | None = None  # its state line, when it is in trouble
         self._shown: set[tuple[object, ...]] = set()
         self._count: int | None = None
+        # The blocked cards' needs, made again only when those cards change: a room
+        # with hundreds of blocked cards spent ms on them each time a session row moved.
+        self._blocked_cards: tuple[Task, ...] = ()
+        self._blocked: list[Need] = []
 
     def update(self, delta: RoomDelta) -> bool:
         """Take the parts of `delta` the strip depends on besides the blocked cards (the
@@ -136,7 +147,11 @@ class Attention:
 
     def needs(self, blocked: Iterable[Task]) -> list[Need]:
         """The strip's needs now, with these blocked cards."""
-        return needs_you(self.rows, blocked, self.alerts, self.held, self.coordinator)
+        cards = tuple(blocked)
+        if cards != self._blocked_cards:  # the same card objects compare by identity
+            self._blocked_cards, self._blocked = cards, blocked_needs(cards)
+        return needs_you(self.rows, cards, self.alerts, self.held, self.coordinator,
+                         blocked=self._blocked)
 
     def set_coordinator(self, state: str | None) -> bool:
         """Take the coordinator's state line; True when it changed."""
