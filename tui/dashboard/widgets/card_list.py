@@ -9,6 +9,7 @@ lines, then the id, assignee, age and marks (⧗ waits on parents, ⊘ blocked, 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -78,6 +79,7 @@ class CardList(ScrollView, can_focus=True):
         self.tasks: dict[int, Task] = {}
         self.conflicted: frozenset[str] = frozenset()  # sessions the radar flags
         self.code: dict[str, CodeMark] = {}  # done cards: has their session's work landed?
+        self._shown: tuple[object, ...] = ()  # the window `show` last drew (`_window`)
 
     def show(self, ids: list[int], tasks: dict[int, Task]) -> None:
         """Show these task ids (a shared sorted list), keeping the cursor on its card."""
@@ -85,10 +87,25 @@ class CardList(ScrollView, can_focus=True):
         self.ids, self.tasks = ids, tasks
         self._set_height(len(ids) * CARD_HEIGHT)
         if current is not None and current in tasks and tasks[current].status == self.status:
-            self.select(current)
+            index = bisect_left(ids, current)
         else:
-            self.cursor = min(self.cursor, max(len(ids) - 1, 0))
-        self.refresh()
+            index = min(self.cursor, max(len(ids) - 1, 0))
+        if index != self.cursor or self.task_id != current:  # else the same card: no news
+            self.cursor = index
+        # A card added past the window (the column's end, mostly) changes no line drawn.
+        window = self._window()
+        if window != self._shown:
+            self._shown = window
+            self.refresh()
+
+    def _window(self) -> tuple[object, ...]:
+        """What the visible lines are drawn from: the cursor and the cards in view, each
+        with its age as shown."""
+        first = int(self.scroll_y) // CARD_HEIGHT
+        cards = [self.tasks.get(task_id)
+                 for task_id in self.ids[first:first + self.size.height // CARD_HEIGHT + 2]]
+        return (first, self.cursor, self.has_focus,
+                *((card, age(card.updated_at)) for card in cards if card is not None))
 
     def _set_height(self, lines: int) -> None:
         """Grow or shrink the scrollable height. Setting `virtual_size` lays out the whole
@@ -113,8 +130,6 @@ class CardList(ScrollView, can_focus=True):
 
     def select(self, task_id: int) -> bool:
         """Put the cursor on `task_id` if this column holds it."""
-        from bisect import bisect_left
-
         index = bisect_left(self.ids, task_id)
         if index < len(self.ids) and self.ids[index] == task_id:
             self.cursor = index
