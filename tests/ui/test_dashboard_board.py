@@ -9,7 +9,7 @@ from board.db import connect
 from board.home import DB_NAME
 from board.room import Room
 from tests.ui.fakes import FakeActions
-from tests.ui.helpers import loaded, notifications, settled, workers_done
+from tests.ui.helpers import loaded, notifications, settled, wait_for, workers_done
 from tui.dashboard import make_app
 from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.task_detail import TaskDetailScreen
@@ -107,7 +107,12 @@ async def test_block_archive_and_assign(fake_room: Room, fake_actions: FakeActio
         await pilot.press("a", *"coder", "enter")
         await settled(pilot)
         assert task_status(fake_room.home, 5).assignee == "coder"
-        await pilot.press("x")
+        await pilot.press("x")  # it asks first: no is no
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settled(pilot)
+        assert task_status(fake_room.home, 5).status == "ready"
+        await pilot.press("x", "y")
         await settled(pilot)
         assert task_status(fake_room.home, 5).status == "archived"
 
@@ -149,6 +154,9 @@ async def test_palette_offers_every_action_and_runs_it(fake_room: Room,
         await pilot.press("ctrl+p", *"Archive")
         await pilot.pause(0.3)  # the palette searches asynchronously
         await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen),
+                       what="archiving asks first, from the palette too")
+        await pilot.press("y")
         await settled(pilot)
         assert task_status(fake_room.home, 1).status == "archived"
 

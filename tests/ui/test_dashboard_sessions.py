@@ -16,6 +16,7 @@ from board.room import Room
 from tests.ui.fakes import PREVIEW, FakeActions
 from tests.ui.helpers import loaded, settled, wait_for, workers_done
 from tui.dashboard import make_app
+from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.help import HelpScreen
 
 SIZE = (160, 48)
@@ -29,7 +30,12 @@ async def test_session_keys_call_the_runtime(fake_room: Room, fake_actions: Fake
         assert screen.preview.text == PREVIEW
         await pilot.press("1", "down")  # the sessions panel, second row
         assert screen.sessions_table.selected == "coder"
-        await pilot.press("f", "z", "t", "r")
+        await pilot.press("f", "z", "t")  # stop asks first: no is no
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await workers_done(app)
+        assert ("stop", "coder", {}) not in fake_actions.calls
+        await pilot.press("t", "y", "r")
         await workers_done(app)
         # Tab moves between the form's fields; enter submits it from any field.
         await pilot.press("s", *"tester", "tab", *"aider", "tab", *"write tests", "tab",

@@ -50,7 +50,7 @@ class WidgetRequests(Screen[None]):
             archive()
             return
         self._ask_first(f"Archive task #{message.task_id}?",
-                        "Moving a done card right archives it (x does too).\n"
+                        "It leaves the board; bullpen task move ID ready brings it back.\n"
                         "Landing a session's work is L on the sessions table.",
                         "archive", archive)
 
@@ -95,8 +95,13 @@ class WidgetRequests(Screen[None]):
         self.jobs.run_runtime(f"zoom {message.name}", self.actions.zoom, message.name)
 
     def on_sessions_table_stop_requested(self, message: SessionsTable.StopRequested) -> None:
-        self.jobs.run_runtime(f"stop {message.name}", self.actions.stop, message.name,
-                              done=f"stopped {message.name}")
+        # One key ends an agent, perhaps mid-turn: ask first.
+        self._ask_first(f"Stop session {message.name}?",
+                        "Its agent ends now; its worktree and branch stay.\n"
+                        "r restarts it.", "stop it",
+                        lambda: self.jobs.run_runtime(f"stop {message.name}",
+                                                      self.actions.stop, message.name,
+                                                      done=f"stopped {message.name}"))
 
     def on_sessions_table_restart_requested(self,
                                             message: SessionsTable.RestartRequested) -> None:

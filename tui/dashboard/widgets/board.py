@@ -41,7 +41,7 @@ class Board(Horizontal):
 
     @dataclass
     class ArchiveRequested(Message):
-        """Archive the card; `ask` first when a move key (L, shift+right) got it there."""
+        """Archive the card; `ask` first (x, or a move key: L, shift+right)."""
 
         task_id: int
         ask: bool = False
@@ -229,8 +229,8 @@ class Board(Horizontal):
             self.post_message(self.MoveRequested(task.id, step))
 
     def action_archive(self) -> None:
-        if task := self.current_task:
-            self.post_message(self.ArchiveRequested(task.id))
+        if task := self.current_task:  # one key takes a card off the board: ask first
+            self.post_message(self.ArchiveRequested(task.id, ask=True))
 
     def action_details(self) -> None:
         if task := self.current_task:
