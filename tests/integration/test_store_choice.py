@@ -95,11 +95,15 @@ def test_a_waiter_wakes_at_the_commit_of_another_connection(
     waiter = wakeup.waiter(conn)
     assert waiter.pushes and not waiter.wait(0.2)  # nothing committed: a quiet timeout
     other = connect(pg_cluster.url(database))
-    threading.Timer(0.2, lambda: notes.send(other, "operator", "b", "wake up")).start()
+    sender = threading.Timer(0.2, lambda: notes.send(other, "operator", "b", "wake up"))
+    sender.start()
     started = time.monotonic()
     assert waiter.wait(30)
     assert time.monotonic() - started < 5  # woken by the commit, not the timeout
     assert [n.body for n in notes.pending(conn, "b")] == ["wake up"]
+    # The waiter wakes at the commit, before the sender has read COMMIT's answer:
+    # closing `other` under it made the sender's thread fail (seen in a loaded suite).
+    sender.join(30)
     waiter.close()
     conn.close()
     other.close()
