@@ -90,10 +90,24 @@ def test_an_attached_demo_whose_terminal_closes_takes_its_room_and_repo_away(
         def hint() -> str:
             result = server.run("show-options", "-t", layout.ROOM_SESSION, "-v", "status-left")
             return result.stdout.decode() if result.returncode == 0 else ""
+
+        def state() -> str:  # what a failure shows: the demo, its room, its terminal
+            sessions = server.run("list-sessions", "-F", "#{session_name}")
+            # written/discarded: tmux drops a slow terminal's output ("can't keep up")
+            clients = server.run("list-clients", "-F", "#{client_tty} #{client_flags}"
+                                 " written=#{client_written} discarded=#{client_discarded}")
+            return (f"\n  demo exit status: {demo.poll()}"
+                    f"\n  room's tmux server alive: {server.is_alive()}, sessions:"
+                    f" {sessions.stdout.decode().split()}, clients:"
+                    f" {clients.stdout.decode().strip()!r}"
+                    f"\n  repository still there: {repo.exists()}"
+                    f"\n  the terminal's last bytes ({len(seen)} in all):"
+                    f" {bytes(seen[-1500:])!r}")
         wait_until(lambda: "then d ends it" in hint(), 60,
-                   message=lambda: f"the exit hint on the room's status line: {hint()!r}")
+                   message=lambda: f"the exit hint on the room's status line: {hint()!r}"
+                                   + state())
         wait_until(lambda: b"ends it" in seen, 30,
-                   message="the hint on the attached terminal itself")
+                   message=lambda: "the hint on the attached terminal itself" + state())
         demo.send_signal(signal.SIGHUP)  # what closing the terminal sends it
         assert demo.wait(timeout=60) == 128 + signal.SIGHUP
         assert not server.is_alive()
