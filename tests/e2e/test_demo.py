@@ -88,7 +88,8 @@ def test_an_attached_demo_whose_terminal_closes_takes_its_room_and_repo_away(
         server = layout.server_for(repo)
 
         def hint() -> str:
-            result = server.run("show-options", "-t", layout.ROOM_SESSION, "-v", "status-left")
+            result = server.run("show-options", "-t", f"={layout.ROOM_SESSION}:", "-v",
+                                "status-left")
             return result.stdout.decode() if result.returncode == 0 else ""
 
         def state() -> str:  # what a failure shows: the demo, its room, its terminal

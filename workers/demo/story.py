@@ -258,7 +258,7 @@ def _end_demo(number: int, frame: object) -> None:
 
 def show_exit_hint(repo: Path) -> None:
     """Inside the room, where the user looks: the key that ends the demo."""
-    session = layout.ROOM_SESSION
+    session = f"={layout.ROOM_SESSION}:"  # exactly it, never bullpen-coordinator by prefix
     layout.server_for(repo).check(
         "set-option", "-t", session, "status-left-length", "60", ";",
         "set-option", "-t", session, "status-left",

@@ -170,7 +170,7 @@ class RoomControl:
         if not self.server.has_session(layout.ROOM_SESSION):
             return  # a dashboard outside `bullpen up`: there is no status line to set
         text = f"#[fg=black,bg=yellow,bold] {count} need you #[default]" if count else ""
-        self.server.check("set-option", "-t", layout.ROOM_SESSION, "status-right", text)
+        self.server.check("set-option", "-t", f"={layout.ROOM_SESSION}:", "status-right", text)
 
     @staticmethod
     def doctor(home: Path) -> list:
