@@ -62,3 +62,22 @@ async def test_a_table_held_at_its_cap_is_not_laid_out_again_for_a_new_row() -> 
     layouts, before, after = await _layouts_while_adding(20)
     assert before == after == CAP
     assert layouts == 0
+
+
+async def test_a_column_keeps_its_width_when_its_widest_cell_narrows() -> None:
+    """A status flipping 'working' → 'idle' → 'working' (several a second under load)
+    does not narrow its column (each narrowing measured the whole column and repainted
+    the whole table); a wider cell still widens it."""
+    app = TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(CellCachedTable)
+        table.add_column("st", key="st")
+        table.add_row("working", key="a")
+        table.add_row("idle", key="b")
+        column = table.columns[next(iter(table.columns))]
+        await wait_for(pilot, lambda: column.content_width == 7, what="the rows measured")
+        table.update_cell("a", "st", "idle", update_width=True)
+        await wait_for(pilot, lambda: not table._updated_cells, what="the cell measured")
+        assert column.content_width == 7
+        table.update_cell("b", "st", "needs input", update_width=True)
+        await wait_for(pilot, lambda: column.content_width == 11, what="the column widened")

@@ -20,7 +20,9 @@ from typing import Any, Self
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region
+from textual.render import measure
 from textual.widgets import DataTable
+from textual.widgets._data_table import default_cell_formatter
 from textual.widgets.data_table import ColumnKey, RowKey
 
 KEEP = 4096  # cell renders kept; past that the cache starts again
@@ -81,12 +83,28 @@ class CellCachedTable(DataTable):
             self._updating = None
 
     def _update_column_widths(self, updated_cells: set[Any]) -> None:
-        # Textual measures updated cells when the table is next idle, but keys its row
-        # renders by update count only: a row drawn between the update and that idle
-        # (a busy dashboard) kept its old column widths ('working' cut to 'workin').
-        widths = [column.content_width for column in self.columns.values()]
-        super()._update_column_widths(updated_cells)
-        if widths != [column.content_width for column in self.columns.values()]:
+        """Widen each column an updated cell no longer fits; a column never narrows on
+        an update, as on add_row. Textual measured the whole column again for each cell
+        that got narrower and narrowed it: the sessions table's status, unread and age
+        cells flip both ways several times a second under load, and each flip measured
+        ten cells through Rich and repainted the whole table."""
+        console = self.app.console
+        widened = False
+        for row_key, column_key in updated_cells:
+            column, row = self.columns.get(column_key), self.rows.get(row_key)
+            if column is None or row is None:
+                continue
+            cell = default_cell_formatter(self._data[row_key][column_key],
+                                          wrap=row.height != 1, height=row.height)
+            width = measure(console, cell, 1)
+            if width > column.content_width:
+                column.content_width = width
+                widened = True
+        if widened:
+            # Textual keys its row renders by update count only: a row drawn between
+            # the update and this idle (a busy dashboard) kept its old column widths
+            # ('working' cut to 'workin').
+            self._require_update_dimensions = True
             self._update_count += 1
             self.refresh()
 
