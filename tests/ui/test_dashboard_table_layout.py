@@ -62,3 +62,54 @@ async def test_a_table_held_at_its_cap_is_not_laid_out_again_for_a_new_row() -> 
     layouts, before, after = await _layouts_while_adding(20)
     assert before == after == CAP
     assert layouts == 0
+
+
+async def test_a_column_keeps_its_width_when_its_widest_cell_narrows() -> None:
+    """A status flipping 'working' → 'idle' → 'working' (several a second under load)
+    does not narrow its column (each narrowing measured the whole column and repainted
+    the whole table); a wider cell still widens it."""
+    app = TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(CellCachedTable)
+        table.add_column("st", key="st")
+        table.add_row("working", key="a")
+        table.add_row("idle", key="b")
+        column = table.columns[next(iter(table.columns))]
+        await wait_for(pilot, lambda: column.content_width == 7, what="the rows measured")
+        table.update_cell("a", "st", "idle", update_width=True)
+        await wait_for(pilot, lambda: not table._updated_cells, what="the cell measured")
+        assert column.content_width == 7
+        table.update_cell("b", "st", "needs input", update_width=True)
+        await wait_for(pilot, lambda: column.content_width == 11, what="the column widened")
+
+
+async def test_a_cell_showing_a_text_it_showed_before_is_not_drawn_again() -> None:
+    """A status flipping back (a new Text each time, equal to one drawn before) takes
+    its drawing from the cache; a text never shown there is drawn."""
+    from rich.text import Text
+    from textual.widgets import DataTable
+
+    app = TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(CellCachedTable)
+        table.add_column("status", key="status")
+        table.add_row(Text("working", style="bold green"), key="a")
+        await wait_for(pilot, lambda: table.virtual_size.height == 2, what="the row measured")
+        await pilot.pause()
+        drawn: list[str] = []
+        original = DataTable._render_cell
+
+        def counting(self: DataTable, row_index: int, *args: object, **kwargs: object):
+            if row_index >= 0:
+                drawn.append(str(self.get_row_at(row_index)[0]))
+            return original(self, row_index, *args, **kwargs)  # type: ignore[arg-type]
+
+        DataTable._render_cell = counting  # type: ignore[method-assign]
+        try:
+            for status in ("idle", "working", "idle", "done"):
+                table.update_cell("a", "status", Text(status, style="bold green"))
+                await wait_for(pilot, lambda shown=status: shown in table.render_line(1).text,
+                               what=f"{status!r} shown")
+        finally:
+            DataTable._render_cell = original  # type: ignore[method-assign]
+        assert drawn == ["idle", "done"]

@@ -3,9 +3,10 @@
 Textual's DataTable keys its cell renders by one table-wide update count, so a single
 `update_cell` draws every cell again (through Rich, ~0.5 ms each): the sessions table,
 updated a few times a second under load, was most of the dashboard's drawing time.
-This keeps each cell's lines until the cell's value is replaced or its place, style,
-width or cursor state changes. It wraps DataTable._render_cell (Textual is pinned in
-pyproject.toml; tests/ui cover every table it draws).
+This keeps each cell's lines, keyed by its text, place, style, width and cursor state:
+a cell that shows again what it showed before (a status flipping back, an age or an
+unread count coming round) is not drawn again. It wraps DataTable._render_cell
+(Textual is pinned in pyproject.toml; tests/ui cover every table it draws).
 
 A cell update also repaints only its row: Textual repaints the whole table (every line
 through the border and style pipeline again, ~5 ms for the sessions panel), and the
@@ -19,11 +20,25 @@ from typing import Any, Self
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.geometry import Region
+from textual.render import measure
 from textual.widgets import DataTable
+from textual.widgets._data_table import default_cell_formatter
 from textual.widgets.data_table import ColumnKey, RowKey
 
 KEEP = 4096  # cell renders kept; past that the cache starts again
+
+
+def text_key(value: object) -> object:
+    """What a text cell's drawing depends on: equal keys draw alike (None: the cell is
+    another renderable, known only by its identity)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Text):
+        return (value.plain, tuple(value.spans), value.style, value.justify, value.overflow,
+                value.no_wrap, value.end, value.tab_size)
+    return None
 
 
 class CellCachedTable(DataTable):
@@ -50,10 +65,14 @@ class CellCachedTable(DataTable):
             value, height = self.columns[column_key].label, self.header_height
         else:
             value, height = self._data[row_key][column_key], self.rows[row_key].height
+        content = text_key(value)
         key = (row_key, column_key, row_index, base_style, width, cursor, hover,
-               self._show_hover_cursor, self.show_cursor, self._pseudo_class_state, height)
+               self._show_hover_cursor, self.show_cursor, self._pseudo_class_state, height,
+               content)
         drawn = self._cells_drawn.get(key)
-        if drawn is not None and drawn[0] is value:  # the very value drawn (kept alive here)
+        # The same text drawn before (a status flipping back, an age or a count coming
+        # round again), or else the very value drawn (kept alive here).
+        if drawn is not None and (content is not None or drawn[0] is value):
             return drawn[1]
         lines = super()._render_cell(row_index, column_index, base_style, width, cursor,
                                      hover)
@@ -81,12 +100,28 @@ class CellCachedTable(DataTable):
             self._updating = None
 
     def _update_column_widths(self, updated_cells: set[Any]) -> None:
-        # Textual measures updated cells when the table is next idle, but keys its row
-        # renders by update count only: a row drawn between the update and that idle
-        # (a busy dashboard) kept its old column widths ('working' cut to 'workin').
-        widths = [column.content_width for column in self.columns.values()]
-        super()._update_column_widths(updated_cells)
-        if widths != [column.content_width for column in self.columns.values()]:
+        """Widen each column an updated cell no longer fits; a column never narrows on
+        an update, as on add_row. Textual measured the whole column again for each cell
+        that got narrower and narrowed it: the sessions table's status, unread and age
+        cells flip both ways several times a second under load, and each flip measured
+        ten cells through Rich and repainted the whole table."""
+        console = self.app.console
+        widened = False
+        for row_key, column_key in updated_cells:
+            column, row = self.columns.get(column_key), self.rows.get(row_key)
+            if column is None or row is None:
+                continue
+            cell = default_cell_formatter(self._data[row_key][column_key],
+                                          wrap=row.height != 1, height=row.height)
+            width = measure(console, cell, 1)
+            if width > column.content_width:
+                column.content_width = width
+                widened = True
+        if widened:
+            # Textual keys its row renders by update count only: a row drawn between
+            # the update and this idle (a busy dashboard) kept its old column widths
+            # ('working' cut to 'workin').
+            self._require_update_dimensions = True
             self._update_count += 1
             self.refresh()
 
