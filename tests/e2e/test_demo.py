@@ -82,6 +82,7 @@ def test_an_attached_demo_whose_terminal_closes_takes_its_room_and_repo_away(
                 return
             seen.extend(chunk)
     threading.Thread(target=drain, daemon=True).start()
+    repo: Path | None = None
     try:
         repo = wait_until(lambda: next(iter(scratch.glob("bullpen-demo-*/users-service")), None),
                           30, message="the demo's repository")
@@ -97,7 +98,7 @@ def test_an_attached_demo_whose_terminal_closes_takes_its_room_and_repo_away(
             # written/discarded: tmux drops a slow terminal's output ("can't keep up")
             clients = server.run("list-clients", "-F", "#{client_tty} #{client_flags}"
                                  " written=#{client_written} discarded=#{client_discarded}")
-            return (f"\n  demo exit status: {demo.poll()}"
+            return (f"\n  demo exit status: {demo.poll()}, waiting on: {children(demo.pid)}"
                     f"\n  room's tmux server alive: {server.is_alive()}, sessions:"
                     f" {sessions.stdout.decode().split()}, clients:"
                     f" {clients.stdout.decode().strip()!r}"
@@ -116,4 +117,19 @@ def test_an_attached_demo_whose_terminal_closes_takes_its_room_and_repo_away(
     finally:
         if demo.poll() is None:
             demo.kill()
+        if repo is not None:  # a failed run leaves no room running into the next tests
+            layout.server_for(repo).kill_server()
         os.close(master)
+
+
+def children(pid: int) -> list[str]:
+    """The command lines of `pid`'s child processes (what a stuck demo waits on)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ")
+                             .decode(errors="replace").strip())
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    return found
