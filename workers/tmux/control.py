@@ -5,10 +5,9 @@ tmux writes a line `%output %ID …` to a control client for every read from a p
 the session it is attached to, and `%window-add`, `%layout-change`,
 `%pane-mode-changed`, … when the panes change; a command written to its standard input
 is answered between `%begin` and `%end` (or `%error`) lines; a subscription
-(`refresh-client -B`) reports a pane that died or another program in front. So the
-coordinator learns which panes changed without capturing any, reads the screens of those
-only, and asks tmux for its pane list without starting a tmux process
-(`workers.tmux.watch`).
+(`refresh-client -B`) reports a pane that died. So the coordinator learns which panes
+changed without capturing any, reads the screens of those only, and asks tmux for its
+pane list without starting a tmux process (`workers.tmux.watch`).
 
 The client attaches with `ignore-size`, so it never changes a window's size, and is
 left out of `list-clients` by the snapshot's own filter (`#{client_control_mode}`).
@@ -23,7 +22,11 @@ from collections.abc import Sequence
 
 from workers.tmux.server import RoomServer, TmuxError
 
-SUBSCRIBED = "#{pane_dead}#{pane_dead_status}#{pane_dead_signal}#{pane_current_command}"
+# Only what a pane's death changes: tmux evaluates this for every pane each second, and
+# #{pane_current_command} (a /proc read per pane) was most of that cost with 200 panes.
+# Another program taking a pane in silence shows at the next pane-list read: every tick a
+# note waits (so never typed into), else within watch.SAFETY_EVERY.
+SUBSCRIBED = "#{pane_dead}#{pane_dead_status}#{pane_dead_signal}"
 REPLY_TIMEOUT = 5.0  # seconds a command may take to be answered before the client is dropped
 
 
@@ -56,8 +59,8 @@ class ControlClient:
                                           REPLY_TIMEOUT) or not self._attached:
                 self._end_locked()
                 raise TmuxError(f"no control client could attach to {session}")
-        # tmux says nothing when a pane dies (remain-on-exit keeps it) or another program
-        # takes its terminal in silence: a subscription, checked by tmux each second, does.
+        # tmux says nothing when a pane dies (remain-on-exit keeps it): a subscription,
+        # checked by tmux each second, does.
         self.commands([["refresh-client", "-B", f"bullpen:%*:{SUBSCRIBED}"]])
 
     # -- what happened ---------------------------------------------------------------

@@ -5,9 +5,10 @@ times a second, plus a tmux process). `PaneWatch.snapshot` gives the same snapsh
 but captures only the panes tmux said had output (`%output`), that are new, or whose
 mode changed; the others keep their last screen. Pane rows and clients are asked over
 the control client, so no process is started. `quiet()` says nothing happened at all,
-so the caller may skip a tick. What tmux does not announce as output (a pane that died,
-another program taking its terminal) comes through the client's subscription; every
-`SAFETY_EVERY` seconds every pane is captured anyway, as a backstop.
+so the caller may skip a tick. A pane that died, which tmux does not announce as output,
+comes through the client's subscription. Another program taking a pane's terminal in
+silence shows in the pane list, read at every snapshot (the coordinator takes one each
+tick a note waits); every `SAFETY_EVERY` seconds every pane is captured anyway.
 
 Without a control client (the room's session gone, tmux refusing, the client ended)
 it falls back to `snapshot_all`, and tries to attach again every `RETRY_EVERY` seconds.
