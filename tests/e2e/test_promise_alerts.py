@@ -57,7 +57,8 @@ def test_an_edit_made_while_no_coordinator_watched_still_alerts_once(plan: Plan)
     wait_until(watched.exists, 15, message="the coordinator to be watching")
     plan.live.kill_coordinator(timeout=15)
 
-    (plan.worktree("a") / "src" / "app.py").write_text("def handler():\n    return 'v2'\n")
+    edited = plan.worktree("a") / "src" / "app.py"
+    edited.write_text("def handler():\n    return 'v2'\n")
     plan.up()
 
     line = plan.live.wait_for_line("b", "[change alert]")
@@ -65,14 +66,13 @@ def test_an_edit_made_while_no_coordinator_watched_still_alerts_once(plan: Plan)
     [alert] = plan.cli_as("b", "alerts")
     assert (alert["path"], alert["changed_by"], alert["commit"]) == ("src/app.py", "a", None)
 
-    # Killed again once this coordinator has caught up and watched: the edit is not
-    # reported a second time by the next one.
-    restarted = watched.stat().st_mtime
-    wait_until(lambda: watched.stat().st_mtime > restarted, 15,
-               message="the coordinator to keep watching")
+    # Killed again once this coordinator's mark covers the edit (its catch-up marks when
+    # done): the edit is not reported a second time by the next one.
+    wait_until(lambda: watched.stat().st_mtime > edited.stat().st_mtime, 15,
+               message="the coordinator's mark to cover the edit")
     plan.live.kill_coordinator(timeout=15)
+    before = watched.stat().st_mtime
     plan.up()
-    again = watched.stat().st_mtime
-    wait_until(lambda: watched.stat().st_mtime > again, 15,
+    wait_until(lambda: watched.stat().st_mtime > before, 15,
                message="the next coordinator to have caught up and be watching")
     assert len(plan.cli_as("b", "alerts")) == 1

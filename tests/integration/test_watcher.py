@@ -16,6 +16,7 @@ from board import alerts, notes, reads, sessions
 from board.db import connect
 from board.room import Room
 from tests.conftest import git
+from workers.coordinator import missed_edits
 from workers.coordinator.change_filter import ChangeBatch
 from workers.coordinator.watcher import Watcher, _not_its_own
 
@@ -399,3 +400,21 @@ def test_a_fast_forward_read_after_the_dependent_committed_on_top_is_not_its_own
     dependent_sha = git(dependent, "rev-parse", "HEAD").strip()  # its own commit: kept
     assert _not_its_own(dependent, dependent_sha, [parent_sha, main_sha]) == [parent_sha,
                                                                               main_sha]
+
+
+def test_only_bursts_of_checkout_writes_are_counted_for_the_watched_mark(team: Team) -> None:
+    """The coordinator marks `.bullpen/watched` after the watcher handled writes; its own
+    mark (and anything else under .bullpen) must not count, or an idle room would mark,
+    wake the watcher and mark again every second."""
+    home = team.room.home
+    missed_edits.mark_watching(home)
+    (home / "logs").mkdir(exist_ok=True)
+    (home / "logs" / "noise.log").write_text("x")
+    team.sentinel(team.tree("a"))  # a burst of a checkout's write: counted
+    wait_until(lambda: team.watcher.bursts, "a's burst counted")
+    counted = team.watcher.bursts
+    for _ in range(3):
+        missed_edits.mark_watching(home)
+    team.sentinel(team.tree("b"))  # handled after the marks' events: they counted nothing
+    wait_until(lambda: team.watcher.bursts > counted, "b's burst counted")
+    assert team.watcher.bursts == counted + 1

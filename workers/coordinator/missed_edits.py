@@ -3,9 +3,12 @@
 The watcher sees an edit as it happens; one made while no coordinator ran (killed, the
 machine rebooted, before the new one's watch began) was seen by nobody, so a session
 that had read the file was never alerted. While its watch runs, the coordinator touches
-`.bullpen/watched` every second (and once more when it stops); when the next one's watch
-has begun, each checkout's uncommitted files (as the watcher counts them: ignored files
-never) modified after that time become one change of that checkout. Commits are the
+`.bullpen/watched` once its catch-up is done, within a second after the watcher handled
+a burst of writes in the checkouts, and once more when it stops; when the next one's
+watch has begun, each checkout's uncommitted files (as the watcher counts them: ignored
+files never) modified after that time become one change of that checkout. An idle room
+writes no mark: nothing was modified since the last one, so nothing is taken for missed
+(a mark every second woke the watcher every second, for its own write). Commits are the
 commit catch-up's (`catch_up`). An edit in the last second before a crash may be
 reported twice, none is lost; a deletion has no time and is not reported.
 """
@@ -22,29 +25,31 @@ from workers.coordinator.change_filter import ChangeBatch, never_alerts, uncommi
 log = logging.getLogger(__name__)
 
 WATCHED_FILE = "watched"  # in the room's home; its modification time is what counts
-WATCHED_EVERY = 1.0  # seconds between marks that every checkout is being watched
+WATCHED_EVERY = 1.0  # seconds between marks while the checkouts are being written
 
 
 class WatchMark:
     """One coordinator's side of `.bullpen/watched`: the catch-up once its watch began,
-    then a mark every WATCHED_EVERY seconds while it watches."""
+    then a mark at most every WATCHED_EVERY seconds after the watcher handled writes."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
         self.caught_up = False
         self._marked = 0.0
+        self._bursts = 0  # the watcher's count of handled bursts the last mark covers
 
     def follow(self, targets: Mapping[str, Path], now: float,
-               record: Callable[[ChangeBatch], None]) -> None:
-        """Called while every checkout in `targets` is watched."""
+               record: Callable[[ChangeBatch], None], bursts: int = 0) -> None:
+        """Called while every checkout in `targets` is watched; `bursts`: how many bursts
+        of writes the watcher has handled so far."""
         if not self.caught_up:
             since = watched_until(self.home)
             for batch in edits_since(targets, since) if since is not None else ():
                 record(batch)
             self.caught_up = True
-        elif now - self._marked < WATCHED_EVERY:
+        elif bursts == self._bursts or now - self._marked < WATCHED_EVERY:
             return
-        self._marked = now
+        self._marked, self._bursts = now, bursts
         mark_watching(self.home)
 
     def stopping(self) -> None:

@@ -144,6 +144,7 @@ class Watcher:
         self._version = 0  # bumped by every set_targets that changes something
         self._heads: dict[str, str] = {}  # source -> HEAD sha last reported
         self._unread_heads = False  # git failed reading a HEAD move: retried while set
+        self.bursts = 0  # bursts that wrote checkout files, each handled whole (missed_edits)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._restart = threading.Event()
@@ -264,6 +265,8 @@ class Watcher:
         for source, paths in sorted(edits.items()):
             if paths:
                 self._emit(ChangeBatch(source, tuple(paths)))
+        if any(written.values()):
+            self.bursts += 1
 
     def _alive(self, target: Target) -> bool:
         """A worktree being removed is no change by its session."""

@@ -105,9 +105,10 @@ class Watching:
 
     def follow(self, now: float) -> None:
         """Once the first watch has begun, record the edits no coordinator watched (a
-        store fault retries them all on the next tick); then keep marking it watched."""
+        store fault retries them all on the next tick); then mark the writes it saw."""
         if self.watcher is not None and self._targets and self.watcher.is_ready():
-            self.watch_mark.follow(self._targets, now, self._record_or_skip)
+            self.watch_mark.follow(self._targets, now, self._record_or_skip,
+                                   self.watcher.bursts)
 
     def record_unrecorded(self) -> None:
         """Record, on the main loop, the batches the store could not take before."""
