@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from workers.tmux.server import (
     require_tmux,
     socket_name_for,
 )
+from workers.tmux.watch import PaneWatch
 
 
 @pytest.fixture
@@ -162,3 +164,27 @@ def test_attach_command_inside_and_outside_tmux(room_tmux: RoomServer) -> None:
 def test_kill_server(room_tmux: RoomServer) -> None:
     room_tmux.kill_server()
     assert not room_tmux.is_alive()
+
+
+def test_a_pane_whose_program_changes_in_silence_is_read_again(room_tmux: RoomServer,
+                                                                tmp_path: Path) -> None:
+    """No output, no subscription: the pane list's new program in front is enough for the
+    watch to read that pane again (who owns its terminal is known only from a read)."""
+    fifo = tmp_path / "go"
+    os.mkfifo(fifo)
+    pane = room_tmux.check("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "bullpen",
+                           f"exec sh -c 'read go < {fifo}; exec cat'").strip()
+    watch = PaneWatch(room_tmux, session="bullpen")
+    try:
+        wait_until(lambda: watch.snapshot().get(pane), 10, message="the pane's first read")
+        watch.snapshot()  # settled: nothing new to read for it
+        read = watch.captures
+        fifo.write_text("now\n")  # sh execs cat, which prints nothing
+        wait_until(lambda: room_tmux.check("display-message", "-p", "-t", pane,
+                                           "#{pane_current_command}").strip() == "cat", 10,
+                   message="cat in front")
+        snap = watch.snapshot()[pane]
+        assert snap.current_command == "cat"
+        assert watch.captures > read  # read again, not carried over from sh's read
+    finally:
+        watch.close()

@@ -105,7 +105,12 @@ class PaneWatch:
             row = parse_row(line)
             if row is not None:
                 rows[row.pane_id] = replace(row, key_at=keys.get(row.pane_id))
-        wanted = [pane for pane in rows if full or pane in pending or pane not in self._last]
+        # A pane whose program in front changed is read again even if it printed nothing:
+        # who owns its terminal is known only from a read (the subscription no longer
+        # reports the change, and the row below would carry the new name over the old read).
+        wanted = [pane for pane, row in rows.items()
+                  if full or pane in pending or pane not in self._last
+                  or row.current_command != self._last[pane].current_command]
         screens = client.commands([["capture-pane", "-p", "-t", pane] for pane in wanted])
         self.captures += len(wanted)
         snapshots = {}
