@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_runner import run_cli
+from tests.processes import children, command_line
 from workers.demo import story
 from workers.demo.steps import STEPS
 from workers.tmux import layout
@@ -98,7 +99,8 @@ def test_an_attached_demo_whose_terminal_closes_takes_its_room_and_repo_away(
             # written/discarded: tmux drops a slow terminal's output ("can't keep up")
             clients = server.run("list-clients", "-F", "#{client_tty} #{client_flags}"
                                  " written=#{client_written} discarded=#{client_discarded}")
-            return (f"\n  demo exit status: {demo.poll()}, waiting on: {children(demo.pid)}"
+            return (f"\n  demo exit status: {demo.poll()}, waiting on:"
+                    f" {[command_line(child) for child in children(demo.pid)]}"
                     f"\n  room's tmux server alive: {server.is_alive()}, sessions:"
                     f" {sessions.stdout.decode().split()}, clients:"
                     f" {clients.stdout.decode().strip()!r}"
@@ -121,15 +123,3 @@ def test_an_attached_demo_whose_terminal_closes_takes_its_room_and_repo_away(
             layout.server_for(repo).kill_server()
         os.close(master)
 
-
-def children(pid: int) -> list[str]:
-    """The command lines of `pid`'s child processes (what a stuck demo waits on)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                found.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ")
-                             .decode(errors="replace").strip())
-        except (OSError, IndexError, ValueError):
-            continue  # gone meanwhile
-    return found

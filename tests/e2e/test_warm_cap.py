@@ -5,7 +5,6 @@ held with it and typed once, after it starts."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 import time
@@ -17,6 +16,7 @@ import pytest
 import yaml
 
 from tests.e2e.conftest import Plan
+from tests.processes import children
 from tests.waiting import wait_until
 from workers.tmux.server import RoomServer, TmuxError
 
@@ -41,15 +41,6 @@ def work(name: str) -> list[dict[str, Any]]:
                                   f" git add {name}.txt && git commit -qm {name}"]},
             {"on": READY, "run": ["bullpen", "task", "done", "{task}", "--summary",
                                   f"{name} is done"]}]
-
-
-def children(pid: int) -> list[int]:
-    """The child processes of `pid` (none once it has exited)."""
-    found: list[int] = []
-    with contextlib.suppress(OSError, ValueError):  # it exits while it is looked at
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            found += [int(child) for child in (task / "children").read_text().split()]
-    return found
 
 
 class AgentCounter:
