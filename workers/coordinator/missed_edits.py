@@ -39,7 +39,7 @@ class WatchMark:
         self._bursts = 0  # the watcher's count of handled bursts the last mark covers
 
     def follow(self, targets: Mapping[str, Path], now: float,
-               record: Callable[[ChangeBatch], None], bursts: int = 0) -> None:
+               record: Callable[[ChangeBatch], None], bursts: int) -> None:
         """Called while every checkout in `targets` is watched; `bursts`: how many bursts
         of writes the watcher has handled so far."""
         if not self.caught_up:
