@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.conftest import git
 from tests.integration.test_down_waits import alive
 from tests.rooms import live_room
 from tests.waiting import wait_until
@@ -79,7 +79,9 @@ def test_the_sessions_own_orphan_is_ended_when_up_starts_it_again(
         assert alive(first)  # the orphan, holding scout's profile
         profile = auto_profile_name("scout", git_repo)
         other = tmp_path / "other"
-        shutil.copytree(git_repo, other, ignore=shutil.ignore_patterns(".bullpen"))
+        # A clone, not a copy: the room's coordinator still writes in its .git (the radar's
+        # index locks come and go), so a copy of that directory can race it.
+        git(tmp_path, "clone", "-q", str(git_repo), str(other))
         with live_room(other, tmp_path / "logs-other") as stranger:
             taken = stranger.cli("spawn", "s2", "--agent", "hermes", "--profile", profile,
                                  "--no-dashboard", check=False)
