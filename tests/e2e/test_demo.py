@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_runner import run_cli
-from tests.processes import children, command_line
+from tests.processes import children, describe, pipe_sharers
 from workers.demo import story
 from workers.demo.steps import STEPS
 from workers.tmux import layout
@@ -100,7 +100,8 @@ def test_an_attached_demo_whose_terminal_closes_takes_its_room_and_repo_away(
             clients = server.run("list-clients", "-F", "#{client_tty} #{client_flags}"
                                  " written=#{client_written} discarded=#{client_discarded}")
             return (f"\n  demo exit status: {demo.poll()}, waiting on:"
-                    f" {[command_line(child) for child in children(demo.pid)]}"
+                    f" {[describe(child) for child in children(demo.pid)]}"
+                    f"\n  the demo's pipes also held by: {pipe_sharers(demo.pid)}"
                     f"\n  room's tmux server alive: {server.is_alive()}, sessions:"
                     f" {sessions.stdout.decode().split()}, clients:"
                     f" {clients.stdout.decode().strip()!r}"
