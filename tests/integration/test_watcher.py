@@ -18,7 +18,8 @@ from board.room import Room
 from tests.conftest import git
 from workers.coordinator import missed_edits
 from workers.coordinator.change_filter import ChangeBatch
-from workers.coordinator.watcher import Watcher, _not_its_own
+from workers.coordinator.commit_reads import not_its_own
+from workers.coordinator.watcher import Watcher
 
 pytestmark = pytest.mark.both_stores
 
@@ -395,10 +396,10 @@ def test_a_fast_forward_read_after_the_dependent_committed_on_top_is_not_its_own
     edit(dependent / "README.md", "# the dependent's docs\n")
     git(dependent, "commit", "-qam", "dependent's docs")  # before the reflog is read
     main_sha = git(team.repo, "rev-parse", "HEAD").strip()
-    assert _not_its_own(dependent, parent_sha, [parent_sha, main_sha]) == [parent_sha,
+    assert not_its_own(dependent, parent_sha, [parent_sha, main_sha]) == [parent_sha,
                                                                            main_sha]
     dependent_sha = git(dependent, "rev-parse", "HEAD").strip()  # its own commit: kept
-    assert _not_its_own(dependent, dependent_sha, [parent_sha, main_sha]) == [parent_sha,
+    assert not_its_own(dependent, dependent_sha, [parent_sha, main_sha]) == [parent_sha,
                                                                               main_sha]
 
 

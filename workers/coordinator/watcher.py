@@ -24,7 +24,6 @@ file writes straddle two bursts may also report those files as uncommitted edits
 from __future__ import annotations
 
 import logging
-import subprocess
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from pathlib import Path
 from watchfiles._rust_notify import RustNotify
 
 from workers.coordinator.change_filter import ChangeBatch, Target, dirty, route, settled
+from workers.coordinator.commit_reads import GitFailed, not_its_own, read_git, try_git
 
 __all__ = ["ChangeBatch", "Watcher"]
 
@@ -63,65 +63,6 @@ class _Either:
         return any(event.is_set() for event in self._events)
 
 
-class _GitFailed(Exception):
-    """A git read the watcher needs failed (its command and what git said)."""
-
-
-def _read(cwd: Path, *args: str) -> str:
-    """git's output, or _GitFailed: a commit must not be skipped because git failed."""
-    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                            check=False)
-    if result.returncode != 0:
-        said = result.stderr.strip().splitlines()[-1:] or [f"exit {result.returncode}"]
-        raise _GitFailed(f"git {args[0]}: {said[0][:200]}")
-    return result.stdout.strip()
-
-
-def _git(cwd: Path, *args: str) -> str | None:
-    """git's output, or None where a failed read only means "not now"."""
-    try:
-        return _read(cwd, *args)
-    except _GitFailed:
-        return None
-
-
-# How a reflog entry names a HEAD move that made its commit in that checkout (a commit,
-# an amend, a cherry-pick, a revert, a rebase's picks), as against bringing commits in.
-_MADE_HERE = ("commit", "cherry-pick", "revert", "rebase")
-
-
-REFLOG_LOOK = 50  # reflog entries searched for the move to a HEAD (newest first)
-
-
-def _move_to(root: Path, new: str) -> str | None:
-    """How HEAD came to `new`: the subject of the newest reflog entry that moved it
-    there (None when the reflog does not say). Not the newest entry: HEAD may have moved
-    on since it was read (seen in CI: a dependent committed on top of the fast-forward
-    the baton made, between the watcher's two reads, and took its parent's commit)."""
-    entries = _git(root, "log", "--walk-reflogs", f"-{REFLOG_LOOK}", "--format=%H %gs",
-                   "HEAD")
-    for entry in (entries or "").splitlines():
-        sha, _, subject = entry.partition(" ")
-        if sha == new:
-            return subject
-    return None
-
-
-def _not_its_own(root: Path, new: str, others: list[str]) -> list[str]:
-    """The other checkouts' HEADs whose commits are not this checkout's own work.
-
-    A HEAD that moved to `new` by a fast-forward, a merge or a reset took others' commits
-    in: all their HEADs are left out. One that moved by its own commit keeps the commits
-    another checkout has since taken in (a dependent handed its parent's work took it
-    before this move was read, under load): only the HEADs that do not contain `new` are."""
-    moved_by = _move_to(root, new) if others else None
-    if not moved_by or not moved_by.startswith(_MADE_HERE):
-        return others
-    containing = set(_read(root, "for-each-ref", "--contains", new,
-                           "--format=%(objectname)", "refs/heads").split())
-    return [sha for sha in others if sha not in containing]
-
-
 class Watcher:
     """Watch checkouts for changes; call `on_change` (on the watcher's thread) per batch.
 
@@ -150,8 +91,8 @@ class Watcher:
         self._restart = threading.Event()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
-        common = _git(self.repo_root, "rev-parse", "--path-format=absolute",
-                      "--git-common-dir")
+        common = try_git(self.repo_root, "rev-parse", "--path-format=absolute",
+                         "--git-common-dir")
         self.git_common_dir = Path(common).resolve() if common else self.repo_root / ".git"
 
     # -- control -------------------------------------------------------------------------
@@ -277,7 +218,7 @@ class Watcher:
         """Report each target's HEAD move; drop from `edits` the files the move explains.
         `written`: the files each target wrote in this burst (none at a restart's catch-up)."""
         alive = [t for t in generation.targets if self._alive(t)]
-        heads = {t.source: _git(t.root, "rev-parse", "HEAD") for t in alive}
+        heads = {t.source: try_git(t.root, "rev-parse", "HEAD") for t in alive}
         self._unread_heads = any(sha is None for sha in heads.values())
         for target in generation.targets:
             new, old = heads.get(target.source), self._heads.get(target.source)
@@ -292,7 +233,7 @@ class Watcher:
             try:
                 batch, explained = self._commit_batch(
                     target, old, new, others, (written or {}).get(target.source, set()))
-            except _GitFailed as failed:  # under load git can fail: keep `old`, retry
+            except GitFailed as failed:  # under load git can fail: keep `old`, retry
                 log.warning("reading %s's commits failed (%s); looking again shortly",
                             target.source, failed)
                 self._unread_heads = True
@@ -314,17 +255,17 @@ class Watcher:
                       written: set[str]) -> tuple[ChangeBatch | None, set[str]]:
         """The batch for HEAD moving old -> new, and every path that differs between them."""
         root = target.root
-        net = set(_read(root, "diff", "--name-only", old, new).splitlines())
-        others = _not_its_own(root, new, others)
-        own = _read(root, "rev-list", new, "--not", old, *others).split()
+        net = set(read_git(root, "diff", "--name-only", old, new).splitlines())
+        others = not_its_own(root, new, others)
+        own = read_git(root, "rev-list", new, "--not", old, *others).split()
         if not own:  # a fast-forward onto others' commits, or a reset: nothing of its own
             return None, net
-        files = set(_read(root, "log", "--name-only", "--format=", new, "--not", old,
-                          *others).splitlines())
+        files = set(read_git(root, "log", "--name-only", "--format=", new, "--not", old,
+                             *others).splitlines())
         files.discard("")
         if not files:
             return None, net
-        message = _read(root, "log", "-1", "--format=%s", own[0])
+        message = read_git(root, "log", "-1", "--format=%s", own[0])
         unwritten = sorted(files - written)
         still_dirty = dirty(root, unwritten)
         as_edited = tuple(path for path in unwritten if path not in still_dirty)
