@@ -21,10 +21,11 @@ uncommitted edits against the old HEAD. So a checkout's edits seen while its git
 work (its index or index.lock written in that burst, or the lock held) are held back:
 when its HEAD moves they are folded into that move like the edits of its burst; if it
 does not move within GIT_GRACE_MS of git's last sign of work, those still dirty are
-reported as edits (a `git add`, a `stash pop`, a conflicted merge). Plain edits are never
-held. Not covered: a git operation that writes files for more than GIT_HOLD_LIMIT_MS, or
-that moves its branch more than GIT_GRACE_MS after it last wrote a file or the index,
-still reports the files as uncommitted edits.
+reported as edits (a `git add`, a `stash pop`, a conflicted merge). An edit is never held
+unless its own checkout's git is at work; one that falls in such a burst waits with it.
+Not covered: a git operation that writes files for more than GIT_HOLD_LIMIT_MS, or that
+moves its branch more than GIT_GRACE_MS after it last wrote a file or the index, still
+reports those files as uncommitted edits.
 
 A commit made while the watch restarts is reported once the new watch is in place
 (HEADs are compared then); one git could not read (it fails now and then under load) is
