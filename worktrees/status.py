@@ -30,9 +30,14 @@ def worktree_status(path: Path | str, base: str | None = None) -> WorktreeStatus
 
 
 def _porcelain(path: Path) -> tuple[str, str | None, tuple[str, ...]]:
-    """(head sha, branch or None, changed files) from one `git status --porcelain=v2` call."""
-    output = run_git(path, "status", "--porcelain=v2", "-z", "--branch",
-                     "--untracked-files=all", "--ignore-submodules=dirty").stdout
+    """(head sha, branch or None, changed files) from one `git status --porcelain=v2` call.
+
+    Read only: without --no-optional-locks git status refreshes the worktree's index on
+    disk (index.lock, then index), under the session's own git, which may then find the
+    lock taken, and the change watcher takes an index write for git at work there."""
+    output = run_git(path, "--no-optional-locks", "status", "--porcelain=v2", "-z",
+                     "--branch", "--untracked-files=all",
+                     "--ignore-submodules=dirty").stdout
     head, branch = "", None
     changed: list[str] = []
     fields = iter(output.split("\0"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.conftest import commit_file, git
@@ -79,3 +80,17 @@ def test_status_of_the_main_checkout_and_a_detached_worktree(git_repo: Path) -> 
     info = create_worktree(git_repo, "coder")
     git(info.path, "checkout", "-q", "--detach")
     assert worktree_status(info.path).branch is None
+
+
+def test_reading_the_status_never_writes_the_worktrees_index(git_repo: Path) -> None:
+    """`bullpen ls` and the dashboard read every session's status: that must not take the
+    session's index.lock from under its agent's git, nor look to the change watcher like
+    git at work there. A file touched but unchanged is what git would refresh."""
+    info = create_worktree(git_repo, "coder")
+    index = Path(git(info.path, "rev-parse", "--path-format=absolute",
+                     "--git-path", "index").strip())
+    before = index.stat().st_mtime_ns
+    os.utime(info.path / "README.md", ns=(before + 10**9, before + 10**9))
+
+    assert worktree_status(info.path).changed_files == ()
+    assert index.stat().st_mtime_ns == before

@@ -62,6 +62,20 @@ def test_events_go_to_the_deepest_checkout_and_internals_are_dropped() -> None:
     assert not routed.refs_moved
 
 
+def test_a_checkouts_index_writes_are_routed_to_it() -> None:
+    """git writes a checkout's index (through index.lock) when it is at work there: in the
+    common git dir for the main checkout, in its own under worktrees/ for a linked one."""
+    targets = [Target("main", REPO, REPO / ".git"),
+               Target("a", REPO / ".bullpen" / "worktrees" / "a", REPO / ".git/worktrees/a")]
+    raw = [(ADDED, "/r/.git/worktrees/a/index.lock"), (ADDED, "/r/.git/worktrees/a/index"),
+           (ADDED, "/r/.git/scout.index.lock"), (MODIFIED, "/r/.git/worktrees/b/index")]
+    routed = route(raw, targets, REPO / ".git")
+    assert routed.index_written == {"a"} and not routed.refs_moved
+    assert route([(MODIFIED, "/r/.git/index")], targets, REPO / ".git").index_written == {
+        "main"}
+    assert route(raw, TARGETS, REPO / ".git").index_written == set()  # git dirs unknown
+
+
 def test_a_branch_ref_marks_refs_moved() -> None:
     routed = route([(ADDED, "/r/.git/refs/heads/bullpen/a")], TARGETS, REPO / ".git")
     assert routed.refs_moved and routed.files == {}

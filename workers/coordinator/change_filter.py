@@ -4,8 +4,9 @@ The watcher hands over a debounced burst of `(kind, absolute path)` events. This
 routes each event to the watched directory that holds it (the deepest one, so an edit in
 a session's worktree under `.bullpen/worktrees/` belongs to that session, not to the main
 checkout), drops git internals (keeping only what reveals a commit: HEAD files, branch
-refs, packed-refs), editor temp files and transient files, and asks git which of the rest
-still differ from HEAD. Only `dirty()` runs git; everything else is pure.
+refs, packed-refs, and each checkout's index, whose writes mark git at work in it), editor
+temp files and transient files, and asks git which of the rest still differ from HEAD.
+Only `dirty()` runs git; everything else is pure.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ EDITOR_TEMP_PATTERNS = (
 # Agents' own write-then-rename temp files: Claude Code writes `app.py.tmp.<pid>.<12 hex>`
 # (or `.<Date.now()>`), Hermes `.hermes-tmp.XXXXXX` (or `.hermes-tmp.<pid>[.XXXXXX]`).
 AGENT_TEMP = re.compile(r"\.tmp\.\d+\.[0-9a-f]{6,}$|^\.hermes-tmp\.")
+# A checkout's index and the lock git writes it through, in that checkout's git dir.
+INDEX, INDEX_LOCK = "index", "index.lock"
 
 
 @dataclass(frozen=True)
@@ -50,14 +53,17 @@ class Target:
 
     source: str
     root: Path
+    git_dir: Path | None = None  # its own git dir (the common one for the main checkout)
 
 
 @dataclass
 class Routed:
-    """A burst of raw events sorted by source; `refs_moved` if any ref or HEAD file changed."""
+    """A burst of raw events sorted by source; `refs_moved` if any ref or HEAD file changed;
+    `index_written`: the sources whose index (or its lock) changed."""
 
     files: dict[str, dict[str, set[int]]] = field(default_factory=dict)
     refs_moved: bool = False
+    index_written: set[str] = field(default_factory=set)
 
     def add(self, source: str, relative: str, kind: int) -> None:
         self.files.setdefault(source, {}).setdefault(relative, set()).add(kind)
@@ -93,11 +99,14 @@ def route(raw: Iterable[tuple[int, str]], targets: Iterable[Target],
           git_common_dir: Path) -> Routed:
     """Sort raw events into per-source repo-relative paths, dropping what never alerts."""
     ordered = sorted(targets, key=lambda t: len(t.root.parts), reverse=True)
+    index_of = {t.git_dir: t.source for t in ordered if t.git_dir is not None}
     routed = Routed()
     for kind, raw_path in raw:
         path = Path(raw_path)
         if path.is_relative_to(git_common_dir):
             routed.refs_moved |= is_ref_event(path.relative_to(git_common_dir).as_posix())
+            if path.name in (INDEX, INDEX_LOCK) and path.parent in index_of:
+                routed.index_written.add(index_of[path.parent])
             continue
         target = next((t for t in ordered if path.is_relative_to(t.root)), None)
         if target is None or path == target.root:

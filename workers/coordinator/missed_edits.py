@@ -6,11 +6,13 @@ that had read the file was never alerted. While its watch runs, the coordinator 
 `.bullpen/watched` once its catch-up is done, within a second after the watcher handled
 a burst of writes in the checkouts, and once more when it stops; when the next one's
 watch has begun, each checkout's uncommitted files (as the watcher counts them: ignored
-files never) modified after that time become one change of that checkout. An idle room
-writes no mark: nothing was modified since the last one, so nothing is taken for missed
-(a mark every second woke the watcher every second, for its own write). Commits are the
-commit catch-up's (`catch_up`). An edit in the last second before a crash may be
-reported twice, none is lost; a deletion has no time and is not reported.
+files never) modified after that time become one change of that checkout. No mark is
+written while the watcher holds edits back for a git operation's HEAD move (they are not
+reported yet: a mark would take them for handled). An idle room writes no mark: nothing
+was modified since the last one, so nothing is taken for missed (a mark every second
+woke the watcher every second, for its own write). Commits are the commit catch-up's
+(`catch_up`). An edit in the last second before a crash may be reported twice, none is
+lost; a deletion has no time and is not reported.
 """
 
 from __future__ import annotations
@@ -39,9 +41,12 @@ class WatchMark:
         self._bursts = 0  # the watcher's count of handled bursts the last mark covers
 
     def follow(self, targets: Mapping[str, Path], now: float,
-               record: Callable[[ChangeBatch], None], bursts: int) -> None:
+               record: Callable[[ChangeBatch], None], bursts: int, holding: bool) -> None:
         """Called while every checkout in `targets` is watched; `bursts`: how many bursts
-        of writes the watcher has handled so far."""
+        of writes the watcher has handled so far; `holding`: whether it holds edits back,
+        unreported (then nothing is marked until it no longer does)."""
+        if holding:
+            return
         if not self.caught_up:
             since = watched_until(self.home)
             for batch in edits_since(targets, since) if since is not None else ():
@@ -52,9 +57,10 @@ class WatchMark:
         self._marked, self._bursts = now, bursts
         mark_watching(self.home)
 
-    def stopping(self) -> None:
-        """The watch ends now: it covered everything up to this moment."""
-        if self.caught_up:
+    def stopping(self, holding: bool) -> None:
+        """The watch ends now: it covered everything up to this moment, but for the edits
+        it still holds back (`holding`), which the next watch's catch-up reports."""
+        if self.caught_up and not holding:
             mark_watching(self.home)
 
 

@@ -15,17 +15,28 @@ file not written in that burst and clean after it was committed as it stood: the
 names it in `as_edited`, so an edit and its commit with the same content alert once,
 whichever bursts they fell in.
 
+A checkout, merge, reset or commit writes the files and the index first and moves the
+branch last; under load the move can come bursts later, and the files would look like
+uncommitted edits against the old HEAD. So a checkout's edits seen while its git is at
+work (its index or index.lock written in that burst, or the lock held) are held back:
+when its HEAD moves they are folded into that move like the edits of its burst; if it
+does not move within GIT_GRACE_MS of git's last sign of work, those still dirty are
+reported as edits (a `git add`, a `stash pop`, a conflicted merge). An edit is never held
+unless its own checkout's git is at work; one that falls in such a burst waits with it.
+Not covered: a git operation that writes files for more than GIT_HOLD_LIMIT_MS, or that
+moves its branch more than GIT_GRACE_MS after it last wrote a file or the index, still
+reports those files as uncommitted edits.
+
 A commit made while the watch restarts is reported once the new watch is in place
 (HEADs are compared then); one git could not read (it fails now and then under load) is
-read again a second later, never skipped. Not covered: a checkout, merge or reset whose
-file writes straddle two bursts may also report those files as uncommitted edits.
+read again a second later, never skipped.
 """
 
 from __future__ import annotations
 
 import logging
-import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +44,8 @@ from pathlib import Path
 from watchfiles._rust_notify import RustNotify
 
 from workers.coordinator.change_filter import ChangeBatch, Target, dirty, route, settled
+from workers.coordinator.commit_reads import GitFailed, not_its_own, read_git, try_git
+from workers.coordinator.held_edits import GIT_GRACE_MS, HeldEdits
 
 __all__ = ["ChangeBatch", "Watcher"]
 
@@ -63,63 +76,10 @@ class _Either:
         return any(event.is_set() for event in self._events)
 
 
-class _GitFailed(Exception):
-    """A git read the watcher needs failed (its command and what git said)."""
-
-
-def _read(cwd: Path, *args: str) -> str:
-    """git's output, or _GitFailed: a commit must not be skipped because git failed."""
-    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                            check=False)
-    if result.returncode != 0:
-        said = result.stderr.strip().splitlines()[-1:] or [f"exit {result.returncode}"]
-        raise _GitFailed(f"git {args[0]}: {said[0][:200]}")
-    return result.stdout.strip()
-
-
-def _git(cwd: Path, *args: str) -> str | None:
-    """git's output, or None where a failed read only means "not now"."""
-    try:
-        return _read(cwd, *args)
-    except _GitFailed:
-        return None
-
-
-# How a reflog entry names a HEAD move that made its commit in that checkout (a commit,
-# an amend, a cherry-pick, a revert, a rebase's picks), as against bringing commits in.
-_MADE_HERE = ("commit", "cherry-pick", "revert", "rebase")
-
-
-REFLOG_LOOK = 50  # reflog entries searched for the move to a HEAD (newest first)
-
-
-def _move_to(root: Path, new: str) -> str | None:
-    """How HEAD came to `new`: the subject of the newest reflog entry that moved it
-    there (None when the reflog does not say). Not the newest entry: HEAD may have moved
-    on since it was read (seen in CI: a dependent committed on top of the fast-forward
-    the baton made, between the watcher's two reads, and took its parent's commit)."""
-    entries = _git(root, "log", "--walk-reflogs", f"-{REFLOG_LOOK}", "--format=%H %gs",
-                   "HEAD")
-    for entry in (entries or "").splitlines():
-        sha, _, subject = entry.partition(" ")
-        if sha == new:
-            return subject
-    return None
-
-
-def _not_its_own(root: Path, new: str, others: list[str]) -> list[str]:
-    """The other checkouts' HEADs whose commits are not this checkout's own work.
-
-    A HEAD that moved to `new` by a fast-forward, a merge or a reset took others' commits
-    in: all their HEADs are left out. One that moved by its own commit keeps the commits
-    another checkout has since taken in (a dependent handed its parent's work took it
-    before this move was read, under load): only the HEADs that do not contain `new` are."""
-    moved_by = _move_to(root, new) if others else None
-    if not moved_by or not moved_by.startswith(_MADE_HERE):
-        return others
-    containing = set(_read(root, "for-each-ref", "--contains", new,
-                           "--format=%(objectname)", "refs/heads").split())
-    return [sha for sha in others if sha not in containing]
+def _git_dir(root: Path) -> Path | None:
+    """The checkout's own git dir (where its index is), or None if git cannot say."""
+    found = try_git(root, "rev-parse", "--path-format=absolute", "--git-dir")
+    return Path(found).resolve() if found else None
 
 
 class Watcher:
@@ -134,7 +94,8 @@ class Watcher:
 
     def __init__(self, repo_root: Path, on_change: Callable[[ChangeBatch], None], *,
                  known_head: Callable[[str], str | None] = lambda source: None,
-                 debounce_ms: int = DEBOUNCE_MS, step_ms: int = STEP_MS) -> None:
+                 debounce_ms: int = DEBOUNCE_MS, step_ms: int = STEP_MS,
+                 git_grace_ms: int = GIT_GRACE_MS) -> None:
         self.repo_root = Path(repo_root).resolve()
         self.on_change = on_change
         self.known_head = known_head
@@ -144,14 +105,15 @@ class Watcher:
         self._version = 0  # bumped by every set_targets that changes something
         self._heads: dict[str, str] = {}  # source -> HEAD sha last reported
         self._unread_heads = False  # git failed reading a HEAD move: retried while set
+        self.held = HeldEdits(git_grace_ms)  # edits waiting for their git's HEAD move
         self.bursts = 0  # bursts that wrote checkout files, each handled whole (missed_edits)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._restart = threading.Event()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
-        common = _git(self.repo_root, "rev-parse", "--path-format=absolute",
-                      "--git-common-dir")
+        common = try_git(self.repo_root, "rev-parse", "--path-format=absolute",
+                         "--git-common-dir")
         self.git_common_dir = Path(common).resolve() if common else self.repo_root / ".git"
 
     # -- control -------------------------------------------------------------------------
@@ -190,6 +152,12 @@ class Watcher:
         """Block until the current targets are being watched (tests and benchmarks)."""
         return self._ready.wait(timeout)
 
+    @property
+    def holding(self) -> bool:
+        """Whether edits seen are held for a git operation's HEAD move, not reported yet
+        (a mark that every write was handled must wait)."""
+        return bool(self.held)
+
     # -- the thread ----------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -210,8 +178,8 @@ class Watcher:
     def _begin(self) -> _Generation:
         with self._lock:
             current, version = dict(self._targets), self._version
-        targets = tuple(Target(name, root) for name, root in sorted(current.items())
-                        if root.is_dir())
+        targets = tuple(Target(name, root, _git_dir(root))
+                        for name, root in sorted(current.items()) if root.is_dir())
         wanted = sorted({t.root for t in targets} | ({self.git_common_dir} if targets
                                                          else set()),
                         key=lambda p: len(p.parts))
@@ -223,6 +191,7 @@ class Watcher:
         for name in list(self._heads):
             if name not in current:
                 del self._heads[name]
+        self.held.keep_only(current)
         return generation
 
     def _watch(self, generation: _Generation) -> None:
@@ -230,17 +199,19 @@ class Watcher:
                         True) as notify:
             # Caught up only now the watch is in place: a commit made while it was being
             # set up would otherwise wait for the next restart.
-            self._report_commits(generation, {})
+            self._look_at_heads(generation)
             self._mark_ready(generation)
             stop = _Either(self._stop, self._restart)
             while True:
-                raw = notify.watch(self.debounce_ms, self.step_ms, RETRY_MS, stop)
+                wait_ms = self.held.wait_ms(time.monotonic(), RETRY_MS)
+                raw = notify.watch(self.debounce_ms, self.step_ms, wait_ms, stop)
                 if raw == "stop":
                     return
                 if isinstance(raw, set) and raw:
                     self._handle(generation, raw)
                 elif self._unread_heads:  # git failed on a HEAD move: look again
-                    self._report_commits(generation, {})
+                    self._look_at_heads(generation)
+                self._release_due(generation)
 
     def _mark_ready(self, generation: _Generation) -> None:
         """Ready only if no newer set_targets came in while this watch was being set up."""
@@ -250,6 +221,7 @@ class Watcher:
 
     def _handle(self, generation: _Generation, raw: set[tuple[int, str]]) -> None:
         routed = route(raw, generation.targets, generation.git_common_dir)
+        at_work = self.held.at_work(generation.targets, routed.index_written)
         edits: dict[str, list[str]] = {}
         written: dict[str, set[str]] = {}
         for target in generation.targets:
@@ -260,24 +232,54 @@ class Watcher:
             written[target.source] = set(paths)
             changed = dirty(target.root, paths)
             edits[target.source] = [path for path in paths if path in changed]
-        if routed.refs_moved:
-            self._report_commits(generation, edits, written)
-        for source, paths in sorted(edits.items()):
-            if paths:
-                self._emit(ChangeBatch(source, tuple(paths)))
+        moved = self._report_commits(generation, edits, written) if routed.refs_moved \
+            else set()
+        now = time.monotonic()
+        for source in sorted(at_work):
+            if source not in moved or self.held.locked(source):  # its HEAD move is to come
+                self.held.hold(source, edits.pop(source, []), now)
+        self._emit_edits(edits)
         if any(written.values()):
             self.bursts += 1
+
+    def _release_due(self, generation: _Generation) -> None:
+        """Report the held edits whose grace passed with no HEAD move: those still dirty."""
+        targets = {target.source: target for target in generation.targets}
+        for source, paths in self.held.due(time.monotonic()).items():
+            target = targets.get(source)
+            if target is not None and self._alive(target):
+                still = dirty(target.root, paths)
+                if still:
+                    self._emit(ChangeBatch(source, tuple(sorted(still))))
+
+    def _emit_edits(self, edits: Mapping[str, list[str]]) -> None:
+        """Report each source's edits; those it held are reported now, not again."""
+        for source, paths in sorted(edits.items()):
+            if not paths:
+                continue
+            self.held.told(source, paths)
+            self._emit(ChangeBatch(source, tuple(paths)))
+
+    def _look_at_heads(self, generation: _Generation) -> None:
+        """Report every HEAD move (a restart's catch-up, a retry after git failed), then
+        the held edits a move did not explain."""
+        edits: dict[str, list[str]] = {}
+        self._report_commits(generation, edits)
+        self._emit_edits(edits)
 
     def _alive(self, target: Target) -> bool:
         """A worktree being removed is no change by its session."""
         return target.root.is_dir() and (target.root / ".git").exists()
 
     def _report_commits(self, generation: _Generation, edits: dict[str, list[str]],
-                        written: Mapping[str, set[str]] | None = None) -> None:
-        """Report each target's HEAD move; drop from `edits` the files the move explains.
-        `written`: the files each target wrote in this burst (none at a restart's catch-up)."""
+                        written: Mapping[str, set[str]] | None = None) -> set[str]:
+        """Report each target's HEAD move; drop from `edits` the files the move explains,
+        and add to them its held edits the move does not. `written`: the files each
+        target wrote in this burst (none at a restart's catch-up). Returns the sources
+        whose HEAD moved."""
+        moved: set[str] = set()
         alive = [t for t in generation.targets if self._alive(t)]
-        heads = {t.source: _git(t.root, "rev-parse", "HEAD") for t in alive}
+        heads = {t.source: try_git(t.root, "rev-parse", "HEAD") for t in alive}
         self._unread_heads = any(sha is None for sha in heads.values())
         for target in generation.targets:
             new, old = heads.get(target.source), self._heads.get(target.source)
@@ -289,19 +291,25 @@ class Watcher:
                 self._heads[target.source] = new
                 continue
             others = [sha for name, sha in heads.items() if sha and name != target.source]
+            held_paths = self.held.of(target.source)
+            # Held edits were written with this move (unreported): as if in this burst.
+            this_burst = (written or {}).get(target.source, set()) | held_paths
             try:
-                batch, explained = self._commit_batch(
-                    target, old, new, others, (written or {}).get(target.source, set()))
-            except _GitFailed as failed:  # under load git can fail: keep `old`, retry
+                batch, explained = self._commit_batch(target, old, new, others, this_burst)
+            except GitFailed as failed:  # under load git can fail: keep `old`, retry
                 log.warning("reading %s's commits failed (%s); looking again shortly",
                             target.source, failed)
                 self._unread_heads = True
                 continue
             self._heads[target.source] = new
-            if target.source in edits:
-                edits[target.source] = [p for p in edits[target.source] if p not in explained]
+            moved.add(target.source)
+            self.held.release(target.source)
+            if target.source in edits or held_paths:
+                edits[target.source] = sorted(
+                    {*edits.get(target.source, ()), *held_paths} - explained)
             if batch is not None:
                 self._emit(batch)
+        return moved
 
     def _recorded_head(self, source: str) -> str | None:
         try:
@@ -314,17 +322,17 @@ class Watcher:
                       written: set[str]) -> tuple[ChangeBatch | None, set[str]]:
         """The batch for HEAD moving old -> new, and every path that differs between them."""
         root = target.root
-        net = set(_read(root, "diff", "--name-only", old, new).splitlines())
-        others = _not_its_own(root, new, others)
-        own = _read(root, "rev-list", new, "--not", old, *others).split()
+        net = set(read_git(root, "diff", "--name-only", old, new).splitlines())
+        others = not_its_own(root, new, others)
+        own = read_git(root, "rev-list", new, "--not", old, *others).split()
         if not own:  # a fast-forward onto others' commits, or a reset: nothing of its own
             return None, net
-        files = set(_read(root, "log", "--name-only", "--format=", new, "--not", old,
-                          *others).splitlines())
+        files = set(read_git(root, "log", "--name-only", "--format=", new, "--not", old,
+                             *others).splitlines())
         files.discard("")
         if not files:
             return None, net
-        message = _read(root, "log", "-1", "--format=%s", own[0])
+        message = read_git(root, "log", "-1", "--format=%s", own[0])
         unwritten = sorted(files - written)
         still_dirty = dirty(root, unwritten)
         as_edited = tuple(path for path in unwritten if path not in still_dirty)

@@ -74,7 +74,7 @@ class Watching:
         """Stop everything started, marking the checkouts watched until now."""
         if self.watcher is not None:
             if self.watcher.is_ready():
-                self.watch_mark.stopping()  # watched until this moment
+                self.watch_mark.stopping(self.watcher.holding)  # watched until now
             self.watcher.stop()
         if self.radar is not None:
             self.radar.stop()
@@ -107,8 +107,10 @@ class Watching:
         """Once the first watch has begun, record the edits no coordinator watched (a
         store fault retries them all on the next tick); then mark the writes it saw."""
         if self.watcher is not None and self._targets and self.watcher.is_ready():
+            # bursts first: a burst is counted after its edits were held, so `holding`
+            # read next still sees them (or they were reported meanwhile)
             self.watch_mark.follow(self._targets, now, self._record_or_skip,
-                                   self.watcher.bursts)
+                                   self.watcher.bursts, self.watcher.holding)
 
     def record_unrecorded(self) -> None:
         """Record, on the main loop, the batches the store could not take before."""
