@@ -24,7 +24,7 @@ def head_commit(worktree: str | Path | None) -> str | None:
     if not worktree:
         return None
     try:
-        gitdir = _gitdir(Path(worktree))
+        gitdir = git_dir_of(Path(worktree))
         head = (gitdir / "HEAD").read_text().strip()
         if not head.startswith("ref: "):
             return head if _is_sha(head) else None
@@ -48,7 +48,9 @@ def sender_head(conn: Connection, caller: Caller) -> str | None:
     return head_commit(sessions.worktree_of(conn, caller.name))
 
 
-def _gitdir(worktree: Path) -> Path:
+def git_dir_of(worktree: Path) -> Path:
+    """The checkout's own git dir (its HEAD and index): `.git` itself, or the directory
+    a linked worktree's `.git` file names; OSError when it is neither."""
     dot_git = worktree / ".git"
     if dot_git.is_dir():
         return dot_git

@@ -46,6 +46,7 @@ from watchfiles._rust_notify import RustNotify
 from workers.coordinator.change_filter import ChangeBatch, Target, dirty, route, settled
 from workers.coordinator.commit_reads import GitFailed, not_its_own, read_git, try_git
 from workers.coordinator.held_edits import GIT_GRACE_MS, HeldEdits
+from workers.worktree_head import git_dir_of
 
 __all__ = ["ChangeBatch", "Watcher"]
 
@@ -77,9 +78,12 @@ class _Either:
 
 
 def _git_dir(root: Path) -> Path | None:
-    """The checkout's own git dir (where its index is), or None if git cannot say."""
-    found = try_git(root, "rev-parse", "--path-format=absolute", "--git-dir")
-    return Path(found).resolve() if found else None
+    """The checkout's own git dir (where its index is), or None if it cannot be read.
+    From its files, not `git rev-parse`: a watch (re)starts with every session's."""
+    try:
+        return git_dir_of(root).resolve()
+    except OSError:
+        return None
 
 
 class Watcher:
