@@ -305,7 +305,8 @@ def test_a_commit_in_the_main_checkout_names_it(team: Team) -> None:
     assert (newest.changed_by, newest.commit, newest.message) == ("main", sha, "operator docs")
 
 
-def test_taking_in_anothers_commits_is_not_ones_own_change(team: Team) -> None:
+def _a_commits_what_b_read(team: Team) -> str:
+    """b has read src/app.py; a commits its version of it (b's alert taken): a's sha."""
     reads.record(team.room.conn, "b", ["src/app.py"])
     tree = team.tree("a")
     edit(tree / "src" / "app.py", "a's version\n")
@@ -313,6 +314,11 @@ def test_taking_in_anothers_commits_is_not_ones_own_change(team: Team) -> None:
     sha = git(tree, "rev-parse", "HEAD").strip()
     wait_until(lambda: any(b.commit == sha for b in team.batches), "a's commit")
     _ack(team, "b")
+    return sha
+
+
+def test_taking_in_anothers_commits_is_not_ones_own_change(team: Team) -> None:
+    _a_commits_what_b_read(team)
     alerts_before = len(team.alerts_of("b"))
     batches_before = len(team.batches)
     git(team.repo, "merge", "-q", "--ff-only", "bullpen/a")  # the operator syncs a
@@ -365,13 +371,7 @@ def test_a_fast_forward_whose_branch_moves_bursts_after_its_files_is_no_edit(
     move came in a later burst, and the main checkout was reported to have edited
     src/app.py (seen in CI on test_taking_in_anothers_commits_is_not_ones_own_change)."""
     team.watcher.held.grace_ms = 60_000  # only the branch's move may release the files
-    reads.record(team.room.conn, "b", ["src/app.py"])
-    tree = team.tree("a")
-    edit(tree / "src" / "app.py", "a's version\n")
-    git(tree, "commit", "-qam", "a's version")
-    sha = git(tree, "rev-parse", "HEAD").strip()
-    wait_until(lambda: any(b.commit == sha for b in team.batches), "a's commit")
-    _ack(team, "b")
+    sha = _a_commits_what_b_read(team)
     alerts_before, batches_before = len(team.alerts_of("b")), len(team.batches)
     old = git(team.repo, "rev-parse", "HEAD").strip()
     write_as_git_under_load(team, team.repo, sha, {"src/app.py": "a's version\n"})
