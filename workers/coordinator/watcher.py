@@ -248,8 +248,11 @@ class Watcher:
 
     def _release_due(self, generation: _Generation) -> None:
         """Report the held edits whose grace passed with no HEAD move: those still dirty."""
+        due = self.held.due(time.monotonic())
+        if not due:  # the usual case, after every burst and each idle second
+            return
         targets = {target.source: target for target in generation.targets}
-        for source, paths in self.held.due(time.monotonic()).items():
+        for source, paths in due.items():
             target = targets.get(source)
             if target is not None and self._alive(target):
                 still = dirty(target.root, paths)
