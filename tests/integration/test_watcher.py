@@ -3,101 +3,21 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import threading
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from board import alerts, notes, reads, sessions
-from board.db import connect
 from board.room import Room
 from tests.conftest import git
+from tests.integration.watch_team import Team, a_commits_what_b_read, ack, edit, wait_until
 from workers.coordinator import missed_edits
-from workers.coordinator.change_filter import INDEX, INDEX_LOCK, ChangeBatch
+from workers.coordinator.change_filter import ChangeBatch
 from workers.coordinator.commit_reads import not_its_own
-from workers.coordinator.held_edits import GIT_GRACE_MS
 from workers.coordinator.watcher import Watcher
 
 pytestmark = pytest.mark.both_stores
-
-DEADLINE = 5.0
-
-
-def wait_until(predicate: Callable[[], object], what: str, timeout: float = DEADLINE) -> None:
-    """Poll `predicate` until it is truthy; fail naming `what` after the deadline."""
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        pause.wait(0.01)
-
-
-@dataclass
-class Team:
-    repo: Path
-    room: Room
-    watcher: Watcher
-    batches: list[ChangeBatch] = field(default_factory=list)
-
-    def tree(self, name: str) -> Path:
-        return self.repo / ".bullpen" / "worktrees" / name
-
-    def add_session(self, name: str) -> Path:
-        path = self.tree(name)
-        git(self.repo, "worktree", "add", "-q", "-b", f"bullpen/{name}", str(path))
-        sessions.register(self.room.conn, name, branch=f"bullpen/{name}", worktree=str(path),
-                          base=git(self.repo, "rev-parse", "HEAD").strip())
-        return path
-
-    def alerts_of(self, name: str) -> list[alerts.Alert]:
-        return alerts.for_session(self.room.conn, name)
-
-    def sentinel(self, where: Path) -> None:
-        """Write a file nobody read and wait for its batch: everything before is handled."""
-        marker = where / f"sentinel-{len(self.batches)}-{time.monotonic_ns()}.txt"
-        marker.write_text("x")
-        name = marker.name
-        wait_until(lambda: any(name in p for b in self.batches for p in b.paths),
-                   f"the batch for {name}")
-
-    def seen_paths(self) -> set[str]:
-        return {path for batch in self.batches for path in batch.paths}
-
-
-@pytest.fixture
-def team(room: Room, git_repo: Path) -> Iterator[Team]:
-    """Sessions a and b in their own worktrees, watched with the main checkout."""
-    watcher_conn = connect(room.db_path)
-    found = Team(git_repo, room, None)  # type: ignore[arg-type]
-
-    def on_change(batch: ChangeBatch) -> None:
-        alerts.record_change(watcher_conn, batch.source, batch.paths, batch.commit,
-                             batch.message, batch.as_edited)
-        found.batches.append(batch)
-
-    def known_head(source: str) -> str | None:
-        session = sessions.get(room.conn, source)
-        return session.base if session is not None else None
-
-    found.watcher = Watcher(git_repo, on_change, known_head=known_head)
-    for name in ("a", "b"):
-        found.add_session(name)
-    found.watcher.set_targets({"main": git_repo, "a": found.tree("a"), "b": found.tree("b")})
-    found.watcher.start()
-    assert found.watcher.wait_ready()
-    yield found
-    found.watcher.stop()
-    watcher_conn.close()
-
-
-def edit(path: Path, text: str) -> None:
-    path.write_text(text)
 
 
 def test_edit_alerts_the_reader_once_then_again_after_it_was_seen(team: Team) -> None:
@@ -288,16 +208,11 @@ def test_a_commit_made_before_its_worktree_was_watched_is_reported(team: Team) -
     assert (alert.changed_by, alert.commit, alert.message) == ("c", sha, "c was quick")
 
 
-def _ack(team: Team, name: str) -> None:
-    notes.mark_delivered(team.room.conn, name,
-                         [n.id for n in notes.pending(team.room.conn, name)], "test")
-
-
 def test_a_commit_in_the_main_checkout_names_it(team: Team) -> None:
     reads.record(team.room.conn, "b", ["README.md"])
     edit(team.repo / "README.md", "# operator's edit\n")
     wait_until(lambda: team.alerts_of("b"), "the uncommitted alert")
-    _ack(team, "b")
+    ack(team, "b")
     commit_other_content(team.repo, "README.md", "# operator's docs\n", "operator docs")
     sha = git(team.repo, "rev-parse", "HEAD").strip()
     wait_until(lambda: len(team.alerts_of("b")) == 2, "the commit's alert")
@@ -305,20 +220,8 @@ def test_a_commit_in_the_main_checkout_names_it(team: Team) -> None:
     assert (newest.changed_by, newest.commit, newest.message) == ("main", sha, "operator docs")
 
 
-def _a_commits_what_b_read(team: Team) -> str:
-    """b has read src/app.py; a commits its version of it (b's alert taken): a's sha."""
-    reads.record(team.room.conn, "b", ["src/app.py"])
-    tree = team.tree("a")
-    edit(tree / "src" / "app.py", "a's version\n")
-    git(tree, "commit", "-qam", "a's version")
-    sha = git(tree, "rev-parse", "HEAD").strip()
-    wait_until(lambda: any(b.commit == sha for b in team.batches), "a's commit")
-    _ack(team, "b")
-    return sha
-
-
 def test_taking_in_anothers_commits_is_not_ones_own_change(team: Team) -> None:
-    _a_commits_what_b_read(team)
+    a_commits_what_b_read(team)
     alerts_before = len(team.alerts_of("b"))
     batches_before = len(team.batches)
     git(team.repo, "merge", "-q", "--ff-only", "bullpen/a")  # the operator syncs a
@@ -326,126 +229,6 @@ def test_taking_in_anothers_commits_is_not_ones_own_change(team: Team) -> None:
     assert len(team.alerts_of("b")) == alerts_before
     assert [b.paths for b in team.batches[batches_before:]
             if "src/app.py" in b.paths] == []
-
-
-def git_dir_of(tree: Path) -> Path:
-    """The checkout's own git dir, where its index is."""
-    return Path(git(tree, "rev-parse", "--path-format=absolute", "--git-dir").strip())
-
-
-def write_as_git_under_load(team: Team, tree: Path, commit: str,
-                            files: dict[str, str]) -> None:
-    """Do what git's checkout, merge, reset or commit does before it moves the branch,
-    with the watcher's burst ending in between (as under load): take the checkout's index
-    lock, write the files, and, once the watcher has handled that burst, commit the index
-    of `commit` (index.lock renamed over index). The branch is left for the caller."""
-    staged = team.repo.parent / f"index-of-{commit[:12]}"  # outside every watched tree
-    subprocess.run(["git", "read-tree", commit], cwd=tree, check=True,
-                   env={**os.environ, "GIT_INDEX_FILE": str(staged)})
-    git_dir, handled = git_dir_of(tree), team.watcher.bursts
-    shutil.copyfile(staged, git_dir / INDEX_LOCK)
-    for path, text in files.items():
-        edit(tree / path, text)
-    wait_until(lambda: team.watcher.bursts > handled, "the burst of git's file writes")
-    os.replace(git_dir / INDEX_LOCK, git_dir / INDEX)
-
-
-def commit_without_writing(tree: Path, files: dict[str, str], message: str) -> str:
-    """A commit of `files` on the checkout's HEAD, made with no write to the checkout."""
-    staged = tree.parent / f"staged-{message.replace(' ', '-')}"
-    env = {**os.environ, "GIT_INDEX_FILE": str(staged)}
-    subprocess.run(["git", "read-tree", "HEAD"], cwd=tree, check=True, env=env)
-    for path, text in files.items():
-        blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=tree, input=text,
-                              capture_output=True, text=True, check=True).stdout.strip()
-        subprocess.run(["git", "update-index", "--cacheinfo", f"100644,{blob},{path}"],
-                       cwd=tree, check=True, env=env)
-    tree_sha = subprocess.run(["git", "write-tree"], cwd=tree, capture_output=True,
-                              text=True, check=True, env=env).stdout.strip()
-    return git(tree, "commit-tree", tree_sha, "-p", "HEAD", "-m", message).strip()
-
-
-def test_a_fast_forward_whose_branch_moves_bursts_after_its_files_is_no_edit(
-        team: Team) -> None:
-    """The merge writes the files and the index, then moves the branch; under load the
-    move came in a later burst, and the main checkout was reported to have edited
-    src/app.py (seen in CI on test_taking_in_anothers_commits_is_not_ones_own_change)."""
-    team.watcher.held.grace_ms = 60_000  # only the branch's move may release the files
-    sha = _a_commits_what_b_read(team)
-    alerts_before, batches_before = len(team.alerts_of("b")), len(team.batches)
-    old = git(team.repo, "rev-parse", "HEAD").strip()
-    write_as_git_under_load(team, team.repo, sha, {"src/app.py": "a's version\n"})
-    git(team.repo, "update-ref", "-m", "merge bullpen/a: Fast-forward", "refs/heads/main",
-        sha, old)
-    team.sentinel(team.repo)
-    assert [b for b in team.batches[batches_before:] if "src/app.py" in b.paths] == []
-    assert len(team.alerts_of("b")) == alerts_before
-    assert not team.watcher.holding
-
-
-def test_an_edit_whose_commit_moves_the_branch_a_burst_later_is_the_commit(
-        team: Team) -> None:
-    """`git commit -a` right after an edit: the edit and the index fall in one burst, the
-    branch's move in the next. One change, the commit's, told as news (the edit was never
-    reported on its own)."""
-    team.watcher.held.grace_ms = 60_000
-    reads.record(team.room.conn, "b", ["src/app.py"])
-    tree = team.tree("a")
-    old = git(tree, "rev-parse", "HEAD").strip()
-    sha = commit_without_writing(tree, {"src/app.py": "v2\n"}, "handler returns v2")
-    write_as_git_under_load(team, tree, sha, {"src/app.py": "v2\n"})
-    git(tree, "update-ref", "-m", "commit: handler returns v2", "refs/heads/bullpen/a", sha,
-        old)
-    wait_until(lambda: any(b.commit == sha for b in team.batches), "the commit")
-    team.sentinel(tree)
-    assert [b for b in team.batches if "src/app.py" in b.paths] == [
-        ChangeBatch("a", ("src/app.py",), sha, "handler returns v2")]
-    assert [alert.commit for alert in team.alerts_of("b")] == [sha]
-
-
-def test_an_edit_while_git_is_at_work_and_no_branch_moves_is_told_after_the_grace(
-        team: Team) -> None:
-    """`git add`, `git stash pop`, a conflicted merge: the index is written with the files
-    and no HEAD moves. The files are held for the grace, then told as edits."""
-    reads.record(team.room.conn, "b", ["src/app.py"])
-    tree = team.tree("a")
-    started = time.monotonic()
-    write_as_git_under_load(team, tree, git(tree, "rev-parse", "HEAD").strip(),
-                            {"src/app.py": "unstashed\n"})
-    wait_until(lambda: team.alerts_of("b"), "the edit, after the grace")
-    assert time.monotonic() - started >= GIT_GRACE_MS / 1000  # held until then
-    [alert] = team.alerts_of("b")
-    assert (alert.paths, alert.changed_by, alert.commit) == (("src/app.py",), "a", None)
-    assert not team.watcher.holding
-
-
-def test_an_edit_then_git_add_alerts_once(team: Team) -> None:
-    """Whether or not `git add` falls in the edit's burst, the staged edit is told once."""
-    reads.record(team.room.conn, "b", ["src/app.py"])
-    tree = team.tree("a")
-    edit(tree / "src" / "app.py", "staged\n")
-    git(tree, "add", "src/app.py")
-    wait_until(lambda: team.alerts_of("b"), "the staged edit's alert")
-    wait_until(lambda: not team.watcher.holding, "nothing held")
-    team.sentinel(tree)
-    [alert] = team.alerts_of("b")
-    assert (alert.paths, alert.commit) == (("src/app.py",), None)
-
-
-def test_plain_edits_are_never_held_even_while_another_checkouts_git_works(
-        team: Team) -> None:
-    """Only a checkout whose own git is at work holds its edits: an agent's edit is told
-    at once (the alert latency target), whatever git does in the main checkout."""
-    team.watcher.held.grace_ms = 60_000  # a held edit would not be told within the deadline
-    reads.record(team.room.conn, "b", ["src/app.py"])
-    main_lock = git_dir_of(team.repo) / INDEX_LOCK
-    main_lock.write_bytes(b"")  # git at work in the main checkout, for good
-    try:
-        edit(team.tree("a") / "src" / "app.py", "a's edit\n")
-        wait_until(lambda: team.alerts_of("b"), "a's edit, told at once")
-    finally:
-        main_lock.unlink()
-    assert not team.watcher.holding
 
 
 def test_a_commit_git_failed_to_read_once_is_reported_when_git_works_again(
