@@ -1,10 +1,13 @@
 """The git reads the watcher tells a HEAD move's commits by: each checkout's HEAD, how it
-moved there (its reflog), and which other checkouts' commits are not its own work."""
+moved there (its reflog), which other checkouts' commits are not its own work, and the
+batch a move makes."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+
+from workers.coordinator.change_filter import ChangeBatch, Target, dirty
 
 
 class GitFailed(Exception):
@@ -64,3 +67,28 @@ def not_its_own(root: Path, new: str, others: list[str]) -> list[str]:
     containing = set(read_git(root, "for-each-ref", "--contains", new,
                               "--format=%(objectname)", "refs/heads").split())
     return [sha for sha in others if sha not in containing]
+
+
+def commit_batch(target: Target, old: str, new: str, others: list[str],
+                 written: set[str]) -> tuple[ChangeBatch | None, set[str]]:
+    """The batch for the target's HEAD moving old -> new (None when none of the commits is
+    its own), and every path that differs between them. `others`: the other checkouts'
+    HEADs; `written`: the files written with the move (those not written and clean were
+    committed as they stood: `as_edited`)."""
+    root = target.root
+    net = set(read_git(root, "diff", "--name-only", old, new).splitlines())
+    others = not_its_own(root, new, others)
+    own = read_git(root, "rev-list", new, "--not", old, *others).split()
+    if not own:  # a fast-forward onto others' commits, or a reset: nothing of its own
+        return None, net
+    files = set(read_git(root, "log", "--name-only", "--format=", new, "--not", old,
+                         *others).splitlines())
+    files.discard("")
+    if not files:
+        return None, net
+    message = read_git(root, "log", "-1", "--format=%s", own[0])
+    unwritten = sorted(files - written)
+    still_dirty = dirty(root, unwritten)
+    as_edited = tuple(path for path in unwritten if path not in still_dirty)
+    return ChangeBatch(target.source, tuple(sorted(files)), own[0], message,
+                       as_edited), net

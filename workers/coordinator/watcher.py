@@ -44,7 +44,7 @@ from pathlib import Path
 from watchfiles._rust_notify import RustNotify
 
 from workers.coordinator.change_filter import ChangeBatch, Target, dirty, route, settled
-from workers.coordinator.commit_reads import GitFailed, not_its_own, read_git, try_git
+from workers.coordinator.commit_reads import GitFailed, commit_batch, try_git
 from workers.coordinator.held_edits import GIT_GRACE_MS, HeldEdits
 from workers.worktree_head import git_dir_of
 
@@ -302,7 +302,7 @@ class Watcher:
             # Held edits were written with this move (unreported): as if in this burst.
             this_burst = (written or {}).get(target.source, set()) | held_paths
             try:
-                batch, explained = self._commit_batch(target, old, new, others, this_burst)
+                batch, explained = commit_batch(target, old, new, others, this_burst)
             except GitFailed as failed:  # under load git can fail: keep `old`, retry
                 log.warning("reading %s's commits failed (%s); looking again shortly",
                             target.source, failed)
@@ -324,27 +324,6 @@ class Watcher:
         except Exception:  # the store unreadable now: start from HEAD, as before
             log.exception("known head of %s unreadable", source)
             return None
-
-    def _commit_batch(self, target: Target, old: str, new: str, others: list[str],
-                      written: set[str]) -> tuple[ChangeBatch | None, set[str]]:
-        """The batch for HEAD moving old -> new, and every path that differs between them."""
-        root = target.root
-        net = set(read_git(root, "diff", "--name-only", old, new).splitlines())
-        others = not_its_own(root, new, others)
-        own = read_git(root, "rev-list", new, "--not", old, *others).split()
-        if not own:  # a fast-forward onto others' commits, or a reset: nothing of its own
-            return None, net
-        files = set(read_git(root, "log", "--name-only", "--format=", new, "--not", old,
-                             *others).splitlines())
-        files.discard("")
-        if not files:
-            return None, net
-        message = read_git(root, "log", "-1", "--format=%s", own[0])
-        unwritten = sorted(files - written)
-        still_dirty = dirty(root, unwritten)
-        as_edited = tuple(path for path in unwritten if path not in still_dirty)
-        return ChangeBatch(target.source, tuple(sorted(files)), own[0], message,
-                           as_edited), net
 
     def _emit(self, batch: ChangeBatch) -> None:
         try:
