@@ -65,11 +65,14 @@ def test_the_floor_holds_without_a_deny_list() -> None:
     assert patterns()[:len(FLOOR)] == FLOOR
 
 
-def test_the_denial_names_its_pattern_and_cuts_the_command() -> None:
+def test_the_denial_names_its_rule_or_pattern_and_cuts_the_command() -> None:
     denial = check("git push --force origin main && echo " + "x" * 500, ROOM)
-    assert denial is not None and denial.pattern == "git push *--force*"
+    assert denial is not None and denial.pattern == "floor: a forced push"
     assert len(denial.shown) == command_policy.COMMAND_CHARS
-    assert "git push *--force*" in denial.reason()
+    assert "bullpen's floor refuses this command: it is a forced push" in denial.reason()
+    denial = check("cd x && npm publish", ROOM)
+    assert denial is not None and denial.pattern == "npm publish"
+    assert "the deny pattern 'npm publish'" in denial.reason()
 
 
 def test_patterns_keep_order_and_come_once() -> None:

@@ -1,19 +1,30 @@
-"""The room's command policy: glob patterns of shell commands no agent may run.
+"""The room's command policy: bullpen's floor, and glob patterns of shell commands.
 
-The list is bullpen's small floor (`FLOOR`) plus the room's `deny:` (bullpen.yaml). A
-command is denied when a pattern matches, as a whole (`fnmatch`: `*` is any text, `?`
-one character, `[…]` a class; case-insensitive, as Hermes matches its own list):
+A command is read as bash reads it (`workers.agents.floor`: compound commands,
+keywords, `!`, redirections anywhere, heredocs and here-strings, `$'…'`, line
+continuations, variables the command set, `$(…)`, and the scripts handed to a shell at
+any depth: `bash -o pipefail -c`, `sh <<EOF`, `echo … | bash`, `eval`, `fish -c`,
+`busybox sh -c`), and each simple command is seen through its wrappers (`sudo -u X`,
+`env -i`, `nice -n`, `timeout N`, `time -p`, `command -p`, `nohup`, `xargs` …).
 
-- the whole command, its runs of whitespace made one space;
-- or any one of its simple commands: the command split at `;`, `&`, `&&`, `||`, `|`,
-  newlines, `(`, `)`, `{`, `}` and `$(`/backticks outside quotes, each with its quotes
-  removed (`git push "--force"` is `git push --force`) and its leading `VAR=value`,
-  `sudo`, `env`, `command`, `exec`, `nohup` and `time` words dropped;
-- or, for `bash -c 'SCRIPT'` (also `sh`, `zsh`, `dash`, `ksh`, `-lc`, `-ec` …), any of
-  the above of SCRIPT, three wrappers deep.
+The floor (`FLOOR_RULES`) judges each by meaning and no room can take it away: a forced
+or deleting push (`git_meaning`), a push with `--no-verify` and a `core.hooksPath` on
+the command line (both would unseat the pre-push guard, worktrees/push_guard.py), and
+`rm -r` of the root or a home directory (`rm_meaning`). Text the reader cannot follow is
+refused when it mentions git push, rm -r or the hooks. A refusal names its rule in
+words ("floor: a forced push").
 
-It is a floor against mistakes, not a sandbox: a script file, an alias, `eval`,
-variables (`$CMD`) or a program that runs git itself are not seen.
+`FLOOR` is the floor as glob patterns, for the agents that match patterns themselves
+(Hermes' `approvals.deny`, Codex's prefix rules); bullpen's own check does not match
+them, it judges. The room's `deny:` patterns are globs (`fnmatch`: `*` any text, `?` one
+character, `[…]` a class; case-insensitive, as Hermes matches its own list) matched
+against the whole command (runs of whitespace made one space) and against each simple
+command the reader finds, in each of its wrapped forms (`sudo npm publish` and `npm
+publish`), its words joined by one space with quotes removed.
+
+It is a floor, not a sandbox: a script file, a program that runs git itself, or a
+value known only when the command runs (`git push $FLAGS`) are not seen here; the
+pre-push guard holds for pushes anyway.
 
 Each launch stores its session's patterns in `.bullpen/agents/<session>/deny` (JSON),
 where the session's hooks read them. Stdlib only: the hook process imports this.
@@ -28,23 +39,21 @@ from pathlib import Path
 
 from board.records import record
 from workers.agents import agent_files
+from workers.agents.floor.shell_lex import UNKNOWN
 
 # Never, whoever asks: rewriting the history other sessions and the base build on, and
 # deleting the machine's root or the home directory. `deny:` adds to these; it cannot
-# take them away.
+# take them away. As globs for the agents that match globs themselves (Hermes, Codex).
 FLOOR = ("git push *--force*", "git push -f*", "git push * -f*",
          "rm -rf /", "rm -rf /[*]", "rm -fr /", "rm -rf ~", "rm -rf ~/")
+FLOOR_PREFIX = "floor: "  # a Denial's pattern when the floor's own rule refused it
 DENY = "deny"  # agent_files key: the session's patterns, as launched
 COMMAND_CHARS = 200  # how much of a denied command the audit and the reason keep
-MAX_DEPTH = 3  # `bash -c` inside `bash -c` …
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
-WRAPPERS = frozenset({"sudo", "env", "command", "exec", "nohup", "time"})
-_SEPARATORS = ";&|\n(){}`"
 
 
 @record(frozen=True)
 class Denial:
-    """One command the policy refuses, and the pattern that refused it."""
+    """One command the policy refuses, and the pattern (or floor rule) that refused it."""
 
     command: str
     pattern: str
@@ -55,8 +64,19 @@ class Denial:
         flat = " ".join(self.command.split())
         return flat if len(flat) <= COMMAND_CHARS else flat[:COMMAND_CHARS - 1] + "…"
 
+    @property
+    def by_floor(self) -> bool:
+        """Refused by bullpen's floor rather than by one of the room's patterns?"""
+        return self.pattern.startswith(FLOOR_PREFIX)
+
     def reason(self) -> str:
         """What the agent is told."""
+        if self.by_floor:
+            return (f"bullpen's floor refuses this command: it is"
+                    f" {self.pattern.removeprefix(FLOOR_PREFIX)}, which no session in any"
+                    f" room may run. Do not retry it or rephrase it (a script or another"
+                    f" spelling is refused too, and the worktree's pre-push hook refuses"
+                    f" a non-fast-forward push); ask the human if it is really needed.")
         return (f"bullpen room policy: this command matches the deny pattern"
                 f" {self.pattern!r} and may not run in this room. Do not retry it or"
                 f" rephrase it; ask the human if it is really needed.")
@@ -73,8 +93,17 @@ def patterns(room: Iterable[str] = ()) -> tuple[str, ...]:
 
 
 def check(command: str, deny: Iterable[str]) -> Denial | None:
-    """The first pattern of `deny` that refuses `command`, or None."""
-    globs = [(pattern, " ".join(pattern.split()).lower()) for pattern in deny]
+    """Why `command` may not run: the floor's rule it breaks (always judged), else the
+    first pattern of `deny` that matches it; None when it may run."""
+    from workers.agents.floor import judge  # here: most hook calls have no command
+
+    rule = judge.refusal(command)
+    if rule is not None:
+        return Denial(command, FLOOR_PREFIX + rule)
+    globs = [(pattern, " ".join(pattern.split()).lower()) for pattern in deny
+             if pattern not in FLOOR]
+    if not globs:
+        return None
     for candidate in candidates(command):
         lowered = candidate.lower()
         for pattern, glob in globs:
@@ -83,73 +112,17 @@ def check(command: str, deny: Iterable[str]) -> Denial | None:
     return None
 
 
-def candidates(command: str, depth: int = 0) -> Iterator[str]:
-    """The texts a command is matched as: itself, then each simple command in it."""
+def candidates(command: str) -> Iterator[str]:
+    """The texts a room pattern is matched against: the whole command, then each simple
+    command the reader finds in it, in each wrapped form (`sudo x`, then `x`)."""
+    from workers.agents.floor import judge
+
     yield " ".join(command.split())
-    for part in _split(command):
-        words = _words(part)
-        while words and (words[0] in WRAPPERS or _is_assignment(words[0])):
-            words = words[1:]
-        if not words:
-            continue
-        yield " ".join(words)
-        script = _shell_script(words)
-        if script is not None and depth < MAX_DEPTH:
-            yield from candidates(script, depth + 1)
-
-
-def _split(command: str) -> list[str]:
-    """The command cut at its separators outside quotes (`$(` opens a part, too)."""
-    parts, current, quote, escaped = [], [], "", False
-    for char in command:
-        if escaped:
-            current.append(char)
-            escaped = False
-        elif char == "\\" and quote != "'":
-            current.append(char)
-            escaped = True
-        elif quote:
-            current.append(char)
-            if char == quote:
-                quote = ""
-        elif char in "'\"":
-            current.append(char)
-            quote = char
-        elif char in _SEPARATORS:
-            if current and current[-1] == "$" and char == "(":
-                current.pop()
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    parts.append("".join(current))
-    return [part.strip() for part in parts if part.strip()]
-
-
-def _words(part: str) -> list[str]:
-    import shlex  # here: a hook call with no command to read never needs it
-
-    try:
-        return shlex.split(part)
-    except ValueError:  # an unclosed quote: the words as they stand
-        return part.split()
-
-
-def _is_assignment(word: str) -> bool:
-    name, equals, _ = word.partition("=")
-    return bool(equals) and name.replace("_", "a").isalnum() and not name[0].isdigit()
-
-
-def _shell_script(words: list[str]) -> str | None:
-    """SCRIPT of `bash -c SCRIPT` (or `-lc`, `-ec`, `-xc` …), else None."""
-    if Path(words[0]).name not in SHELLS:
-        return None
-    for index, word in enumerate(words[1:-1], start=1):
-        if word.startswith("-") and not word.startswith("--") and "c" in word:
-            return words[index + 1]
-        if not word.startswith("-"):
-            return None  # `bash script.sh -c`: a script file, not a command text
-    return None
+    for step in judge.steps(command):
+        if step.unreadable:
+            yield " ".join(step.unreadable.split())
+        for form in step.forms:
+            yield " ".join(form).replace(UNKNOWN, "")
 
 
 def store(home: Path, session: str, deny: Iterable[str]) -> None:
