@@ -12,6 +12,7 @@ from worktrees.includes import copy_included
 from worktrees.lock import worktrees_locked
 from worktrees.models import RegisteredWorktree, WorktreeInfo
 from worktrees.naming import branch_for, check_branch_allowed, worktree_path
+from worktrees.push_guard import install as guard_pushes
 from worktrees.repo import list_worktrees, main_head, main_root, resolve_commit
 
 EXCLUDE_LINE = "/.bullpen/"  # same line the room writes; keeps worktrees out of `git status`
@@ -25,6 +26,7 @@ def create_worktree(repo_root: Path | str, name: str, base: str | None = None) -
     (a restart after the directory was removed) it is checked out again and `base` is
     ignored; if the worktree already exists on that branch it is returned unchanged.
     Gitignored files listed in `.worktreeinclude` are copied from the main checkout.
+    Its pushes go through bullpen's pre-push guard (`push_guard`), found again too.
     """
     root = main_root(repo_root)
     main_head(root)  # refuses a repository without commits
@@ -32,7 +34,9 @@ def create_worktree(repo_root: Path | str, name: str, base: str | None = None) -
     path = worktree_path(root, name)
     _exclude_room_dir(root)
     with worktrees_locked(root):
-        return _create(root, name, branch, path, base)
+        info = _create(root, name, branch, path, base)
+        guard_pushes(root, [info.path])  # its pushes never rewrite a remote's history
+        return info
 
 
 def _create(root: Path, name: str, branch: str, path: Path, base: str | None) -> WorktreeInfo:

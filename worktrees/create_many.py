@@ -34,6 +34,7 @@ from worktrees.includes import copy_included, included_files
 from worktrees.lock import worktrees_locked
 from worktrees.models import WorktreeInfo
 from worktrees.naming import branch_for, check_branch_allowed, worktree_path
+from worktrees.push_guard import install as guard_pushes
 from worktrees.repo import main_head, main_root, resolve_commit
 
 CHECKOUTS_AT_ONCE = 2
@@ -54,6 +55,7 @@ def create_worktrees(repo_root: Path | str, wanted: Sequence[tuple[str, str | No
         _exclude_room_dir(root)
         with worktrees_locked(root):
             made = _make_admin(root, fast)
+        guard_pushes(root, [info.path for info in made])
         _check_out(root, made, lambda info: _ready(results, info, progress))
     for name, base in wanted:
         if name not in results:
@@ -78,6 +80,8 @@ def _plain(root: Path) -> bool:
         return False
     config = run_git(root, "config", "--list", ok=(0, 1)).stdout.lower()
     keys = {line.partition("=")[0] for line in config.splitlines()}
+    if not (root / ".git" / "config.worktree").exists():
+        keys.discard("extensions.worktreeconfig")  # as the push guard sets it: no copy to make
     hooks = root / ".git" / "hooks"
     return not keys & set(_UNUSUAL_CONFIG) and not (hooks / "post-checkout").exists() \
         and (root / ".git").is_dir()

@@ -30,6 +30,7 @@ from worktrees.changes import branch_head
 from worktrees.create import create_worktree
 from worktrees.errors import WorktreeError
 from worktrees.naming import branch_for, check_name, worktree_path
+from worktrees.push_guard import install as guard_pushes
 from worktrees.remove import check_removable, remove_worktree
 from worktrees.repo import main_head
 
@@ -244,6 +245,8 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     worktree = Path(session.worktree or worktree_path(root, name))
     if not worktree.exists():  # removed, or lost with a reboot: the branch still holds the work
         worktree = create_worktree(root, name).path
+    elif (worktree / ".git").is_file():  # made before the push guard existed: it gets it now
+        guard_pushes(root, [worktree])
     token = sessions.new_launch_token(room.conn, name)
     if session.hook_status is not None:
         sessions.set_hook_status(room.conn, name, None)  # a new process reports afresh
