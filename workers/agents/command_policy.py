@@ -7,7 +7,7 @@ any depth: `bash -o pipefail -c`, `sh <<EOF`, `echo … | bash`, `eval`, `fish -
 `busybox sh -c`), and each simple command is seen through its wrappers (`sudo -u X`,
 `env -i`, `nice -n`, `timeout N`, `time -p`, `command -p`, `nohup`, `xargs` …).
 
-The floor (`FLOOR_RULES`) judges each by meaning and no room can take it away: a forced
+The floor (`floor.judge.RULES`) judges each by meaning and no room can take it away: a forced
 or deleting push (`git_meaning`), a push with `--no-verify` and a `core.hooksPath` on
 the command line (both would unseat the pre-push guard, worktrees/push_guard.py), and
 `rm -r` of the root or a home directory (`rm_meaning`). Text the reader cannot follow is
