@@ -142,6 +142,8 @@ ATTACKS = (
     "cd ~ && rm -rf .",
     "find / -delete",
     "find ~ -exec rm -rf {} +",
+    "find . -maxdepth 0 -exec git push -f origin HEAD:main \\;",
+    "find . -maxdepth 0 -exec sudo sh -c 'git push --force' \\;",
     "bash -c 'rm -rf /'",
     "rm --no-preserve-root -rf /tmp/x",
 )

@@ -173,7 +173,9 @@ def _after_cd(words: tuple[str, ...], cwd: str | None) -> str | None:
 
 
 def _find(words: tuple[str, ...], cwd: str | None) -> str | None:
-    """`find / -delete`, `find ~ -exec rm -rf {} +`: rm's rules on find's start paths."""
+    """`find / -delete`, `find ~ -exec rm -rf {} +`, `find . -exec git push -f \\;`: rm's
+    rules on find's start paths, and each `-exec` command judged as the floor judges any."""
+    import shlex  # here: only a find with an action needs it
     paths = []
     for word in words[1:]:
         if word.startswith(("-", "(", "!")):
@@ -187,13 +189,13 @@ def _find(words: tuple[str, ...], cwd: str | None) -> str | None:
             if found:
                 return found
     for index, word in enumerate(actions):
-        if word in _FIND_ACTIONS and index + 1 < len(actions) \
-                and program(actions[index + 1]) == "rm":
-            command = actions[index + 2:]
-            for path in paths:
-                found = rm_meaning.refusal(
-                    tuple(path if arg == "{}" else arg for arg in command
-                          if arg not in (";", "+")), cwd)
-                if found:
-                    return found
+        if word not in _FIND_ACTIONS or index + 1 >= len(actions):
+            continue
+        command = actions[index + 1:]
+        end = next((at for at, arg in enumerate(command) if arg in (";", "+")), len(command))
+        for path in paths:
+            run = tuple(path if arg == "{}" else arg for arg in command[:end])
+            found = _nested(shlex.join(run), 0) if run else None
+            if found:
+                return found
     return None
