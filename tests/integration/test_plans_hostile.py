@@ -51,11 +51,12 @@ def write_plan(directory: Path, agent: str, sessions: object,
 
 
 def hermes_plan(directory: Path, name: str = "coder", **entry: object) -> Path:
+    """A Hermes plan whose setup files are in agents/coder, named `name` in plan.yaml."""
     return write_plan(directory, "hermes", {name: {
         "agent": "hermes", "kind": "hermes", "profile": "auto",
         "setup": f"agents/{name}", **entry}},
-        {f"agents/{name}/SOUL.md": "You are careful.\n",
-         f"agents/{name}/distribution.yaml": "name: x\nenv_requires: []\n"})
+        {"agents/coder/SOUL.md": "You are careful.\n",
+         "agents/coder/distribution.yaml": "name: x\nenv_requires: []\n"})
 
 
 def claude_plan(directory: Path, settings: dict) -> Path:
@@ -89,7 +90,7 @@ def refused(repo: Path, partner: Path, *args: str) -> str:
 
 
 @pytest.mark.parametrize(("name", "entry", "says"), [
-    ("../../../../.claude/skills/evil", {}, "invalid session name"),
+    ("../../../../.claude/skills/evil", {"setup": "agents/coder"}, "invalid session name"),
     ("stranger", {}, "not a session of the plan's bullpen.yaml"),
     ("coder", {"profile": "../../../.claude/skills/evil"}, "profile"),
     ("coder", {"setup": "agents/../agents/../../outside"}, "setup"),
