@@ -242,7 +242,10 @@ def install_setup(request: InstallRequest) -> Installed:
             if local is not None:
                 result.replaced.append(str(destination))
             if not request.dry_run:
-                _take(new, directory / relative, directory)
+                _take(new, destination, directory)
+    if (config_change == "take" or first) and config_path.is_file() \
+            and str(config_path) not in result.replaced:
+        result.replaced.append(f"{config_path} (set up for bullpen; yours kept in a backup)")
     if not request.dry_run:
         files.make_private_dir(directory)
         _link_env(directory, root, result)
