@@ -33,6 +33,13 @@ def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
 
 
+def printable(text: str) -> str:
+    """`text` as it may be shown on a terminal: each control character (an escape
+    sequence that would erase the line before it, a carriage return, a newline that
+    would fake another line of the list) written out as `\\x1b`, `\\r`, `\\n`."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
 def brought(document: object, where: str) -> list[str]:
     """One line per hook, command, permission and environment variable in `document`
     (parsed settings, config or frontmatter of the file `where`)."""
@@ -57,7 +64,7 @@ def brought(document: object, where: str) -> list[str]:
             lines.append(f"{where}: {_dotted(path)}: {node}")
 
     walk(document, (), False)
-    return lines
+    return [printable(line) for line in lines]
 
 
 def refuse_env(document: object, where: str) -> None:

@@ -27,6 +27,7 @@ from board.home import main_worktree, room_home
 from board.records import replace  # InstallRequest is a record
 from board.room import prepare_home
 from workers.agents.kinds import adapter_for
+from workers.agents.plan_review import printable
 from workers.agents.plan_setup import Installed, InstallRequest
 from workers.plans import layout
 from workers.room import config
@@ -155,8 +156,8 @@ def brings_lines(results: list[tuple[str, Installed]], commands: list[str]) -> l
     for name, done in results:
         lines += [f"  {name}: {line}" for line in done.brings]
         lines += [f"  {name}: replaces your {path}" for path in done.replaced]
-    return ["the plan brings (review it: these run, or grant, on your machine):", *lines] \
-        if lines else []
+    return ["the plan brings (review it: these run, or grant, on your machine):",
+            *map(printable, lines)] if lines else []
 
 
 def install(source: str, confirm: Callable[[list[str]], bool], force: bool = False,

@@ -80,6 +80,9 @@ def check_tree(directory: Path) -> None:
         for name in sorted(dirs + names):
             path = Path(parent) / name
             shown = path.relative_to(directory).as_posix()
+            if not name.isprintable() or _undecodable(name):
+                raise BadInput(f"the plan holds a file named {ascii(shown)}: not printable"
+                               " UTF-8 (nothing was written)")
             status = path.lstat()
             if stat.S_ISLNK(status.st_mode):
                 raise BadInput(f"the plan's {shown} is a symlink; a plan holds regular files"
@@ -96,6 +99,15 @@ def check_tree(directory: Path) -> None:
                 raise BadInput(f"the plan's {shown} is {status.st_size // 1_000_000} MB, over"
                                f" the {MAX_FILE_BYTES // 1_000_000} MB a plan's file may be"
                                " (nothing was written)")
+
+
+def _undecodable(name: str) -> bool:
+    """Whether a file name holds bytes that are not UTF-8 (surrogates, as os gives them)."""
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def read_manifest(directory: Path) -> Manifest:
