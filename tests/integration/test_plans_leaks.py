@@ -114,3 +114,14 @@ def test_a_hard_linked_skill_file_is_not_exported(claude_room: Path, tmp_path: P
     cli(claude_room, "plan", "export", str(target))
     assert in_tree(target, "PRIVATE KEY") == []
     assert (target / "agents" / "writer" / "skills" / "deploy" / "SKILL.md").is_file()
+
+
+def test_a_claude_md_over_the_cap_is_refused_not_exported(claude_room: Path,
+                                                          tmp_path: Path) -> None:
+    claude_dir = Path(os.environ["HOME"]) / ".claude"
+    claude_dir.mkdir()
+    with open(claude_dir / "CLAUDE.md", "wb") as prompt:
+        prompt.truncate(200 * 1024 * 1024)  # sparse
+    out = cli(claude_room, "plan", "export", str(tmp_path / "plan"), code=2)
+    assert "CLAUDE.md is 209 MB, over the 1 MB" in out
+    assert not (tmp_path / "plan" / "plan.yaml").exists()
