@@ -87,7 +87,7 @@ def test_a_plan_installed_on_a_fresh_home_starts_the_same_souls_and_skills(
         (partner / ".env").write_text(f"MODEL_API_KEY={PARTNER_KEY}\n")
         clone = tmp_path / "partner-clone"
         git(tmp_path, "clone", "-q", str(git_repo), str(clone))
-        out = bullpen(bin_dir, clone, "plan", "install", f"file://{shared}")
+        out = bullpen(bin_dir, clone, "plan", "install", f"file://{shared}", "--yes")
         assert "MODEL_API_KEY" in out and "[provided]" in out, out
 
         with live_room(clone, tmp_path / "logs") as live:

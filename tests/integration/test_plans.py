@@ -169,7 +169,10 @@ def test_install_in_a_fresh_clone_then_update(exporter: Path, tmp_path: Path,
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(exporter), str(clone))
     git(clone, "rm", "-q", "bullpen.yaml")
-    out = cli(clone, "plan", "install", f"file://{shared}")
+    asked = cli(clone, "plan", "install", f"file://{shared}", code=2)  # no terminal
+    assert "coder: config.yaml: mcp_servers.github.command: gh-mcp" in asked
+    assert "--yes" in asked and not (clone / ".bullpen").exists()
+    out = cli(clone, "plan", "install", f"file://{shared}", "--yes")
     assert f"at {first}" in out
     assert "MODEL_API_KEY" in out and "[provided]" in out and "GITHUB_TOKEN" in out
     assert "[MISSING]" in out

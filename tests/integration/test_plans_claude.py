@@ -65,7 +65,8 @@ def test_a_claude_session_plan_travels_and_launches(git_repo: Path, tmp_path: Pa
         for secret in (API_KEY, OAUTH, TRANSCRIPT):
             assert secret.encode() not in data, f"{secret} in {path}"
     exported = json.loads((shared / "agents" / "writer" / "settings.json").read_text())
-    assert exported == {"env": {"DEBUG_LEVEL": "2"}, "model": "opus",
+    # every env value is the partner's to provide: none is a setting a pattern can tell
+    assert exported == {"model": "opus",
                         "hooks": {"Stop": [{"hooks": [{"type": "command",
                                                        "command": "say done"}]}]},
                         "permissions": {"allow": ["Bash(npm test)"]}}
@@ -78,8 +79,10 @@ def test_a_claude_session_plan_travels_and_launches(git_repo: Path, tmp_path: Pa
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(git_repo), str(clone))
-    out = cli(clone, "plan", "install", str(shared))
+    out = cli(clone, "plan", "install", str(shared), "--yes")
     assert "ANTHROPIC_API_KEY  in your environment" in out and "[MISSING]" in out
+    assert "DEBUG_LEVEL  in your environment" in out
+    assert "writer: settings.json: hooks.Stop.0.hooks.0.command: say done" in out
     with live_room(clone, tmp_path / "logs") as live:
         live.cli("up", "--detach", "--no-dashboard")
         launched = wait_until(lambda: record.exists() and json.loads(record.read_text()),
@@ -90,7 +93,7 @@ def test_a_claude_session_plan_travels_and_launches(git_repo: Path, tmp_path: Pa
     assert (plan_dir / "skills" / "deploy" / "SKILL.md").exists()
     assert (plan_dir / ".claude-plugin" / "plugin.json").exists()
     assert args[args.index("--append-system-prompt") + 1] == RULES
-    assert settings["model"] == "opus" and settings["env"] == {"DEBUG_LEVEL": "2"}
+    assert settings["model"] == "opus" and "DEBUG_LEVEL" not in settings.get("env", {})
     stop = [hook["command"] for entry in settings["hooks"]["Stop"] for hook in entry["hooks"]]
     assert stop[0] == "say done" and stop[1].endswith(" hook claude")
     assert settings["permissions"]["allow"] == ["Bash(npm test)", "mcp__bullpen"]

@@ -37,7 +37,7 @@ def test_values_shaped_like_keys_are_caught_under_any_key() -> None:
               "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl",
               "note": "Bearer YOUR_API_KEY_HERE", "mine": "${BULLPEN_SECRET_MODEL__API_KEY}"}
     scrubbed, _found = scrub(config, "config.yaml")
-    assert scrubbed == {"args": ["--key", "${ARGS}"],
+    assert scrubbed == {"args": ["--key", "${ARGS_KEY}"],
                         "headers": {"Authorization": "Bearer ${HEADERS_AUTHORIZATION}"},
                         "url": "https://bob:${URL_PASSWORD}@example.com/x", "jwt": "${JWT}",
                         "note": "Bearer YOUR_API_KEY_HERE", "mine": "${MINE}"}
@@ -48,3 +48,36 @@ def test_text_files_are_checked_line_by_line() -> None:
     assert secrets_in_text(text) == [2]
     assert secrets_in_text("curl -H 'Authorization: Bearer $TOKEN' https://x/y\n") == []
     assert secrets_in_text("postgres://app:${DB_PASSWORD}@db/app\n") == []
+
+
+def test_keys_headers_and_arguments_that_carry_credentials_become_references() -> None:
+    config = {"env": {"MY_SERVICE_PASS": "plain words"}, "auth": "user:pw",
+              "headers": {"Cookie": "sid=abc", "Authorization": "token abc"},
+              "hook": "curl -H 'Authorization: token abcdef' -H \"Cookie: a=b; c=d\" x",
+              "args": ["--token=abc", "--client-secret", "val", "--verbose", "--pass", "-v"],
+              "kept": "curl -H 'Authorization: Bearer ${MINE}' --token=$GH x",
+              "bypass": "yes", "max_output_tokens": 4096, "auth_type": "oauth",
+              "tokenizer": "cl100k", "passthrough": "stdin"}
+    scrubbed, found = scrub(config, "c.yaml")
+    assert scrubbed == {
+        "env": {"MY_SERVICE_PASS": "${MY_SERVICE_PASS}"}, "auth": "${AUTH}",
+        "headers": {"Cookie": "${HEADERS_COOKIE}",
+                    "Authorization": "token ${HEADERS_AUTHORIZATION}"},
+        "hook": "curl -H 'Authorization: token ${HOOK_AUTHORIZATION}'"
+                " -H \"Cookie: ${HOOK_COOKIE}\" x",
+        "args": ["--token=${ARGS_TOKEN}", "--client-secret", "${ARGS_CLIENT_SECRET}",
+                 "--verbose", "--pass", "-v"],
+        "kept": "curl -H 'Authorization: Bearer ${MINE}' --token=$GH x",
+        "bypass": "yes", "max_output_tokens": 4096, "auth_type": "oauth",
+        "tokenizer": "cl100k", "passthrough": "stdin"}
+    assert {"HOOK_AUTHORIZATION", "HOOK_COOKIE", "ARGS_TOKEN", "MINE"} <= {
+        secret.name for secret in found}
+
+
+def test_text_files_holding_a_private_key_header_credential_or_token_argument() -> None:
+    assert secrets_in_text("-----BEGIN OPENSSH PRIVATE KEY-----\n") == [1]
+    assert secrets_in_text("curl -H 'Authorization: token 0a1b2c3d4e5f'\n") == [1]
+    assert secrets_in_text("Cookie: sid=9f8e7d6c5b\n") == [1]
+    assert secrets_in_text("tool --password=hunter2hunter2\n") == [1]
+    assert secrets_in_text("tool --token=$GITHUB_TOKEN --password=<yours>\n") == []
+    assert secrets_in_text("Authorization: Bearer YOUR_KEY_HERE\n") == []

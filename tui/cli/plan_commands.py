@@ -24,6 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="a plan directory or a git URL to clone")
     install.add_argument("--force", action="store_true",
                          help="replace a different bullpen.yaml, SOUL, skills or config")
+    install.add_argument("--yes", action="store_true",
+                         help="install what the plan brings (listed) without asking")
     install.set_defaults(handler=install_plan)
     update = verbs.add_parser("update", help="fetch the plan's newer version, show, apply")
     update.add_argument("--yes", action="store_true", help="apply without asking")
@@ -44,10 +46,30 @@ def export_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ask(question: str) -> bool:
+    sys.stdout.flush()
+    try:
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
 def install_plan(args: argparse.Namespace) -> int:
+    from board.errors import BadInput
     from workers.plans.install import install
 
-    for line in install(args.source, force=args.force).lines:
+    def confirm(shown: list[str]) -> bool:
+        for line in shown:
+            print(line)
+        if args.yes:
+            return True
+        if not sys.stdin.isatty():
+            sys.stdout.flush()
+            raise BadInput("nothing was installed: review what the plan brings (listed"
+                           " above), then run bullpen plan install again with --yes")
+        return _ask("install it?")
+
+    for line in install(args.source, confirm, force=args.force).lines:
         print(line)
     return 0
 
@@ -66,8 +88,7 @@ def update_plan(args: argparse.Namespace) -> int:
         if not sys.stdin.isatty():
             print("run bullpen plan update --yes to apply")
             return False
-        sys.stdout.flush()
-        return input("apply? [y/N] ").strip().lower() in ("y", "yes")
+        return _ask("apply?")
 
     outcome = update(confirm)
     for line in outcome.lines[len(printed):]:

@@ -5,13 +5,18 @@ looks like a secret is replaced by `${NAME}`, which Hermes expands from its envi
 (its profile's `.env` is loaded into it), and listed, so the partner knows what to
 provide. Secret-looking means either:
 
-- a value under a key named like a secret: `api_key`, `apiKey`, `token`, `secret`,
-  `password`, `GITHUB_TOKEN`, `client_secret` (not `max_tokens`, and not a key ending in
-  `_env`, whose value names a variable), or an existing `${BULLPEN_SECRET_…}` reference
-  (bullpen's own, which only this machine can fill);
+- a value under a key named like a secret: `api_key`, `apiKey`, `key`, `auth`,
+  `Authorization`, `Cookie`, and any key with a word holding `token`, `secret` or `pass`
+  (`GITHUB_TOKEN`, `client_secret`, `MY_SERVICE_PASS`; not `max_tokens`, `bypass`, nor a
+  key ending in `_env`, `_file`, `_type`…, whose value names a variable, a file or a
+  kind), or an existing `${BULLPEN_SECRET_…}` reference (bullpen's own, which only this
+  machine can fill);
 - a value that looks like one whatever its key: `sk-…` / `ghp_…` / `xoxb-…` / `AKIA…` /
   `AIza…` / `hf_…` keys, JWTs, `Bearer …` credentials, URLs with a password in them
-  (only the password becomes a reference, `${NAME_PASSWORD}`).
+  (only the password becomes a reference, `${NAME_PASSWORD}`), an `Authorization:` or
+  `Cookie:` header inside a command (`${NAME_AUTHORIZATION}`), the value of a
+  `--token=…`-style argument (`${NAME_TOKEN}`) and, in an argument list, the item after
+  `--token` / `--client-secret` / `--password`.
 
 `${OTHER}` references already in the file are kept and listed too: the partner must
 provide those as well. Text files carried as they are (SOUL.md, skills) are only
@@ -25,7 +30,19 @@ import re
 from board.records import record
 
 SECRET_KEY = re.compile(r"(?:^|_)(?:api_?key|key|token|secret|password|passwd|credentials?)$")
-NOT_SECRET_KEY = re.compile(r"(?:_env|_file|_path|_name|_names|_url_env)$")
+NOT_SECRET_KEY = re.compile(r"(?:_env|_file|_path|_name|_names|_url_env|_type|_mode|_count"
+                            r"|_limit|_budget|_ttl|_timeout|_length|_size|_method)$")
+SECRET_WORDS = frozenset({"auth", "authorization", "cookie", "cookies", "credential",
+                          "credentials"})
+NOT_PASS = frozenset({"bypass", "compass", "surpass", "passthrough", "passive", "passage"})
+# A header that carries a credential, inside a command or an argument.
+HEADER = re.compile(r"(?i)\b(authorization|proxy-authorization|cookie|x-api-key|api-key"
+                    r"|x-auth-token|private-token|x-access-token)(\s*:\s*)"
+                    r"(?:(bearer|basic|token|digest)(\s+))?(?!\$)([^'\"\\\n]+)")
+SCHEME = re.compile(r"(?i)^(bearer|basic|token|digest)(\s+)(?!\$\{)\S")
+FLAG = re.compile(r"^--?([A-Za-z][\w-]*)$")
+FLAG_VALUE = re.compile(r"(?<![\w-])(--?([A-Za-z][\w-]*)=)(?![$<{])([^\s'\"]+)")
+PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")
 SECRET_VALUE = re.compile(
     r"(?<![A-Za-z0-9])(?:"
     r"(?:sk|rk|pk)-[A-Za-z0-9_\-]{12,}"  # OpenAI, Anthropic (sk-ant-), OpenRouter (sk-or-)
@@ -60,10 +77,22 @@ def _snake(key: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", spaced.lower()).strip("_")
 
 
+def _secret_word(word: str) -> bool:
+    """Whether one word of a key's name makes it a secret's: `auth`, `cookie`, a word
+    holding `secret` or `token` (not `tokens`, a count), or `pass` (not `bypass`)."""
+    if word in SECRET_WORDS or "secret" in word:
+        return True
+    if "token" in word:
+        return word != "tokens" and not word.startswith("tokeniz")
+    return (word.startswith("pass") or word.endswith("pass")) and word not in NOT_PASS
+
+
 def is_secret_key(key: str) -> bool:
     """Whether a value under `key` is a secret by its name."""
     snake = _snake(key)
-    return bool(SECRET_KEY.search(snake)) and not NOT_SECRET_KEY.search(snake)
+    if NOT_SECRET_KEY.search(snake):
+        return False
+    return bool(SECRET_KEY.search(snake)) or any(map(_secret_word, snake.split("_")))
 
 
 def reference_name(path: tuple[str, ...], provider: str | None = None) -> str:
@@ -84,8 +113,21 @@ def _scrub_text(value: str, name: str) -> str:
     """`value` with each secret-looking part replaced by `${name}`."""
     value = URL_PASSWORD.sub(lambda m: f"{m.group(1)}${{{name}_PASSWORD}}{m.group(3)}",
                              value)  # the partner gives the password, not the whole URL
+    value = HEADER.sub(lambda m: _header_reference(m, name), value)
+    value = FLAG_VALUE.sub(lambda m: f"{m.group(1)}${{{name}_{_snake(m.group(2)).upper()}}}"
+                           if is_secret_key(m.group(2)) else m.group(0), value)
     value = BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}${{{name}}}", value)
     return SECRET_VALUE.sub(f"${{{name}}}", value)
+
+
+def _header_reference(match: re.Match, name: str) -> str:
+    """`Authorization: token SECRET` -> `Authorization: token ${NAME_AUTHORIZATION}`."""
+    header, colon, scheme, space, credential = match.groups()
+    if "$" in credential:  # a reference (or a shell variable) already stands there
+        return match.group(0)
+    trailing = credential[len(credential.rstrip()):]
+    return (f"{header}{colon}{scheme or ''}{space or ''}"
+            f"${{{name}_{_snake(header).upper()}}}{trailing}")
 
 
 def scrub(document: object, where: str) -> tuple[object, list[Secret]]:
@@ -104,8 +146,21 @@ def scrub(document: object, where: str) -> tuple[object, list[Secret]]:
         if isinstance(node, dict):
             return {key: leaf(value, (*path, str(key))) for key, value in node.items()}
         if isinstance(node, list):
-            return [leaf(item, (*path, str(index))) for index, item in enumerate(node)]
+            return [argument(node, index, path) or leaf(item, (*path, str(index)))
+                    for index, item in enumerate(node)]
         return node
+
+    def argument(items: list, index: int, path: tuple[str, ...]) -> str | None:
+        """The reference for the item after `--token` in an argument list, else None."""
+        flag = FLAG.match(items[index - 1]) if index and isinstance(items[index - 1],
+                                                                      str) else None
+        value = items[index]
+        if flag is None or not is_secret_key(flag.group(1)) or not isinstance(value, str) \
+                or value.startswith("-") or REFERENCE.fullmatch(value.strip()):
+            return None
+        name = f"{reference_name((*path, str(index)), provider)}_{_snake(flag.group(1)).upper()}"
+        note(name, (*path, str(index)))
+        return f"${{{name}}}"
 
     def leaf(value: object, path: tuple[str, ...]) -> object:
         if isinstance(value, (dict, list)):
@@ -127,7 +182,9 @@ def scrub(document: object, where: str) -> tuple[object, list[Secret]]:
             return f"${{{name}}}"
         if secret_key and not REFERENCE.fullmatch(value.strip()):
             note(name, path)
-            return f"${{{name}}}"
+            scheme = SCHEME.match(value)  # `Authorization: Bearer …` keeps its scheme
+            return f"{scheme.group(1)}{scheme.group(2)}${{{name}}}" if scheme \
+                else f"${{{name}}}"
         scrubbed = _scrub_text(value, name)
         for ref in REFERENCE.findall(scrubbed):  # the new ones and those already there
             note(ref, path)
@@ -140,7 +197,17 @@ def secrets_in_text(text: str) -> list[int]:
     """The line numbers (1-based) of `text` holding something that looks like a secret."""
     return [number for number, line in enumerate(text.splitlines(), 1)
             if SECRET_VALUE.search(line) or URL_PASSWORD.search(line)
-            or BEARER.search(line)]
+            or BEARER.search(line) or PRIVATE_KEY.search(line)
+            or any(_credential_like(match.group(5)) for match in HEADER.finditer(line))
+            or any(is_secret_key(match.group(2)) and _credential_like(match.group(3))
+                   for match in FLAG_VALUE.finditer(line))]
+
+
+def _credential_like(value: str) -> bool:
+    """A value in prose or a script that is a credential, not a placeholder: 8 or more
+    characters with a digit, not a `$VARIABLE` or `<your token>`."""
+    value = value.strip()
+    return len(value) >= 8 and any(c.isdigit() for c in value) and value[0] not in "$<{"
 
 
 def literal_values(document: object) -> list[str]:

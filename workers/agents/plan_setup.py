@@ -14,6 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
+from board.errors import BadInput
 from board.records import field, record
 from workers.agents.plan_secrets import Secret
 
@@ -71,11 +72,14 @@ class InstallRequest:
 @record
 class Installed:
     """What installing one session's setup did: `written` (paths), `conflicts` (the
-    partner's edits kept, each with its path), and for each secret the variable, where
-    to put it and whether it is provided already."""
+    partner's edits kept, each with its path), `replaced` (those of `written` that were
+    there already), `brings` (what the setup runs, grants or sets: `plan_review`), and
+    for each secret the variable, where to put it and whether it is provided already."""
 
     where: str = ""  # the profile or folder the setup went to
     written: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)  # written over a file already there
+    brings: list[str] = field(default_factory=list)  # hooks, commands, permissions, env
     conflicts: list[str] = field(default_factory=list)
     secrets: list[tuple[str, str, bool]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -84,7 +88,8 @@ class Installed:
 def regular_files(directory: Path) -> list[str]:
     """The files `copy_tree` carries from `directory`, as relative POSIX paths, sorted:
     regular files only, none hidden, none in dependency or cache folders, none bigger
-    than MAX_FILE_BYTES, and nothing reached through a symlink."""
+    than MAX_FILE_BYTES, nothing reached through a symlink and no hard link (whose
+    other name may be anything: an ssh key)."""
     found: list[str] = []
     if not directory.is_dir() or directory.is_symlink():
         return found
@@ -95,7 +100,8 @@ def regular_files(directory: Path) -> list[str]:
             path = Path(parent) / name
             if name.startswith(".") or path.is_symlink() or not path.is_file():
                 continue
-            if path.stat().st_size > MAX_FILE_BYTES:
+            status = path.lstat()
+            if status.st_size > MAX_FILE_BYTES or status.st_nlink > 1:
                 continue
             found.append(path.relative_to(directory).as_posix())
     return found
@@ -120,6 +126,15 @@ def read_bytes(path: Path | None) -> bytes | None:
     return path.read_bytes()
 
 
+def capped(path: Path) -> bytes | None:
+    """`read_bytes(path)` for a file an export carries as it is (SOUL.md, CLAUDE.md):
+    BadInput, before reading it, when it is over MAX_FILE_BYTES."""
+    if path.is_file() and not path.is_symlink() and path.stat().st_size > MAX_FILE_BYTES:
+        raise BadInput(f"{path} is {path.stat().st_size // 1_000_000} MB, over the"
+                       f" {MAX_FILE_BYTES // 1_000_000} MB a plan's file may be; shorten it")
+    return read_bytes(path)
+
+
 def three_way(local: bytes | None, previous: bytes | None, new: bytes | None,
               first_install: bool, force: bool) -> str:
     """What to do with one file: `keep` (nothing to do), `take` (write the plan's, or
@@ -134,3 +149,31 @@ def three_way(local: bytes | None, previous: bytes | None, new: bytes | None,
     if new == previous:
         return "keep"  # the plan did not change it; the partner may have
     return "take" if local == previous else "conflict"
+
+
+def inside(directory: Path, relative: str) -> Path:
+    """`directory / relative`, where an install writes: BadInput unless it stays inside
+    `directory` with no symlink on the way (a link of the partner's, or one planted,
+    would take the write elsewhere)."""
+    parts = Path(relative).parts
+    if not parts or Path(relative).is_absolute() or ".." in parts:
+        raise BadInput(f"{relative}: a plan's file must stay inside its folder")
+    current = directory
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            raise BadInput(f"{current} is a symlink; a plan install writes nothing through"
+                           " one: remove the link, or install on another profile")
+    return current
+
+
+def home_of(directory: Path, base: Path) -> Path:
+    """`directory` (a profile or setup folder), BadInput unless it lies inside `base`
+    (the agents' home: Hermes' root, the room's agents folder) with no symlink below
+    `base` on the way."""
+    try:
+        relative = directory.relative_to(base)
+    except ValueError:
+        raise BadInput(f"{directory} is outside {base}; a plan installs only there") \
+            from None
+    return inside(base, relative.as_posix()) if relative.parts else directory

@@ -17,13 +17,18 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
+import re
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from board import validate
 from board.errors import BadInput
+from workers.agents.plan_setup import MAX_FILE_BYTES
 
 MANIFEST = "plan.yaml"
 FORMAT = 1
@@ -33,6 +38,7 @@ RECORD_DIR = "plan"  # in the room's .bullpen
 RECORD = "source.yaml"
 INSTALLED = "installed"
 SKIPPED = (".git",)
+PROFILE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # an agent profile's name (Hermes')
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,46 @@ class Change:
     diff: list[str] = field(default_factory=list)
 
 
+def check_tree(directory: Path) -> None:
+    """BadInput for the first entry of the plan (but .git) that is not a directory or a
+    regular file of its own within MAX_FILE_BYTES: a symlink (to ~/.ssh/id_rsa, say), a
+    hard link, a device or FIFO, a file too big. Only `lstat`: nothing is read."""
+    for parent, dirs, names in os.walk(directory):
+        if Path(parent) == directory:
+            dirs[:] = [name for name in dirs if name not in SKIPPED]
+        for name in sorted(dirs + names):
+            path = Path(parent) / name
+            shown = path.relative_to(directory).as_posix()
+            if not name.isprintable() or _undecodable(name):
+                raise BadInput(f"the plan holds a file named {ascii(shown)}: not printable"
+                               " UTF-8 (nothing was written)")
+            status = path.lstat()
+            if stat.S_ISLNK(status.st_mode):
+                raise BadInput(f"the plan's {shown} is a symlink; a plan holds regular files"
+                               " only (nothing was written)")
+            if stat.S_ISDIR(status.st_mode):
+                continue
+            if not stat.S_ISREG(status.st_mode):
+                raise BadInput(f"the plan's {shown} is not a regular file (nothing was"
+                               " written)")
+            if status.st_nlink > 1:
+                raise BadInput(f"the plan's {shown} is a hard link ({status.st_nlink} names);"
+                               " a plan holds files of its own only (nothing was written)")
+            if status.st_size > MAX_FILE_BYTES:
+                raise BadInput(f"the plan's {shown} is {status.st_size // 1_000_000} MB, over"
+                               f" the {MAX_FILE_BYTES // 1_000_000} MB a plan's file may be"
+                               " (nothing was written)")
+
+
+def _undecodable(name: str) -> bool:
+    """Whether a file name holds bytes that are not UTF-8 (surrogates, as os gives them)."""
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def read_manifest(directory: Path) -> Manifest:
     """The plan's manifest; BadInput naming what is wrong."""
     path = directory / MANIFEST
@@ -76,19 +122,39 @@ def read_manifest(directory: Path) -> Manifest:
         raise BadInput(f"{path} does not parse as YAML") from None
     if not isinstance(document, dict) or document.get("bullpen_plan") != FORMAT:
         raise BadInput(f"{path} is not a bullpen plan of format {FORMAT}")
-    sessions = []
-    for name, entry in (document.get("sessions") or {}).items():
-        if not isinstance(entry, dict):
-            raise BadInput(f"{path}: sessions.{name} is not a mapping")
-        setup = entry.get("setup")
-        if setup is not None and (Path(str(setup)).is_absolute() or ".." in Path(
-                str(setup)).parts):
-            raise BadInput(f"{path}: sessions.{name}.setup must stay inside the plan")
-        sessions.append(PlannedSession(str(name), str(entry.get("agent") or ""),
-                                       str(entry.get("kind") or ""), entry.get("profile"),
-                                       str(setup) if setup else None))
-    return Manifest(tuple(sessions), tuple(document.get("secrets") or ()),
-                    tuple(document.get("not_shared") or ()))
+    entries = document.get("sessions") or {}
+    secrets, not_shared = document.get("secrets") or [], document.get("not_shared") or []
+    if not isinstance(entries, dict):
+        raise BadInput(f"{path}: sessions is not a mapping of session names")
+    if not isinstance(secrets, list) or not all(isinstance(item, dict) for item in secrets):
+        raise BadInput(f"{path}: secrets is not a list of mappings")
+    if not isinstance(not_shared, list) or not all(isinstance(item, str)
+                                                   for item in not_shared):
+        raise BadInput(f"{path}: not_shared is not a list of texts")
+    return Manifest(tuple(_planned(path, name, entry) for name, entry in entries.items()),
+                    tuple(secrets), tuple(not_shared))
+
+
+def _planned(path: Path, name: object, entry: object) -> PlannedSession:
+    """One session of the manifest, checked: a session name, texts, its own folder."""
+    try:
+        validate.session_name(name if isinstance(name, str) else repr(name))
+    except BadInput as error:
+        raise BadInput(f"{path}: sessions: {error}") from None
+    if not isinstance(entry, dict):
+        raise BadInput(f"{path}: sessions.{name} is not a mapping")
+    fields = {key: entry.get(key) for key in ("agent", "kind", "profile", "setup")}
+    for key, value in fields.items():
+        if value is not None and not isinstance(value, str):
+            raise BadInput(f"{path}: sessions.{name}.{key} is not a text")
+    if fields["setup"] not in (None, f"{AGENTS_DIR}/{name}"):
+        raise BadInput(f"{path}: sessions.{name}.setup must be {AGENTS_DIR}/{name}, the"
+                       " session's own folder of the plan")
+    if fields["profile"] is not None and not PROFILE.match(fields["profile"]):
+        raise BadInput(f"{path}: sessions.{name}.profile {fields['profile']!r} is no profile"
+                       " name; use lower-case letters, digits, '-' or '_'")
+    return PlannedSession(str(name), fields["agent"] or "", fields["kind"] or "",
+                          fields["profile"], fields["setup"])
 
 
 def write_manifest(directory: Path, sessions: list[dict], secrets: list[dict],

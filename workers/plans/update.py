@@ -1,10 +1,12 @@
 """`bullpen plan update`: the newer version of the installed plan, shown, then applied.
 
 Fetched from the recorded source like a `git fetch` (a clone into a temporary
-directory); what changed since the installed version is shown file by file with a diff
-before anything is written. Applying is a three-way choice per file: a file the partner
-edited since the install and the plan changed too is kept as theirs and named (their
-secrets live in `.env` or their environment, which the plan never writes).
+directory) and checked as an install checks it; what changed since the installed
+version is shown file by file with a diff, with the hooks, commands, permissions and
+`env` it brings that the installed version did not, before anything is written.
+Applying is a three-way choice per file: a file the partner edited since the install
+and the plan changed too is kept as theirs and named (their secrets live in `.env` or
+their environment, which the plan never writes).
 """
 
 from __future__ import annotations
@@ -16,7 +18,15 @@ from board.home import main_worktree, room_home
 from board.records import replace  # InstallRequest is a record
 from workers.agents.plan_setup import read_bytes, three_way
 from workers.plans import layout
-from workers.plans.install import Outcome, describe, requests, run, secrets_lines, staged
+from workers.plans.install import (
+    Outcome,
+    brings_lines,
+    describe,
+    requests,
+    run,
+    secrets_lines,
+    staged,
+)
 
 DIFF_LINES = 200  # shown at most; the file list is always whole
 
@@ -48,12 +58,13 @@ def update(confirm: Callable[[list[str]], bool], start: Path | None = None) -> O
                                   read_bytes(plan.directory / layout.CONFIG_NAME),
                                   first_install=False, force=False)
         wanted = requests(plan, root, home, previous=installed)
-        kept = [path for request in wanted
-                for path in run(replace(request, dry_run=True)).conflicts]
+        dry = [(request.name, run(replace(request, dry_run=True))) for request in wanted]
+        kept = [path for _, done in dry for path in done.conflicts]
         if config_action == "conflict":
             kept.insert(0, str(root / layout.CONFIG_NAME))
         shown += [f"kept as yours (you changed it, and so did the plan): {path}"
                   for path in kept]
+        shown += brings_lines(dry, [])  # what this version brings that the last did not
         if not confirm(shown):
             outcome.lines = shown + ["not applied"]
             return outcome

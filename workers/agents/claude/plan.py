@@ -1,10 +1,11 @@
 """A Claude Code session's setup in a shared plan: its settings, CLAUDE.md, agents, skills.
 
 Exported from Claude's own directory (`$CLAUDE_CONFIG_DIR`, else `~/.claude`):
-`settings.json` without bullpen's hooks, its MCP permission and server entry, with each
-secret of its `env` left out and named (Claude takes `env` values literally, so a
-reference would not work there: the partner sets them in their environment) and other
-secret-looking values as `${NAME}`; `CLAUDE.md`, `agents/` and `skills/` (regular files).
+`settings.json` without bullpen's hooks, its MCP permission and server entry, with
+every value of its `env` left out and named (no pattern tells a secret from a setting,
+and Claude takes `env` values literally, so a reference would not work there: the
+partner sets them in their environment) and other secret-looking values as `${NAME}`;
+`CLAUDE.md`, `agents/` and `skills/` (regular files).
 Never: `.credentials.json`, `~/.claude.json` (the login and account), `projects/`
 (transcripts), todos, shell snapshots, anything else.
 
@@ -12,6 +13,8 @@ Installed into `.bullpen/agents/<session>/plan/`, outside the worktree and the p
 own `~/.claude`: each launch merges `settings.json` under bullpen's own settings
 (bullpen's hooks added after the plan's), loads `agents/` and `skills/` as a plugin
 (`--plugin-dir`) and appends `CLAUDE.md` to the system prompt (`--append-system-prompt`).
+Only those files install (a plugin's `hooks/` or `commands/` never does); what they
+bring (hooks, commands, permission modes, `env`) is listed first (`review`).
 """
 
 from __future__ import annotations
@@ -27,20 +30,17 @@ from board.errors import BadInput
 from workers.agents import agent_files
 from workers.agents.claude.settings import ALLOWED_TOOLS, SERVER_NAME, _is_our_http, _is_ours
 from workers.agents.claude.transcript import config_dir
-from workers.agents.plan_secrets import (
-    Secret,
-    changed_strings,
-    is_secret_key,
-    literal_values,
-    scrub,
-    secrets_in_text,
-)
+from workers.agents.plan_review import brought, refuse_env, review_files
+from workers.agents.plan_secrets import Secret, changed_strings, literal_values, scrub
 from workers.agents.plan_setup import (
     ExportRequest,
     Installed,
     InstallRequest,
     Setup,
+    capped,
     copy_tree,
+    home_of,
+    inside,
     read_bytes,
     regular_files,
     three_way,
@@ -60,8 +60,7 @@ def _load(path: Path) -> dict:
     try:
         document = json.loads(path.read_text() or "{}")
     except (ValueError, UnicodeDecodeError):
-        raise BadInput(f"{path} is not valid JSON; fix it first, nothing was exported") \
-            from None
+        raise BadInput(f"{path} is not valid JSON; fix it first") from None
     return document if isinstance(document, dict) else {}
 
 
@@ -104,24 +103,17 @@ def export_setup(request: ExportRequest) -> Setup:
     request.target.mkdir(parents=True, exist_ok=True)
     own = without_bullpen(_load(base / SETTINGS))
     env = own.pop("env", None)
-    if isinstance(env, dict):
-        kept = {}
+    if isinstance(env, dict):  # every value: no pattern tells a secret from a setting
         for name, value in env.items():
-            text = str(value)
-            if is_secret_key(str(name)) or secrets_in_text(text):
-                setup.secrets.append(Secret(str(name), f"{SETTINGS}: env.{name}"))
-                setup.literals.append(text)
-            else:
-                kept[name] = value
-        if kept:
-            own["env"] = kept
+            setup.secrets.append(Secret(str(name), f"{SETTINGS}: env.{name}"))
+            setup.literals.append(str(value))
     scrubbed, more = scrub(own, SETTINGS)
     setup.secrets += more
     setup.literals += changed_strings(own, scrubbed)
     if scrubbed:
         (request.target / SETTINGS).write_text(json.dumps(scrubbed, indent=2) + "\n")
         setup.files.append(SETTINGS)
-    if read_bytes(base / PROMPT) is not None:
+    if capped(base / PROMPT) is not None:
         (request.target / PROMPT).write_bytes((base / PROMPT).read_bytes())
         setup.files.append(PROMPT)
     for shared in SHARED_DIRS:
@@ -145,28 +137,55 @@ def plan_dir(home: Path, session: str) -> Path:
     return home / agent_files.AGENTS_DIR / session / PLAN_DIR
 
 
+def _installed_files(directory: Path | None) -> list[str]:
+    """The files of a plan's Claude folder that install: settings, CLAUDE.md, the list of
+    variables, agents and skills."""
+    if directory is None:
+        return []
+    return [relative for relative in regular_files(directory)
+            if relative in (SETTINGS, PROMPT, REQUIRES) or relative.split("/")[0] in SHARED_DIRS]
+
+
+def review(source: Path | None) -> list[str]:
+    """What the folder's setup brings: its settings' hooks, commands, permissions and
+    `env`, its agents' and skills' hooks and modes; BadInput for an `env` a plan may
+    never set."""
+    if source is None:
+        return []
+    settings = _load(source / SETTINGS)
+    refuse_env(settings, SETTINGS)
+    return brought(settings, SETTINGS) + review_files(source, _installed_files(source),
+                                                      SHARED_DIRS)
+
+
 def install_setup(request: InstallRequest) -> Installed:
     """Put the plan's Claude setup into `.bullpen/agents/<session>/plan/`."""
-    target = plan_dir(request.home, request.name)
+    target = home_of(plan_dir(request.home, request.name),
+                     request.home / agent_files.AGENTS_DIR)
     result = Installed(where=f"claude setup {target}")
+    known = set(review(request.previous))
+    result.brings = [line for line in review(request.source) if line not in known]
     first = request.previous is None
-    planned = set(regular_files(request.source))
-    before = set(regular_files(request.previous)) if request.previous else set()
+    planned = set(_installed_files(request.source))
+    before = set(_installed_files(request.previous))
     for relative in sorted(planned | before):
         new = request.source / relative
         old = request.previous / relative if request.previous else None
-        action = three_way(read_bytes(target / relative), read_bytes(old), read_bytes(new),
-                           first, request.force)
+        destination = inside(target, relative)
+        local = read_bytes(destination)
+        action = three_way(local, read_bytes(old), read_bytes(new), first, request.force)
         if action == "conflict":
-            result.conflicts.append(str(target / relative))
+            result.conflicts.append(str(destination))
         elif action == "take":
-            result.written.append(str(target / relative))
+            result.written.append(str(destination))
+            if local is not None:
+                result.replaced.append(str(destination))
             if not request.dry_run:
                 if new.is_file():
-                    (target / relative).parent.mkdir(parents=True, exist_ok=True)
-                    (target / relative).write_bytes(new.read_bytes())
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    destination.write_bytes(new.read_bytes())
                 else:
-                    (target / relative).unlink(missing_ok=True)
+                    destination.unlink(missing_ok=True)
     requires = yaml.safe_load((request.source / REQUIRES).read_text()) \
         if (request.source / REQUIRES).is_file() else {}
     for entry in (requires or {}).get("env_requires") or []:

@@ -39,7 +39,8 @@ from workers.agents.hermes.profile import (
     back_up,
     prepare_profile,
 )
-from workers.agents.hermes.profile_use import named_profile
+from workers.agents.hermes.profile_use import PROFILE_NAME, named_profile
+from workers.agents.plan_review import brought, refuse_env, review_files
 from workers.agents.plan_secrets import (
     Secret,
     changed_strings,
@@ -52,7 +53,10 @@ from workers.agents.plan_setup import (
     Installed,
     InstallRequest,
     Setup,
+    capped,
     copy_tree,
+    home_of,
+    inside,
     read_bytes,
     regular_files,
     three_way,
@@ -141,7 +145,7 @@ def export_setup(request: ExportRequest) -> Setup:
     setup = Setup(kind="hermes", profile=planned)
     request.target.mkdir(parents=True, exist_ok=True)
     for shared in SHARED_FILES:
-        if read_bytes(directory / shared) is not None:
+        if capped(directory / shared) is not None:
             (request.target / shared).write_bytes((directory / shared).read_bytes())
             setup.files.append(shared)
     for shared in SHARED_DIRS:
@@ -181,12 +185,33 @@ def _config_bytes(path: Path | None, ours_out: bool) -> bytes | None:
     return yaml.safe_dump(config, sort_keys=True).encode()
 
 
+def review(source: Path | None) -> list[str]:
+    """What the folder's config.yaml brings (hooks, MCP servers' commands, approvals,
+    `env`) and its skills' scripts; BadInput for an `env` a plan may never set."""
+    if source is None:
+        return []
+    config: object = {}
+    if (source / CONFIG).is_file():
+        try:
+            config = yaml.safe_load((source / CONFIG).read_text())
+        except (yaml.YAMLError, UnicodeDecodeError):
+            raise BadInput(f"the plan's {CONFIG} does not parse as YAML") from None
+    refuse_env(config, CONFIG)
+    return brought(config, CONFIG) + review_files(source, regular_files(source),
+                                                  SHARED_DIRS)
+
+
 def install_setup(request: InstallRequest) -> Installed:
     """Put the plan's SOUL.md, skills and config into the session's profile here."""
     root = hermes_root()
     name = _profile_of(request.name, request.agent, request.profile, request.root)
-    directory = profile_dir(name, root)
+    if name != "default" and not PROFILE_NAME.match(name):
+        raise BadInput(f"{request.name}: {name!r} is no hermes profile name; use lower-case"
+                       " letters, digits, '-' or '_'")
+    directory = home_of(profile_dir(name, root), root)
     result = Installed(where=f"hermes profile {name} ({directory})")
+    known = set(review(request.previous))
+    result.brings = [line for line in review(request.source) if line not in known]
     first = request.previous is None
     planned = set(regular_files(request.source)) - {MANIFEST}
     before = set(regular_files(request.previous)) - {MANIFEST} if request.previous else set()
@@ -198,22 +223,29 @@ def install_setup(request: InstallRequest) -> Installed:
     for relative in sorted(planned | before):
         new = request.source / relative
         old = request.previous / relative if request.previous else None
-        if relative == CONFIG:
-            config_change = three_way(_config_bytes(directory / CONFIG, True),
-                                      _config_bytes(old, False), _config_bytes(new, False),
-                                      first, request.force)
-            action = config_change
-        elif relative.split("/")[0] in SHARED_DIRS or relative in SHARED_FILES:
-            action = three_way(read_bytes(directory / relative), read_bytes(old),
-                               read_bytes(new), first, request.force)
-        else:
+        if relative != CONFIG and relative.split("/")[0] not in SHARED_DIRS \
+                and relative not in SHARED_FILES:
             continue  # not on the list: never installed
+        destination = inside(directory, relative)
+        if relative == CONFIG:
+            local = _config_bytes(destination, True)
+            config_change = three_way(local, _config_bytes(old, False),
+                                      _config_bytes(new, False), first, request.force)
+            action = config_change
+        else:
+            local = read_bytes(destination)
+            action = three_way(local, read_bytes(old), read_bytes(new), first, request.force)
         if action == "conflict":
-            result.conflicts.append(f"{directory / relative}")
+            result.conflicts.append(f"{destination}")
         elif action == "take":
-            result.written.append(str(directory / relative))
+            result.written.append(str(destination))
+            if local is not None:
+                result.replaced.append(str(destination))
             if not request.dry_run:
-                _take(new, directory / relative, directory)
+                _take(new, destination, directory)
+    if (config_change == "take" or first) and config_path.is_file() \
+            and str(config_path) not in result.replaced:
+        result.replaced.append(f"{config_path} (set up for bullpen; yours kept in a backup)")
     if not request.dry_run:
         files.make_private_dir(directory)
         _link_env(directory, root, result)
