@@ -92,6 +92,7 @@ def land_session(home: Path, caller: Caller, name: str,
         remove_leftovers(room.conn, root, caller)
         session = sessions.require(room.conn, name)
         branch = session.branch or branch_for(name)
+        into = base_branch(root)
         if allow_config and not caller.is_operator:
             _refuse_allow_config(room.conn, caller, name)
         accepted: list[RuleChange] = []
@@ -102,7 +103,7 @@ def land_session(home: Path, caller: Caller, name: str,
                 raise RulesChanged(
                     f"{name} changes the room's rules in bullpen.yaml"
                     f" ({land_rules.listed(found)}); nothing landed — they are the"
-                    f" operator's: read them (git diff {old[:7]} {new[:7]} -- bullpen.yaml)"
+                    f" operator's: read them (git diff {into}...{branch} -- bullpen.yaml)"
                     f" and land with {ALLOW_CONFIG} to accept them", found)
             unseen = [change for change in found if shown is not None and change not in shown]
             if unseen:
