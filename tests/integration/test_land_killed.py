@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -70,19 +71,21 @@ def test_a_land_killed_during_its_check_leaves_nothing_registered_after_the_next
     base = git(repo, "rev-parse", "main")
 
     path = kill_a_land_during_its_check(repo, tmp_path)
-
-    assert registered(repo) == [f"worktree {path}"]  # what a killed land leaves today
-    assert git(repo, "rev-parse", "main") == base
-    plan(repo, "echo fine")
-    if then == "land":
-        result = run_cli("land", "coder", "--quiet", cwd=repo)
-        assert result.returncode == 0, result
-        assert result.stdout.startswith("landed coder on main")
-    else:
-        result = run_cli("doctor", cwd=repo)
-        assert f"removed {path}, left by a landing of coder (pid " in result.stdout, result
-    assert registered(repo) == []
-    assert not Path(path).parent.exists()
+    try:
+        assert registered(repo) == [f"worktree {path}"]  # what a killed land leaves today
+        assert git(repo, "rev-parse", "main") == base
+        plan(repo, "echo fine")
+        if then == "land":
+            result = run_cli("land", "coder", "--quiet", cwd=repo)
+            assert result.returncode == 0, result
+            assert result.stdout.startswith("landed coder on main")
+        else:
+            result = run_cli("doctor", cwd=repo)
+            assert f"removed {path}, left by a landing of coder (pid " in result.stdout, result
+        assert registered(repo) == []
+        assert not Path(path).parent.exists()
+    finally:
+        shutil.rmtree(Path(path).parent, ignore_errors=True)  # if a check above failed
     trail = json.loads(run_cli("audit", "--json", cwd=repo).stdout)
     mine = [(e["action"], e["target"], e["outcome"]) for e in trail]
     started = next(e for e in trail if e["outcome"] == "started")

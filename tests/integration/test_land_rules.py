@@ -250,3 +250,36 @@ def test_the_base_moving_its_own_rules_is_not_the_branch_changing_them(room: Roo
 
     assert said.startswith("landed s1") and "rules" not in said
     assert audit.entries(room.conn)[-1].outcome == "done"
+
+
+def test_a_branch_that_rewrites_the_script_the_check_runs_is_named(room: Room) -> None:
+    repo = room.home.parent
+    base_plan(repo, names=("s1", "s3"))
+    s1, _ = add_session(room, "s1")
+    s3, _ = add_session(room, "s3")
+    commit_file(s1, "check.sh", "echo all fine\n", "s1: a simpler check")
+    commit_file(s3, "FORBIDDEN", "x\n", "s3's work")
+    mark_done(room, ("s1", "s3"))
+
+    refused = run_cli("land", "--all", "--quiet", cwd=repo)
+
+    assert refused.returncode == 2, refused
+    assert "s1 changes the room's rules in bullpen.yaml (check.sh (run by land.check):" \
+        in refused.stderr
+    assert "FORBIDDEN" not in git(repo, "ls-tree", "-r", "--name-only", "main")
+
+
+def test_work_in_a_directory_the_check_names_is_not_a_change_of_the_check(
+        room: Room) -> None:
+    repo = room.home.parent
+    commit_file(repo, "tests/test_app.sh", "true\n", "a test")
+    base_plan(repo, names=("s1",))
+    (repo / "bullpen.yaml").write_text(yaml.safe_dump(
+        {"land": {"check": "sh check.sh tests"}, "sessions": {"s1": {}}}))
+    commit_file(repo, "bullpen.yaml", (repo / "bullpen.yaml").read_text(), "check tests")
+    worktree, _ = add_session(room, "s1")
+    commit_file(worktree, "tests/test_app.sh", "test -e src/app.py\n", "s1: a better test")
+
+    said = land_session(room.home, OPERATOR, "s1")
+
+    assert said.startswith("landed s1") and "rules" not in said

@@ -66,7 +66,7 @@ def landing_preview(home: Path, name: str) -> LandingPreview:
     if head is not None:
         try:
             changes = land_rules.predicted_changes(root, f"refs/heads/{into}", head,
-                                                   f"{name}'s")
+                                                   f"{name}'s", settings.check)
         except LandRefused as refused:
             unreadable = str(refused)
     return LandingPreview(name, into, settings.strategy, settings.check, flow, changes,
@@ -98,7 +98,8 @@ def land_session(home: Path, caller: Caller, name: str,
         accepted: list[RuleChange] = []
 
         def vet(old: str, new: str) -> None:
-            found = land_rules.changes_between(root, old, new, f"{name}'s", fallback=rules)
+            found = land_rules.changes_between(root, old, new, f"{name}'s", settings.check,
+                                               fallback=rules)
             if found and not allow_config:
                 raise RulesChanged(
                     f"{name} changes the room's rules in bullpen.yaml"

@@ -8,6 +8,9 @@ at the top level or in a session of `sessions:`, is named with each key before a
 and goes ahead only when the operator says so (`--allow-config`, or yes to the
 dashboard's question).
 
+The files `land.check` names (`check.sh` in `sh check.sh`) are the check as much as
+the command is: a branch that changes one is named too (`check.sh (run by land.check)`).
+
 Both versions are read from git, the base's commit and the landed result's (or, for a
 question asked before landing, the predicted merge's tree), and parsed with the loader
 `up` uses. A bullpen.yaml the branch adds counts against no file, one it removes or
@@ -23,6 +26,7 @@ from pathlib import Path
 
 from board.errors import BadInput
 from workers.room import config as config_file
+from workers.room.check_words import scripts_run
 from workers.room.config import Config, SessionPlan
 from worktrees.gitcmd import run_git, split_z
 from worktrees.land import LandRefused
@@ -62,14 +66,16 @@ def listed(changes: Iterable[RuleChange]) -> str:
     return shown + (f"; and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
 
 
-def changes_between(root: Path, old: str, new: str, whose: str,
+def changes_between(root: Path, old: str, new: str, whose: str, check: str | None = None,
                     fallback: Config | None = None) -> tuple[RuleChange, ...]:
     """The rules that differ between bullpen.yaml at `old` and at `new` (commits or
-    trees). Raises LandRefused when `new`'s cannot be read as a plan (`whose` names the
-    branch in that line); `fallback` stands for an `old` that does not parse."""
+    trees), and the files the base's `check` command names. Raises LandRefused when
+    `new`'s bullpen.yaml cannot be read as a plan (`whose` names the branch in that
+    line); `fallback` stands for an `old` that does not parse."""
+    scripts = check_files(root, old, new, check)
     before, after = _entry(root, old), _entry(root, new)
     if before == after:
-        return ()  # the same file (or none on both sides): nothing to parse
+        return scripts  # the same file (or none on both sides): nothing to parse
     later = _config_at(root, after, whose)
     try:
         earlier = _config_at(root, before, "the base's")
@@ -77,16 +83,41 @@ def changes_between(root: Path, old: str, new: str, whose: str,
         if fallback is None:
             raise
         earlier = fallback
-    return rule_changes(earlier, later)
+    return rule_changes(earlier, later) + scripts
 
 
-def predicted_changes(root: Path, old: str, head: str, whose: str) -> tuple[RuleChange, ...]:
+def predicted_changes(root: Path, old: str, head: str, whose: str,
+                      check: str | None = None) -> tuple[RuleChange, ...]:
     """`changes_between` the base and the merge of `head` into it, predicted without a
     worktree; nothing when that merge conflicts (the landing will refuse for that)."""
     merged = run_git(root, "merge-tree", "--write-tree", old, head, ok=(0, 1, 128))
     if merged.status != 0:
         return ()
-    return changes_between(root, old, merged.stdout.split("\n", 1)[0].strip(), whose)
+    return changes_between(root, old, merged.stdout.split("\n", 1)[0].strip(), whose, check)
+
+
+def check_files(root: Path, old: str, new: str, check: str | None) -> tuple[RuleChange, ...]:
+    """The scripts of the repository that `check` runs whose version differs between
+    `old` and `new`."""
+    paths = sorted(scripts_run(check or ""))
+    if not paths:
+        return ()
+    before, after = _entries(root, old, paths), _entries(root, new, paths)
+    return tuple(RuleChange(f"{path} (run by land.check)", before.get(path, "none"),
+                            after.get(path, "none"))
+                 for path in paths if before.get(path) != after.get(path))
+
+
+def _entries(root: Path, rev: str, paths: list[str]) -> dict[str, str]:
+    """Path -> its object's short id at `rev`, for those of `paths` that are files there
+    (a directory the check names, `pytest tests`, is the project's work, not the check)."""
+    found = {}
+    for item in split_z(run_git(root, "ls-tree", "-z", rev, "--", *paths).stdout):
+        meta, _, path = item.partition("\t")
+        mode, kind, oid = meta.split(" ")
+        if kind == "blob":
+            found[path] = ("link " if mode == _LINK_MODE else "") + oid[:7]
+    return found
 
 
 def rule_changes(before: Config, after: Config) -> tuple[RuleChange, ...]:
