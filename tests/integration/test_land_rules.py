@@ -283,3 +283,19 @@ def test_work_in_a_directory_the_check_names_is_not_a_change_of_the_check(
     said = land_session(room.home, OPERATOR, "s1")
 
     assert said.startswith("landed s1") and "rules" not in said
+
+
+def test_a_branch_that_commits_the_rooms_own_files_is_refused_even_when_allowed(
+        room: Room) -> None:
+    repo = room.home.parent
+    base_plan(repo, names=("s1",))
+    worktree, _ = add_session(room, "s1")
+    (worktree / ".bullpen").mkdir(exist_ok=True)
+    (worktree / ".bullpen" / "local.yaml").write_text("store: postgresql://elsewhere/db\n")
+    git(worktree, "add", "-f", ".bullpen/local.yaml")
+    git(worktree, "commit", "-qm", "s1: a store of my own")
+
+    with pytest.raises(LandRefused, match=r"commits files in the room's own directory"
+                                          r" \(\.bullpen/local\.yaml\)"):
+        land_session(room.home, OPERATOR, "s1", allow_config=True)
+    assert not (repo / ".bullpen" / "local.yaml").exists()

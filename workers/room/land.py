@@ -98,6 +98,12 @@ def land_session(home: Path, caller: Caller, name: str,
         accepted: list[RuleChange] = []
 
         def vet(old: str, new: str) -> None:
+            tracked = land_rules.room_files(root, old, new)
+            if tracked:
+                raise LandRefused(f"{name} commits files in the room's own directory"
+                                  f" ({', '.join(tracked[:3])}); nothing landed — they are"
+                                  " never tracked: take them off the branch (git rm -r"
+                                  " --cached .bullpen) and land again")
             found = land_rules.changes_between(root, old, new, f"{name}'s", settings.check,
                                                fallback=rules)
             if found and not allow_config:

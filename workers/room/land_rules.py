@@ -25,6 +25,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from board.errors import BadInput
+from board.home import ROOM_DIR
 from workers.room import config as config_file
 from workers.room.check_words import scripts_run
 from workers.room.config import Config, SessionPlan
@@ -94,6 +95,14 @@ def predicted_changes(root: Path, old: str, head: str, whose: str,
     if merged.status != 0:
         return ()
     return changes_between(root, old, merged.stdout.split("\n", 1)[0].strip(), whose, check)
+
+
+def room_files(root: Path, old: str, new: str) -> list[str]:
+    """Files under the room's own directory (.bullpen/: its store, local config with the
+    database URL, logs) that landing would write into the main checkout; never tracked,
+    so a branch that commits one (git add -f) is refused outright."""
+    return split_z(run_git(root, "diff", "--name-only", "--no-renames", "-z", old, new,
+                           "--", ROOM_DIR).stdout)
 
 
 def check_files(root: Path, old: str, new: str, check: str | None) -> tuple[RuleChange, ...]:
