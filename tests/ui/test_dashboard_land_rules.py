@@ -99,3 +99,22 @@ async def test_rules_changed_again_after_the_question_are_refused(
                                   " ones you were shown (sessions.coder.may: none -> [down,"
                                   " land, spawn])"), outcome
     assert git(repo, "rev-parse", "main").strip() == before
+
+
+async def test_a_long_list_of_rule_changes_is_cut_to_fit_the_question(room: Room) -> None:
+    repo = room.home.parent
+    many = {f"s{n}": {"may": ["stop"]} for n in range(12)}
+    commit_file(repo, "bullpen.yaml", yaml.safe_dump({**PLAN, "sessions": {**many, "coder": {}}}),
+                "the operator's plan")
+    info = create_worktree(repo, "coder")
+    sessions.register(room.conn, "coder", branch=info.branch, worktree=str(info.path),
+                      base=info.base_commit)
+    commit_file(info.path, "bullpen.yaml", yaml.safe_dump(PLAN), "coder: fewer sessions")
+    app = make_app(room.home, LandingActions(room.home), bell=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        question = await ask_to_land(pilot, app)
+        listed = [line for line in question.detail.splitlines() if line.startswith("  ")]
+        assert listed[0] == "  sessions.s0.may: [stop] -> none"
+        assert listed[-1] == ("  and 4 more (git diff main...bullpen/coder -- bullpen.yaml)")
+        assert len(listed) == 9

@@ -48,6 +48,7 @@ class LandingPreview:
     code: CodeFlow  # ahead of the base, conflicts, landed or ready to land
     rule_changes: tuple[RuleChange, ...] = ()  # the room's rules its landing would change
     rules_unreadable: str | None = None  # why its bullpen.yaml would be refused outright
+    branch: str | None = None  # the session's branch
 
 
 def landing_preview(home: Path, name: str) -> LandingPreview:
@@ -60,7 +61,8 @@ def landing_preview(home: Path, name: str) -> LandingPreview:
     with open_operator_room(home) as room:
         session = sessions.require(room.conn, name)
         flow = code_flows(room.conn, root, [session]).get(name, CodeFlow(session=name))
-    head = _head(root, session.branch or branch_for(name))
+    branch = session.branch or branch_for(name)
+    head = _head(root, branch)
     changes: tuple[RuleChange, ...] = ()
     unreadable = None
     if head is not None:
@@ -70,7 +72,7 @@ def landing_preview(home: Path, name: str) -> LandingPreview:
         except LandRefused as refused:
             unreadable = str(refused)
     return LandingPreview(name, into, settings.strategy, settings.check, flow, changes,
-                          unreadable)
+                          unreadable, branch)
 
 
 def land_session(home: Path, caller: Caller, name: str,

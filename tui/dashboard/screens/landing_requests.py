@@ -15,6 +15,8 @@ from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.land import LandScreen
 from tui.dashboard.widgets.sessions_table import SessionsTable
 
+SHOWN_CHANGES = 8  # rule changes listed in the question (it must fit an 80x24 terminal)
+
 
 class LandingRequests(Screen[None]):
     """The land key's request, its question, and the landing's outcome."""
@@ -52,8 +54,12 @@ class LandingRequests(Screen[None]):
         if changes:
             # The rules are the operator's: say each change, and land only these.
             question = f"Land {name} on {into}? It changes the room's rules"
+            lines = [f"  {change}" for change in changes[:SHOWN_CHANGES]]
+            if len(changes) > SHOWN_CHANGES:
+                lines.append(f"  and {len(changes) - SHOWN_CHANGES} more (git diff"
+                             f" {into}...{preview.branch} -- bullpen.yaml)")
             detail += (f"\n\n{name} changes the room's rules in bullpen.yaml:\n"
-                       + "\n".join(f"  {change}" for change in changes)
+                       + "\n".join(lines)
                        + "\nYes lands it with these changes (as --allow-config).")
             yes = "land and accept these rules"
 
