@@ -100,14 +100,15 @@ def land_session(home: Path, caller: Caller, name: str,
         accepted: list[RuleChange] = []
 
         def vet(old: str, new: str) -> None:
-            tracked = land_rules.room_files(root, old, new)
+            changed = land_rules.touched(root, old, new, settings.check)
+            tracked = land_rules.room_files(changed)
             if tracked:
                 raise LandRefused(f"{name} commits files in the room's own directory"
                                   f" ({', '.join(tracked[:3])}); nothing landed — they are"
                                   " never tracked: take them off the branch (git rm -r"
                                   " --cached .bullpen) and land again")
             found = land_rules.changes_between(root, old, new, f"{name}'s", settings.check,
-                                               fallback=rules)
+                                               fallback=rules, changed=changed)
             if found and not allow_config:
                 raise RulesChanged(
                     f"{name} changes the room's rules in bullpen.yaml"

@@ -67,16 +67,36 @@ def listed(changes: Iterable[RuleChange]) -> str:
     return shown + (f"; and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
 
 
+def touched(root: Path, old: str, new: str, check: str | None) -> frozenset[str]:
+    """Which files that hold the rules differ between `old` and `new` (commits or
+    trees): bullpen.yaml, the scripts `check` runs, the room's own directory. One git
+    call, so a landing that touches none of them (most) pays only that."""
+    paths = [config_file.CONFIG_NAME, ROOM_DIR, *sorted(scripts_run(check or ""))]
+    return frozenset(split_z(run_git(root, "diff", "--name-only", "--no-renames", "-z",
+                                     old, new, "--", *paths).stdout))
+
+
+def room_files(changed: frozenset[str]) -> list[str]:
+    """Files under the room's own directory (.bullpen/: its store, local config with the
+    database URL, logs) among `changed`: never tracked, so a branch that commits one
+    (git add -f) is refused outright."""
+    return sorted(path for path in changed if path.split("/", 1)[0] == ROOM_DIR)
+
+
 def changes_between(root: Path, old: str, new: str, whose: str, check: str | None = None,
-                    fallback: Config | None = None) -> tuple[RuleChange, ...]:
+                    fallback: Config | None = None,
+                    changed: frozenset[str] | None = None) -> tuple[RuleChange, ...]:
     """The rules that differ between bullpen.yaml at `old` and at `new` (commits or
-    trees), and the files the base's `check` command names. Raises LandRefused when
-    `new`'s bullpen.yaml cannot be read as a plan (`whose` names the branch in that
-    line); `fallback` stands for an `old` that does not parse."""
-    scripts = check_files(root, old, new, check)
-    before, after = _entry(root, old), _entry(root, new)
-    if before == after:
+    trees), and the scripts the base's `check` runs. Raises LandRefused when `new`'s
+    bullpen.yaml cannot be read as a plan (`whose` names the branch in that line);
+    `fallback` stands for an `old` that does not parse; `changed` is `touched`'s answer
+    when the caller has it."""
+    if changed is None:
+        changed = touched(root, old, new, check)
+    scripts = check_files(root, old, new, check) if changed & scripts_run(check or "") else ()
+    if not any(path.split("/", 1)[0] == config_file.CONFIG_NAME for path in changed):
         return scripts  # the same file (or none on both sides): nothing to parse
+    before, after = _entry(root, old), _entry(root, new)
     later = _config_at(root, after, whose)
     try:
         earlier = _config_at(root, before, "the base's")
@@ -95,14 +115,6 @@ def predicted_changes(root: Path, old: str, head: str, whose: str,
     if merged.status != 0:
         return ()
     return changes_between(root, old, merged.stdout.split("\n", 1)[0].strip(), whose, check)
-
-
-def room_files(root: Path, old: str, new: str) -> list[str]:
-    """Files under the room's own directory (.bullpen/: its store, local config with the
-    database URL, logs) that landing would write into the main checkout; never tracked,
-    so a branch that commits one (git add -f) is refused outright."""
-    return split_z(run_git(root, "diff", "--name-only", "--no-renames", "-z", old, new,
-                           "--", ROOM_DIR).stdout)
 
 
 def check_files(root: Path, old: str, new: str, check: str | None) -> tuple[RuleChange, ...]:
