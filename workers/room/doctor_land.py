@@ -1,5 +1,7 @@
 """`bullpen doctor`'s landing check: the temporary worktrees of landings that were killed
-before they finished (kill -9 during a check) are removed, and the removal said."""
+before they finished (kill -9 during a check) are removed, and the removal said and
+audited. The one thing doctor changes: a leftover is bullpen's own scratch, its owner
+gone, and keeping it only keeps a stale worktree registered in git."""
 
 from __future__ import annotations
 

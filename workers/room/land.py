@@ -26,6 +26,7 @@ from board.vocabulary import FINISHED_TASK_STATUSES
 from workers.room import config as config_file
 from workers.room import land_rules
 from workers.room.code_view import CodeFlow, code_flows
+from workers.room.land_guard import ALLOW_CONFIG, RuleGuard
 from workers.room.land_rules import RuleChange, RulesChanged
 from workers.room.spawn import open_operator_room
 from worktrees import land_scratch
@@ -34,7 +35,6 @@ from worktrees.naming import branch_for
 from worktrees.repo import resolve_commit
 
 Output = Callable[[str], None]
-ALLOW_CONFIG = "--allow-config"
 
 
 @dataclass(frozen=True)
@@ -78,65 +78,41 @@ def landing_preview(home: Path, name: str) -> LandingPreview:
 def land_session(home: Path, caller: Caller, name: str,
                  on_output: Output = lambda line: None, *, allow_config: bool = False,
                  shown: tuple[RuleChange, ...] | None = None,
-                 settings: config_file.LandSettings | None = None) -> str:
+                 rules: config_file.Config | None = None) -> str:
     """Land `name`'s branch; returns the line saying what landed. Raises Refused (not
     allowed), RulesChanged (it changes the room's rules and `allow_config` is not set)
     or LandRefused (conflict, failing check…), all audited, nothing changed.
 
     `shown` are the rule changes the operator was shown and accepted (the dashboard's
-    question): with them, any other change refuses. `settings` are the `land:` rules to
-    land by (`land_all` reads them once for its whole run); by default they are read
-    from the base's bullpen.yaml now."""
+    question): with them, any other change refuses. `rules` is the bullpen.yaml to land
+    by (`land_all` reads it once for its whole run); by default it is read from the
+    base now."""
     root = home.parent
-    rules = config_file.load(root)
-    settings = settings or rules.land
+    rules = rules or config_file.load(root)
+    settings = rules.land
     with open_operator_room(home) as room:
         remove_leftovers(room.conn, root, caller)
         session = sessions.require(room.conn, name)
         branch = session.branch or branch_for(name)
-        into = base_branch(root)
         if allow_config and not caller.is_operator:
             _refuse_allow_config(room.conn, caller, name)
-        accepted: list[RuleChange] = []
-
-        def vet(old: str, new: str) -> None:
-            changed = land_rules.touched(root, old, new, settings.check)
-            tracked = land_rules.room_files(changed)
-            if tracked:
-                raise LandRefused(f"{name} commits files in the room's own directory"
-                                  f" ({', '.join(tracked[:3])}); nothing landed — they are"
-                                  " never tracked: take them off the branch (git rm -r"
-                                  " --cached .bullpen) and land again")
-            found = land_rules.changes_between(root, old, new, f"{name}'s", settings.check,
-                                               fallback=rules, changed=changed)
-            if found and not allow_config:
-                raise RulesChanged(
-                    f"{name} changes the room's rules in bullpen.yaml"
-                    f" ({land_rules.listed(found)}); nothing landed — they are the"
-                    f" operator's: read them (git diff {into}...{branch} -- bullpen.yaml)"
-                    f" and land with {ALLOW_CONFIG} to accept them", found)
-            unseen = [change for change in found if shown is not None and change not in shown]
-            if unseen:
-                raise RulesChanged(
-                    f"{name}'s changes to the room's rules are not the ones you were shown"
-                    f" ({land_rules.listed(unseen)}); nothing landed — ask again", found)
-            accepted.extend(found)
-
+        guard = RuleGuard(root, name, branch, base_branch(root), settings.check, rules,
+                          allow_config, shown)
         with authority.privileged(room.conn, caller, Power.LAND, name):
             audit.record(room.conn, caller.name, Power.LAND.value, name, audit.STARTED,
                          _attempt(settings, allow_config))
             landing = land(root, branch, strategy=Strategy(settings.strategy),
                            check=settings.check, label=name,
-                           worktree=session.worktree or None, on_output=on_output, vet=vet)
+                           worktree=session.worktree or None, on_output=on_output, vet=guard)
         landings.record(room.conn, name, base_branch=landing.base_branch,
                         old_base=landing.old, new_base=landing.new, head=landing.head,
                         strategy=landing.strategy, landed_by=caller.name)
-        if accepted:
+        if guard.accepted:
             audit.record(room.conn, caller.name, f"{Power.LAND.value} {ALLOW_CONFIG}", name,
-                         authority.DONE, land_rules.listed(accepted))
+                         authority.DONE, land_rules.listed(guard.accepted))
     checked = " after the check passed" if settings.check else ""
-    changed = (f"; it changed the room's rules in bullpen.yaml: {land_rules.listed(accepted)}"
-               if accepted else "")
+    changed = (f"; it changed the room's rules in bullpen.yaml:"
+               f" {land_rules.listed(guard.accepted)}" if guard.accepted else "")
     return (f"landed {name} on {landing.base_branch}: {landing.old[:7]} -> {landing.new[:7]}"
             f" ({landing.commits} commit{'s' if landing.commits != 1 else ''},"
             f" {landing.strategy}{checked}){changed}")
@@ -148,7 +124,7 @@ def land_all(home: Path, caller: Caller, on_output: Output = lambda line: None,
     refusal (re-raised, naming the session). Returns how many landed. The `land:` rules
     are read once, before the first landing: a landed branch cannot change them for
     the ones after it."""
-    settings = config_file.load(home.parent).land
+    rules = config_file.load(home.parent)
     order, waiting = _queue_and_waiting(home)
     if not order:
         # Nothing to land is an answer, not bad input: say why and succeed.
@@ -160,9 +136,12 @@ def land_all(home: Path, caller: Caller, on_output: Output = lambda line: None,
             continue  # a parent's landing brought it in already (its branch built on it)
         try:
             say(land_session(home, caller, name, on_output, allow_config=allow_config,
-                             settings=settings))
+                             rules=rules))
+        except RulesChanged as refused:  # exit 2: the operator's --allow-config is wanted
+            raise RulesChanged(f"stopped at {name} ({landed} landed before it): {refused}",
+                               refused.changes) from None
         except LandRefused as refused:
-            raise type(refused)(f"stopped at {name} ({landed} landed before it): {refused}") \
+            raise LandRefused(f"stopped at {name} ({landed} landed before it): {refused}") \
                 from None
         landed += 1
     return landed
