@@ -79,7 +79,7 @@ def test_land_all_lands_every_branch_by_the_base_check_not_one_a_branch_brought(
     assert refused.returncode == 2, refused
     assert refused.stderr.count("\n") == 1, refused.stderr
     assert refused.stderr.startswith("bullpen: stopped at s1 (0 landed before it): s1 changes"
-                                     " the room's rules in bullpen.yaml (land.check:"
+                                     " the room's rules (land.check:"
                                      " 'sh check.sh' -> 'true')")
     assert "--allow-config" in refused.stderr
     assert main_head(repo) == before
@@ -90,7 +90,7 @@ def test_land_all_lands_every_branch_by_the_base_check_not_one_a_branch_brought(
     assert allowed.returncode == 1, allowed
     landed = allowed.stdout.splitlines()
     assert [line.split()[1] for line in landed] == ["s1", "s2"]
-    assert landed[0].endswith("it changed the room's rules in bullpen.yaml: land.check:"
+    assert landed[0].endswith("it changed the room's rules: land.check:"
                               " 'sh check.sh' -> 'true'")
     assert allowed.stderr == ("bullpen: stopped at s3 (2 landed before it): s3: the check"
                               " failed (exit 1): FORBIDDEN is here; nothing landed\n")
@@ -110,7 +110,7 @@ def test_a_branch_granting_itself_powers_is_named_and_refused_until_the_operator
     refused = run_cli("land", "s1", "--quiet", cwd=repo)
 
     assert refused.returncode == 2, refused
-    assert refused.stderr.startswith("bullpen: s1 changes the room's rules in bullpen.yaml"
+    assert refused.stderr.startswith("bullpen: s1 changes the room's rules"
                                      " (sessions.s1.may: none -> [budget, down, land, spawn]);"
                                      " nothing landed")
     assert refused.stderr.rstrip().endswith("land with --allow-config to accept them")
@@ -130,7 +130,7 @@ def test_a_branch_granting_itself_powers_is_named_and_refused_until_the_operator
     assert allowed.returncode == 0, allowed
     assert allowed.stdout.startswith("landed s1 on main:")
     assert allowed.stdout.rstrip().endswith(
-        "it changed the room's rules in bullpen.yaml: sessions.s1.may: none -> [budget, down,"
+        "it changed the room's rules: sessions.s1.may: none -> [budget, down,"
         " land, spawn]")
     assert yaml.safe_load((repo / "bullpen.yaml").read_text())["sessions"]["s1"]["may"] \
         == SELF_GRANT
@@ -264,8 +264,9 @@ def test_a_branch_that_rewrites_the_script_the_check_runs_is_named(room: Room) -
     refused = run_cli("land", "--all", "--quiet", cwd=repo)
 
     assert refused.returncode == 2, refused
-    assert "s1 changes the room's rules in bullpen.yaml (check.sh (run by land.check):" \
+    assert "s1 changes the room's rules (check.sh (run by land.check):" \
         in refused.stderr
+    assert "(git diff main...bullpen/s1 -- check.sh)" in refused.stderr
     assert "FORBIDDEN" not in git(repo, "ls-tree", "-r", "--name-only", "main")
 
 

@@ -49,7 +49,7 @@ async def test_the_land_question_shows_the_rules_a_branch_changes_and_yes_lands_
         await loaded(pilot)
         question = await ask_to_land(pilot, app)
         assert question.question == "Land coder on main? It changes the room's rules"
-        assert ("coder changes the room's rules in bullpen.yaml:\n"
+        assert ("coder changes the room's rules:\n"
                 "  sessions.coder.may: none -> [down, land]\n") in question.detail
         assert question.yes == "land and accept these rules"
         await pilot.press("y")
@@ -59,7 +59,7 @@ async def test_the_land_question_shows_the_rules_a_branch_changes_and_yes_lands_
         await wait_for(pilot, lambda: not screen.running, seconds=30, what="the outcome")
         outcome = shown(screen, "#land-outcome")
         assert outcome.startswith("✓ landed coder on main"), outcome
-        assert outcome.endswith("it changed the room's rules in bullpen.yaml:"
+        assert outcome.endswith("it changed the room's rules:"
                                 " sessions.coder.may: none -> [down, land]")
     assert git(repo, "rev-parse", "main").strip() != before
 

@@ -111,8 +111,8 @@ def land_session(home: Path, caller: Caller, name: str,
             audit.record(room.conn, caller.name, f"{Power.LAND.value} {ALLOW_CONFIG}", name,
                          authority.DONE, land_rules.listed(guard.accepted))
     checked = " after the check passed" if settings.check else ""
-    changed = (f"; it changed the room's rules in bullpen.yaml:"
-               f" {land_rules.listed(guard.accepted)}" if guard.accepted else "")
+    changed = (f"; it changed the room's rules: {land_rules.listed(guard.accepted)}"
+               if guard.accepted else "")
     return (f"landed {name} on {landing.base_branch}: {landing.old[:7]} -> {landing.new[:7]}"
             f" ({landing.commits} commit{'s' if landing.commits != 1 else ''},"
             f" {landing.strategy}{checked}){changed}")

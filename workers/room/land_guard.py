@@ -46,10 +46,10 @@ class RuleGuard:
                                            fallback=self.fallback, changed=changed)
         if found and not self.allow_config:
             raise RulesChanged(
-                f"{name} changes the room's rules in bullpen.yaml ({land_rules.listed(found)});"
-                f" nothing landed — they are the operator's: read them (git diff"
-                f" {self.into}...{self.branch} -- bullpen.yaml) and land with {ALLOW_CONFIG}"
-                " to accept them", found)
+                f"{name} changes the room's rules ({land_rules.listed(found)}); nothing"
+                f" landed — they are the operator's: read them (git diff"
+                f" {self.into}...{self.branch} -- {land_rules.files_of(found)}) and land with"
+                f" {ALLOW_CONFIG} to accept them", found)
         unseen = [change for change in found
                   if self.shown is not None and change not in self.shown]
         if unseen:

@@ -8,8 +8,9 @@ at the top level or in a session of `sessions:`, is named with each key before a
 and goes ahead only when the operator says so (`--allow-config`, or yes to the
 dashboard's question).
 
-The files `land.check` names (`check.sh` in `sh check.sh`) are the check as much as
-the command is: a branch that changes one is named too (`check.sh (run by land.check)`).
+The scripts `land.check` runs (`check.sh` in `sh check.sh`, see `check_words`) are the
+check as much as the command is: a branch that changes one is named too (`check.sh (run
+by land.check)`).
 
 Both versions are read from git, the base's commit and the landed result's (or, for a
 question asked before landing, the predicted merge's tree), and parsed with the loader
@@ -39,11 +40,13 @@ _LINK_MODE = "120000"
 
 @dataclass(frozen=True)
 class RuleChange:
-    """One rule a landing changes: `key` ("sessions.s1.may", "land.check"), its values."""
+    """One rule a landing changes: `key` ("sessions.s1.may", "land.check"), its values,
+    and the file it lives in."""
 
     key: str
     before: str
     after: str
+    file: str = config_file.CONFIG_NAME
 
     def __str__(self) -> str:
         return f"{self.key}: {self.before} -> {self.after}"
@@ -81,6 +84,11 @@ def room_files(changed: frozenset[str]) -> list[str]:
     database URL, logs) among `changed`: never tracked, so a branch that commits one
     (git add -f) is refused outright."""
     return sorted(path for path in changed if path.split("/", 1)[0] == ROOM_DIR)
+
+
+def files_of(changes: Iterable[RuleChange]) -> str:
+    """The files the changes live in, for a `git diff -- FILES` that shows them."""
+    return " ".join(sorted({change.file for change in changes}))
 
 
 def changes_between(root: Path, old: str, new: str, whose: str, check: str | None = None,
@@ -125,7 +133,7 @@ def check_files(root: Path, old: str, new: str, check: str | None) -> tuple[Rule
         return ()
     before, after = _entries(root, old, paths), _entries(root, new, paths)
     return tuple(RuleChange(f"{path} (run by land.check)", before.get(path, "none"),
-                            after.get(path, "none"))
+                            after.get(path, "none"), path)
                  for path in paths if before.get(path) != after.get(path))
 
 

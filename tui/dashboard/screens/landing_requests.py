@@ -57,8 +57,9 @@ class LandingRequests(Screen[None]):
             lines = [f"  {change}" for change in changes[:SHOWN_CHANGES]]
             if len(changes) > SHOWN_CHANGES:
                 lines.append(f"  and {len(changes) - SHOWN_CHANGES} more (git diff"
-                             f" {into}...{preview.branch} -- bullpen.yaml)")
-            detail += (f"\n\n{name} changes the room's rules in bullpen.yaml:\n"
+                             f" {into}...{preview.branch} --"
+                             f" {' '.join(sorted({change.file for change in changes}))})")
+            detail += (f"\n\n{name} changes the room's rules:\n"
                        + "\n".join(lines)
                        + "\nYes lands it with these changes (as --allow-config).")
             yes = "land and accept these rules"
