@@ -1,8 +1,10 @@
 """The audit trail: every privileged action and every refusal, append-only.
 
 Who (the caller's name), what (the power and its target), when, and the outcome
-(`allowed`, `refused`, `done`, or `failed: <reason>`). Rows are never updated or
-deleted, so the trail shows what was tried as well as what happened.
+(`allowed`, `refused`, `done`, or `failed: <reason>`). An action that can take long or
+be killed midway (a landing, whose check may run for minutes) also writes `started`
+before it acts, so an attempt that never finished is in the trail too. Rows are never
+updated or deleted, so the trail shows what was tried as well as what happened.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from board.db import is_postgres, write
 from board.models import iso
 
 DETAIL_CHARS = 500  # enough for the one-line reason of a refusal or failure
+STARTED = "started"  # written before a long action; its outcome follows in its own entry
 
 
 @records.record(frozen=True)

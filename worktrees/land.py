@@ -12,14 +12,13 @@ worktree and each index as they were; only the temporary worktree is made and re
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from worktrees import land_scratch
 from worktrees.errors import WorktreeError
 from worktrees.gitcmd import first_line, git_out, run_git, split_z
 from worktrees.repo import list_worktrees, main_root, resolve_commit
@@ -68,13 +67,15 @@ def base_branch(repo_root: Path | str) -> str:
 def land(repo_root: Path | str, branch: str, *, strategy: Strategy = Strategy.MERGE,
          check: str | None = None, label: str | None = None,
          worktree: Path | str | None = None,
-         on_output: Callable[[str], None] = lambda line: None) -> Landing:
+         on_output: Callable[[str], None] = lambda line: None,
+         vet: Callable[[str, str], None] | None = None) -> Landing:
     """Land `branch` on the main checkout's branch; raise LandRefused (nothing changed).
 
     `check` is a shell command run in the built result (its output lines go to
     `on_output` as they come); a non-zero exit refuses. `label` names the branch in
     commit messages (the session's name); `worktree`, where the branch is checked out,
-    goes into a conflict's advice.
+    goes into a conflict's advice. `vet(old, new)` sees the base's commit and the built
+    result's before the check runs, and may refuse (raise LandRefused).
     """
     root = main_root(repo_root)
     into = base_branch(root)
@@ -90,18 +91,18 @@ def land(repo_root: Path | str, branch: str, *, strategy: Strategy = Strategy.ME
         _refuse_if_main_in_the_way(root, old, head, into)
     else:
         _refuse_if_checked_out_elsewhere(root, into)
-    scratch = Path(tempfile.mkdtemp(prefix="bullpen-land-"))
-    work = scratch / "result"
+    scratch = land_scratch.make(label)
+    work = scratch / land_scratch.RESULT
     try:
         run_git(root, "worktree", "add", "--quiet", "--detach", str(work), old)
         new = _build(work, _Names(branch, into, label, worktree), head, old, strategy, commits)
+        if vet is not None:
+            vet(old, new)
         if check:
             _run_check(work, check, label, on_output)
         _move_base(root, into, old, new, in_main)
     finally:
-        run_git(root, "worktree", "remove", "--force", str(work), ok=(0, 128))
-        run_git(root, "worktree", "prune", ok=(0, 128))
-        shutil.rmtree(scratch, ignore_errors=True)
+        land_scratch.remove(root, scratch)
     return Landing(branch, into, old, new, head, strategy, commits)
 
 

@@ -135,7 +135,9 @@ def test_the_baton_carries_research_then_landing_follows_the_plan(plan: Plan) ->
     outcomes = [(e["actor"], e["target"], e["outcome"]) for e in trail if e["action"] == "land"]
     assert ("reviewer", "coder", "refused") in outcomes
     assert ("operator", "research", "failed") in outcomes
-    assert outcomes[-2:] == [("operator", "research", "done"), ("operator", "coder", "done")]
+    # Each landing is audited when it starts (before its check), then with its outcome.
+    assert outcomes[-4:] == [("operator", "research", "started"), ("operator", "research", "done"),
+                             ("operator", "coder", "started"), ("operator", "coder", "done")]
 
 
 def test_a_dependent_with_uncommitted_work_keeps_it_and_is_told(plan: Plan) -> None:

@@ -170,7 +170,9 @@ def test_a_session_without_may_land_is_refused_and_audited(room: Room, coder: Pa
     land_session(room.home, Caller("lead"), "coder")
     outcomes = [(e.actor, e.action, e.target, e.outcome) for e in audit.entries(room.conn)
                 if e.action == "land"]
-    assert outcomes == [("lead", "land", "coder", "refused"), ("lead", "land", "coder", "done")]
+    # The attempt is audited when it starts (before the check), then with its outcome.
+    assert outcomes == [("lead", "land", "coder", "refused"), ("lead", "land", "coder", "started"),
+                        ("lead", "land", "coder", "done")]
 
 
 def _plan_done(room: Room, names: list[str], after: dict[str, tuple[str, ...]]) -> None:

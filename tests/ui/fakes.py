@@ -96,7 +96,7 @@ class FakeActions:
         return LandingPreview(name, "main", "merge", None,
                               self.flows.get(name, CodeFlow(ahead=1, session=name)))
 
-    def land(self, name: str, on_output) -> str:  # noqa: ANN001
+    def land(self, name: str, on_output, accepted: tuple = ()) -> str:  # noqa: ANN001
         self._record("land", name)
         return f"landed {name} on main: 1111111 -> 2222222 (1 commit, merge)"
 

@@ -43,8 +43,8 @@ class LandingActions(FakeActions):
     def landing_preview(self, name: str):  # noqa: ANN201
         return self.runtime.landing_preview(name)
 
-    def land(self, name: str, on_output) -> str:  # noqa: ANN001
-        return self.runtime.land(name, on_output)
+    def land(self, name: str, on_output, accepted: tuple = ()) -> str:  # noqa: ANN001
+        return self.runtime.land(name, on_output, accepted)
 
 
 def check_command(gate: Path, last: str, status: int) -> str:

@@ -14,11 +14,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Land SESSION's branch on the main checkout's branch: the result is"
                     " built in a temporary worktree, land.check from bullpen.yaml runs there,"
                     " and only then does the base branch move. A conflict or a failing check"
-                    " changes nothing. Operator only, or a session with may: [land].")
+                    " changes nothing. Operator only, or a session with may: [land]. A"
+                    " branch that would change the room's rules in bullpen.yaml (may, deny,"
+                    " budget, prices, land, agent, setup, machine) is named and refused"
+                    " unless the operator gives --allow-config.")
     land.add_argument("session", metavar="SESSION", nargs="?", help="the session to land")
     land.add_argument("--all", action="store_true",
                       help="land every done session in plan order (parents first); stop at"
                            " the first refusal")
+    land.add_argument("--allow-config", action="store_true",
+                      help="land even if the branch changes the room's rules in bullpen.yaml"
+                           " (operator only; the changed keys are named)")
     land.add_argument("--quiet", action="store_true", help="do not show the check's output")
     land.set_defaults(handler=land_sessions)
 
@@ -46,9 +52,11 @@ def land_sessions(args: argparse.Namespace) -> int:
 
     if args.all:
         land.land_all(control.home, control.caller, on_output=show,
-                      say=lambda line: print(line, flush=True))
+                      say=lambda line: print(line, flush=True),
+                      allow_config=args.allow_config)
     else:
-        print(land.land_session(control.home, control.caller, args.session, on_output=show))
+        print(land.land_session(control.home, control.caller, args.session, on_output=show,
+                                allow_config=args.allow_config))
     return 0
 
 

@@ -22,6 +22,7 @@ from board.errors import BullpenError
 if TYPE_CHECKING:  # the runtime is imported lazily (see RuntimeActions)
     from workers.room.code_view import CodeFlow
     from workers.room.land import LandingPreview
+    from workers.room.land_rules import RuleChange
 
 # What a runtime verb may raise that the dashboard reports instead of dying on: bullpen's
 # own errors (tmux's and git's derive from BullpenError) and the OS's (a worktree removed
@@ -77,9 +78,11 @@ class SessionActions(Protocol):
     def landing_preview(self, name: str) -> LandingPreview:
         """What landing the session would do: base branch, strategy, check, its code."""
 
-    def land(self, name: str, on_output: Callable[[str], None]) -> str:
+    def land(self, name: str, on_output: Callable[[str], None],
+             accepted: tuple[RuleChange, ...] = ()) -> str:
         """Land the session's branch (the check's lines go to `on_output` as they come);
-        the line saying what landed. Raises a BullpenError saying why it was refused."""
+        the line saying what landed. `accepted`: the changes to the room's rules the
+        operator said yes to. Raises a BullpenError saying why it was refused."""
 
 
 class RuntimeActions:
@@ -140,5 +143,6 @@ class RuntimeActions:
     def landing_preview(self, name: str) -> LandingPreview:
         return self._room().landing_preview(name)
 
-    def land(self, name: str, on_output: Callable[[str], None]) -> str:
-        return self._room().land(name, on_output)
+    def land(self, name: str, on_output: Callable[[str], None],
+             accepted: tuple[RuleChange, ...] = ()) -> str:
+        return self._room().land(name, on_output, accepted)

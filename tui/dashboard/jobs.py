@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
@@ -32,6 +32,9 @@ from tui.dashboard.messages import (
 )
 from tui.dashboard.tail import EventTail
 from tui.dashboard.writer import StoreWriter
+
+if TYPE_CHECKING:
+    from workers.room.land_rules import RuleChange
 
 
 class Jobs:
@@ -133,14 +136,16 @@ class Jobs:
             self.screen.post_message(LandingPrepared(self.actions.landing_preview(name)))
         self._run(job, "land", f"land {name}")
 
-    def land(self, progress: LandProgress) -> None:
+    def land(self, progress: LandProgress, accepted: tuple[RuleChange, ...] = ()) -> None:
         """Land a session; the check's lines go to `progress`, the outcome comes as
-        LandFinished (a refusal too: it is an answer, not a fault)."""
+        LandFinished (a refusal too: it is an answer, not a fault). `accepted`: the
+        changes to the room's rules the operator said yes to."""
         name = progress.session
 
         def job() -> None:
             try:
-                outcome = LandOutcome(name, True, self.actions.land(name, progress.add))
+                outcome = LandOutcome(name, True,
+                                      self.actions.land(name, progress.add, accepted))
             except RUNTIME_ERRORS as error:
                 outcome = LandOutcome(name, False, str(error))
             progress.outcome = outcome

@@ -106,6 +106,11 @@ def load(root: Path) -> Config:
     return plan
 
 
+def parse(text: str) -> Config:
+    """Parse a bullpen.yaml's `text` as `load` does (a version read from git, say)."""
+    return _parse_text(Path(CONFIG_NAME), text)
+
+
 def _parse_text(path: Path, text: str) -> Config:
     try:
         check_depth(path, text)

@@ -35,6 +35,7 @@ from board.vocabulary import IdentityVariable, RoomLayout
 from workers.room import config, land, lifecycle, remote_verbs, spawn
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.land import LandingPreview
+from workers.room.land_rules import RuleChange
 from workers.room.lifecycle import Report, SessionRow
 from workers.tmux import layout
 from workers.tmux.server import RoomServer
@@ -288,10 +289,14 @@ class RoomControl:
         """What landing `name` would do (base, strategy, check) and where its code stands."""
         return land.landing_preview(self.home, name)
 
-    def land(self, name: str, on_output: Callable[[str], None] = lambda line: None) -> str:
+    def land(self, name: str, on_output: Callable[[str], None] = lambda line: None,
+             accepted: tuple[RuleChange, ...] = ()) -> str:
         """Land `name`'s branch (the check's lines to `on_output`); the line saying what
-        landed. Raises Refused or LandRefused (audited; nothing changed)."""
-        return land.land_session(self.home, self.caller, name, on_output)
+        landed. `accepted`: the changes to the room's rules the operator was shown and
+        said yes to (any other refuses). Raises Refused or LandRefused (audited; nothing
+        changed)."""
+        return land.land_session(self.home, self.caller, name, on_output,
+                                 allow_config=bool(accepted), shown=accepted or None)
 
     # -- a session's worktree ------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from workers.agents.kinds import adapter_for
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.room import config, policy_check
+from workers.room.doctor_land import land_leftovers
 from workers.room.findings import Finding
 from workers.tmux import layout
 from worktrees.naming import worktree_path
@@ -49,6 +50,7 @@ def diagnose(home: Path) -> list[Finding]:
         needed = any(s.desired == DesiredState.RUNNING for s in known)
         found += _coordinator(home, needed)
         found += _tmux(home, known)
+        found += land_leftovers(home, conn)  # before _worktrees, which would list them
         found += _worktrees(home, known)
         found += [finding for session in known for finding in _agent(home, session)]
         found += _policy(home, [s for s in known if s.desired == DesiredState.RUNNING])

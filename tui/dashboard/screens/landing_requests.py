@@ -15,6 +15,8 @@ from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.land import LandScreen
 from tui.dashboard.widgets.sessions_table import SessionsTable
 
+SHOWN_CHANGES = 8  # rule changes listed in the question (it must fit an 80x24 terminal)
+
 
 class LandingRequests(Screen[None]):
     """The land key's request, its question, and the landing's outcome."""
@@ -36,6 +38,9 @@ class LandingRequests(Screen[None]):
             self.notify(f"{name}: nothing to land, {into} already holds its branch",
                         title="refused", severity="error")
             return
+        if preview.rules_unreadable:
+            self.notify(preview.rules_unreadable, title="refused", severity="error")
+            return
         state = code.summary or (f"{code.ahead} commit{'s' if code.ahead != 1 else ''}"
                                  f" {into} lacks; its task is not done yet")
         check = (f"then the check runs there: {preview.check}" if preview.check
@@ -44,14 +49,27 @@ class LandingRequests(Screen[None]):
                   f"The {preview.strategy} is built in a temporary worktree, {check}.\n"
                   f"Only when both succeed does {into} move; a conflict or a failing"
                   " check changes nothing.")
+        changes = preview.rule_changes
+        question, yes = f"Land {name} on {into}?", "land"
+        if changes:
+            # The rules are the operator's: say each change, and land only these.
+            question = f"Land {name} on {into}? It changes the room's rules"
+            lines = [f"  {change}" for change in changes[:SHOWN_CHANGES]]
+            if len(changes) > SHOWN_CHANGES:
+                lines.append(f"  and {len(changes) - SHOWN_CHANGES} more (git diff"
+                             f" {into}...{preview.branch} --"
+                             f" {' '.join(sorted({change.file for change in changes}))})")
+            detail += (f"\n\n{name} changes the room's rules:\n"
+                       + "\n".join(lines)
+                       + "\nYes lands it with these changes (as --allow-config).")
+            yes = "land and accept these rules"
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self.landing = LandProgress(name)
                 self.app.push_screen(LandScreen(self.landing, into, preview.check))
-                self.jobs.land(self.landing)
-        self.app.push_screen(ConfirmScreen(f"Land {name} on {into}?", detail, yes="land"),
-                             answered)
+                self.jobs.land(self.landing, changes)
+        self.app.push_screen(ConfirmScreen(question, detail, yes=yes), answered)
 
     def on_land_finished(self, message: LandFinished) -> None:
         outcome = message.outcome
