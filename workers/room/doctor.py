@@ -26,6 +26,7 @@ from workers.agents.kinds import adapter_for
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.room import config, policy_check
+from workers.room.doctor_claims import old_claims
 from workers.room.findings import Finding
 from workers.tmux import layout
 from worktrees.naming import worktree_path
@@ -52,6 +53,7 @@ def diagnose(home: Path) -> list[Finding]:
         found += _worktrees(home, known)
         found += [finding for session in known for finding in _agent(home, session)]
         found += _policy(home, [s for s in known if s.desired == DesiredState.RUNNING])
+        found += old_claims(home, conn, {s.name for s in known})
     except sqlite3.DatabaseError as error:
         found.append(Finding("store", False, f"reading the sessions failed ({error})",
                              "restore .bullpen/bullpen.db from a backup"))
