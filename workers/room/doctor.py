@@ -183,6 +183,8 @@ def _policy(home: Path, running: list[Session]) -> list[Finding]:
     """The room's `deny:` that its running agents cannot hold: said, not a failure."""
     try:
         plan = config.load(home.parent)
+    except config.RefusedFile:
+        raise  # too big to read at all: one line, as every command that loads it says
     except BadInput:
         return []  # `up` names what is wrong with bullpen.yaml
     return [Finding("policy", True, line) for line in policy_check.warnings(plan, running)]
