@@ -98,6 +98,29 @@ def test_no_note_is_typed_past_an_earlier_one_still_claimed(room: Room, agent_pa
     assert deliveries.repeats(room.conn, "bob", typed) == set()  # it never reached the pane
 
 
+@pytest.mark.both_stores
+def test_a_claim_left_by_an_exception_is_settled_at_the_next_tick(room: Room,
+                                                                  agent_pane) -> None:
+    server, pane, log = agent_pane
+    sessions.register(room.conn, "bob")
+    note = notes.send(room.conn, OPERATOR, "bob", "the only one")
+
+    def fail_once(step: str) -> None:
+        if step == "claimed":
+            deliverer.on_step = lambda step: None
+            raise RuntimeError("something nobody foresaw, after the claim")
+
+    deliverer = Deliverer(room.conn, server, on_step=fail_once)
+    with pytest.raises(RuntimeError):
+        deliver(deliverer, room, pane)
+    assert deliveries.state_of(room.conn, note.id, "bob") == "claimed"
+    assert deliveries.waiting(room.conn, "bob") == []  # nothing waits, yet the tick comes
+    assert deliverer.holds("bob") and deliverer.unsettled()
+    assert deliver(deliverer, room, pane) == [note.id]  # settled (not in the pane), typed
+    wait_until(lambda: typed_ids(log) == [note.id], message=lambda: repr(log_rows(log)))
+    assert not deliverer.unsettled()
+
+
 def test_a_claim_can_not_be_taken_past_an_earlier_claim_of_the_same_recipient(
         room: Room) -> None:
     sessions.register(room.conn, "bob")

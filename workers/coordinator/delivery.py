@@ -169,6 +169,10 @@ class Deliverer:
         or a claim of its notes is left to settle."""
         return name in self._held or name in self._unsettled
 
+    def unsettled(self) -> bool:
+        """Whether a claim that a failed typing left is still to be settled."""
+        return bool(self._unsettled)
+
     def _hold(self, name: str, reason: HoldReason, newest: int) -> None:
         # one write when the reason changes or a note came, not one per tick
         if self._held.get(name) != (reason, newest):
