@@ -56,8 +56,8 @@ def open_doors(conn: Connection) -> list[tuple[str, str]]:
                       f"a superuser runs, in database {database}: {REVOKE_LARGE_OBJECTS}"))
     if conn.execute("SELECT current_setting('lo_compat_privileges')").fetchone()[0] == "on":
         found.append(("lo_compat_privileges is on: any login reads and writes every large"
-                      " object", "a superuser sets lo_compat_privileges = off in"
-                      " postgresql.conf"))
+                      " object", "a superuser sets it off: in postgresql.conf, or ALTER"
+                      f" DATABASE {database} RESET lo_compat_privileges"))
     return found
 
 

@@ -110,5 +110,10 @@ def test_a_superuser_owner_closes_every_door_with_room_invite(
         doctor = run_cli("doctor", cwd=git_repo)
         assert doctor.returncode == 0, doctor.stdout
         assert re.search(r"ok +guest +the guest login may only ask to join", doctor.stdout)
+        # Only a superuser sets lo_compat_privileges (here for this database alone).
+        pg_cluster.admin(f"ALTER DATABASE {database} SET lo_compat_privileges = on")
+        [finding] = guest_findings(git_repo)
+        assert not finding["ok"] and "lo_compat_privileges is on" in finding["what"]
+        assert f"ALTER DATABASE {database} RESET lo_compat_privileges" in finding["fix"]
     finally:
         pg_cluster.drop_database(database)
