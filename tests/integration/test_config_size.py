@@ -66,7 +66,7 @@ def test_the_limit_itself_is_read_and_one_byte_more_is_not(git_repo: Path) -> No
     assert config.load(git_repo).agent == "sh"
     with path.open("a") as out:
         out.write("#")
-    with pytest.raises(config.RefusedFile, match=LIMIT):
+    with pytest.raises(config.RefusedFile, match=f"1,048,577 bytes, {LIMIT}"):
         config.load(git_repo)
 
 

@@ -138,9 +138,10 @@ def _too_big(path: Path, size: int | None) -> str:
 
 
 def _size(size: int) -> str:
-    if size < 1024 * 1024:
-        return f"{size} bytes"
-    return f"{size / 1024 / 1024:.1f}".removesuffix(".0") + " MB"
+    megabytes = size / 1024 / 1024
+    if size % (1024 * 1024) == 0 or megabytes >= 10:
+        return f"{megabytes:.0f} MB"
+    return f"{size:,} bytes"  # 1,048,577 bytes: just over the limit says so
 
 
 def _parse_text(path: Path, text: str) -> Config:
