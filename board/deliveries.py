@@ -132,15 +132,21 @@ def hold(conn: Connection, recipient: str, reason: str,
 def claim(conn: Connection, recipient: str, note_ids: list[int],
           pane: str) -> list[int]:
     """Phase one of typing: waiting → claimed (with the pane it is for). Returns the ids
-    this call won; a note a hook or the inbox took first is not among them."""
+    this call won; a note a hook or the inbox took first is not among them, nor one with
+    an earlier note to `recipient` still claimed (notes are typed in order: that one is
+    settled first, see `claimed`)."""
     if not note_ids:
         return []
+    batch = ", ".join("?" for _ in note_ids)  # a batch's own claims do not count
     with write(conn):
         won = _step(conn, recipient, note_ids,
                     "state = ?, claimed_at = ?, claim_pane = ?",
                     "state IN (?, ?) AND (held_reason IS NULL OR"
-                    " held_reason NOT IN (?, ?, ?))",
-                    (DeliveryState.CLAIMED, time.time(), pane, *_WAITING_PARAMS))
+                    " held_reason NOT IN (?, ?, ?)) AND NOT EXISTS (SELECT 1 FROM"
+                    " deliveries e WHERE e.recipient = deliveries.recipient AND e.state = ?"
+                    f" AND e.note < deliveries.note AND e.note NOT IN ({batch}))",
+                    (DeliveryState.CLAIMED, time.time(), pane, *_WAITING_PARAMS,
+                     DeliveryState.CLAIMED, *note_ids))
         chains.given(conn, recipient, won)  # its next turn is this note's (before Enter)
         return won
 
@@ -258,14 +264,26 @@ def release_budget(conn: Connection, recipient: str) -> int:
             (DeliveryState.QUEUED, recipient, DeliveryState.HELD, HoldReason.BUDGET)).rowcount
 
 
-def claimed(conn: Connection) -> list[tuple[Note, Delivery]]:
-    """Every claimed delivery (after a crash: typed or not?), oldest first."""
+def claimed(conn: Connection, recipient: str | None = None) -> list[tuple[Note, Delivery]]:
+    """Every claimed delivery (after a crash, or a typing that failed: typed or not?), of
+    `recipient` or of all, oldest first."""
+    mine = "" if recipient is None else " AND d.recipient = ?"
     rows = conn.execute(
         "SELECT n.*, d.recipient AS d_recipient, d.state AS d_state, d.held_reason,"
         " d.via, d.delivered_at, d.read_at, d.possible_repeat, d.claim_pane"
-        " FROM deliveries d JOIN notes n ON n.id = d.note WHERE d.state = ?"
-        " ORDER BY n.id", (DeliveryState.CLAIMED,)).fetchall()
+        f" FROM deliveries d JOIN notes n ON n.id = d.note WHERE d.state = ?{mine}"
+        " ORDER BY n.id",
+        (DeliveryState.CLAIMED, *(() if recipient is None else (recipient,)))).fetchall()
     return [(_note(row), _delivery(row)) for row in rows]
+
+
+def claimed_before(conn: Connection, when: float) -> list[tuple[int, str, float]]:
+    """(note, recipient, claimed at) of each claim made before `when`, oldest first:
+    typing takes seconds, so an old claim is one nothing settled."""
+    rows = conn.execute("SELECT note, recipient, claimed_at FROM deliveries WHERE state = ?"
+                        " AND claimed_at < ? ORDER BY claimed_at",
+                        (DeliveryState.CLAIMED, when)).fetchall()
+    return [(int(row[0]), str(row[1]), float(row[2])) for row in rows]
 
 
 def _delivery(row: Row) -> Delivery:

@@ -26,6 +26,7 @@ from board.connection import Connection
 from board.db import is_postgres, write
 from board.errors import BadInput, NotFound, Refused
 from board.models import iso
+from board.postgres import guest_limits
 from board.postgres.connection import PgConnection
 from board.postgres.pairing_sql import MAX_WAITING, MAX_WRONG_CODES, PAIRING_TTL
 from board.records import record
@@ -133,6 +134,7 @@ def invite(conn: Connection) -> tuple[str, str]:
     except (psycopg.errors.InsufficientPrivilege, Refused):
         raise Refused("only the role that owns the room's database can invite partners (it"
                       " needs CREATEROLE); run this on the room's first machine") from None
+    guest_limits.close_doors(conn)  # no temp tables, and large objects if it may
     _end_connections(conn, role)
     return role, password
 

@@ -8,6 +8,7 @@ from board import audit, machines, pairing, store
 from board.authority import DONE, Power
 from board.errors import BadInput, Refused
 from board.home import room_home
+from board.postgres import guest_limits
 from tui.cli.context import room
 from tui.cli.output import print_json, print_table
 
@@ -108,6 +109,7 @@ def invite_partner(args: argparse.Namespace) -> int:
         role, password = pairing.invite(current.conn)
         url = pairing.guest_url(pairing.room_url(current.conn), role, password, args.host)
         origin = current_origin(current.home.parent)
+        still_open = guest_limits.open_doors(current.conn)  # what only a superuser closes
     print(f"this room is ready for partners: guest login {role} (it may only ask to"
           " join; this rotates its password)")
     print("a partner runs, in a clone of this repository"
@@ -115,6 +117,8 @@ def invite_partner(args: argparse.Namespace) -> int:
     print(f"  bullpen room join '{url}' --machine NAME")
     print(f"then tells you the code it prints, and you (machine {name}) run:")
     print("  bullpen machines approve NAME CODE")
+    for what, fix in still_open:
+        print(f"warning: {what}; fix: {fix}")
     return 0
 
 

@@ -13,7 +13,10 @@ input line, submitted with a separate Enter, and confirmed `typed` once the line
 input — or once tmux took that Enter, if the pane dies before it is seen to. After a
 crash, `recover` looks for each claimed note's id in its pane: still in the input line
 (pasted, no Enter) → Enter is pressed; in the history → confirmed; nowhere → queued
-again; pane gone or replaced → re-offered marked as a possible repeat.
+again; pane gone or replaced → re-offered marked as a possible repeat. Typing that fails
+for any reason (tmux gone, out of file descriptors, a store read) puts its note back the
+same way; a claim that even that could not settle is decided as after a crash at the
+session's next tick, and no later note is typed past it (`deliveries.claim`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from board.vocabulary import HoldReason
 from workers.agents import framing
 from workers.agents.adapter import Adapter, AgentState, Route, Screen, Sign
 from workers.agents.readers.generic import GenericAdapter
+from workers.coordinator import guard
 from workers.coordinator.status import PaneStatus
 from workers.tmux import keyboard, sanitize
 from workers.tmux.panes import PaneSnapshot, owned
@@ -125,6 +129,7 @@ class Deliverer:
         # the session is held is written held too, not left queued
         self._held: dict[str, tuple[HoldReason, int]] = {}
         self._announced: dict[str, int] = {}  # shell session -> newest note announced
+        self._unsettled: set[str] = set()  # sessions whose claim failed and stayed claimed
 
     def deliver(self, session: Session, adapter: Adapter, status: PaneStatus | None,
                 snap: PaneSnapshot | None,
@@ -132,6 +137,8 @@ class Deliverer:
         """Type the session's next waiting notes if its pane allows; returns the ids typed.
         `mcp_connecting`: the agent's bullpen MCP server has not listed its tools yet, so
         a note asking the model to use them waits (Claude answered "still connecting")."""
+        if session.name in self._unsettled:
+            self._settle(session.name, adapter, snap)
         waiting = deliveries.waiting(self.conn, session.name)
         if not waiting:
             self._held.pop(session.name, None)
@@ -158,8 +165,13 @@ class Deliverer:
         return self._type(session.name, adapter, snap, waiting[:PER_LINE])
 
     def holds(self, name: str) -> bool:
-        """Whether a hold reason was written for `name`'s notes (to clear once they go)."""
-        return name in self._held
+        """Whether a hold reason was written for `name`'s notes (to clear once they go),
+        or a claim of its notes is left to settle."""
+        return name in self._held or name in self._unsettled
+
+    def unsettled(self) -> bool:
+        """Whether a claim that a failed typing left is still to be settled."""
+        return bool(self._unsettled)
 
     def _hold(self, name: str, reason: HoldReason, newest: int) -> None:
         # one write when the reason changes or a note came, not one per tick
@@ -193,15 +205,18 @@ class Deliverer:
         ids = deliveries.claim(self.conn, name, [note.id for note in batch],
                                pane=f"{pane}:{snap.pid}")
         if not ids:
-            return []  # a hook or the inbox took them first
+            if deliveries.claimed(self.conn, name):  # an earlier claim comes first
+                self._settle(name, adapter, snap)
+            return []  # or a hook or the inbox took them first
+        self._unsettled.add(name)  # until the claim is confirmed or released
         self.on_step("claimed")
         ours = [note for note in batch if note.id in ids]
-        # Capped notes (now or while it was busy) it was not told about: told in this line.
-        capped, newest_capped = deliveries.untold_overflow(self.conn, name)
-        line = typed_line(ours, capped, deliveries.repeats(self.conn, name, ids))
-        pasted_at = time.monotonic()
         entering = False  # an Enter was sent, or is being sent
         try:
+            # Capped notes (now or while it was busy) it was not told about: told here.
+            capped, newest_capped = deliveries.untold_overflow(self.conn, name)
+            line = typed_line(ours, capped, deliveries.repeats(self.conn, name, ids))
+            pasted_at = time.monotonic()
             keyboard.paste(self.server, pane, line)
             self.on_step("pasted")
             shown = self._wait_for(adapter, pane, ours[0].id, present=True,
@@ -212,6 +227,7 @@ class Deliverer:
                 # flagged, since where the text went cannot be known.
                 log.warning("paste into %s did not show in its input line", pane)
                 deliveries.release(self.conn, name, ids, possible_repeat=True)
+                self._unsettled.discard(name)
                 return []
             # A line-oriented program may not echo what it reads (it was idle, not asking,
             # and opted in): it gets its Enter either way.
@@ -221,20 +237,33 @@ class Deliverer:
             entering = True
             keyboard.press_enter(self.server, pane)
             self.on_step("entered")
-        except (TmuxError, ValueError) as error:
-            log.warning("could not type into %s (%s): queued again", pane, error)
+        except Exception as error:  # any failure at all: the note goes back
+            # Out of file descriptors (EMFILE), tmux gone, a store read: never left claimed.
             deliveries.release(self.conn, name, ids,
                                possible_repeat=typed_may_have_reached(error, entering))
+            self._unsettled.discard(name)
+            log.warning("could not type into %s (%s): queued again", pane, guard.reason(error))
             return []
         try:
             self._wait_for(adapter, pane, ours[0].id, present=False)
-        except TmuxError as error:
+        except Exception as error:  # after the Enter, any failure at all
             # tmux took the Enter: the line is the agent's. Its pane or server dying while
             # the line leaves the input (the agent may have read it) must not re-offer it.
-            log.warning("typed into %s, then lost sight of it: %s", pane, error)
+            log.warning("typed into %s, then lost sight of it: %s", pane, guard.reason(error))
         self.on_step("submitted")
         deliveries.told_overflow(self.conn, name, newest_capped)
-        return deliveries.confirm(self.conn, name, ids)
+        done = deliveries.confirm(self.conn, name, ids)
+        self._unsettled.discard(name)
+        return done
+
+    def _settle(self, name: str, adapter: Adapter, snap: PaneSnapshot | None) -> None:
+        """Decide `name`'s claims that a failed typing left (and could not put back), as
+        after a crash: each is looked for in its pane before any later note is typed."""
+        entered: set[str] = set()
+        snapshots = {snap.pane_id: snap} if snap is not None else {}
+        for note, delivery in deliveries.claimed(self.conn, name):
+            self._decide(note, delivery, snapshots, adapter, entered)
+        self._unsettled.discard(name)
 
     def _wait_for(self, adapter: Adapter, pane: str, note_id: int, present: bool,
                   timeout: float = CHECK_TIMEOUT) -> bool:
@@ -256,18 +285,23 @@ class Deliverer:
         `adapters` is by session name. Each claimed note is looked for in its pane."""
         entered: set[str] = set()
         for note, delivery in deliveries.claimed(self.conn):
-            pane_id, _, pid = (delivery.claim_pane or "").partition(":")
-            snap = owned(dict(snapshots), pane_id, delivery.recipient)
-            if snap is None or snap.dead or str(snap.pid) != pid:
-                # The agent that may have seen it is gone: re-offer it, flagged.
-                deliveries.release(self.conn, delivery.recipient, [note.id], possible_repeat=True)
-                continue
-            adapter = adapters.get(delivery.recipient)
-            try:
-                self._recover_one(note, delivery.recipient, snap, adapter, entered)
-            except TmuxError as error:
-                log.warning("recovery of note %s: %s", note.id, error)
-                deliveries.release(self.conn, delivery.recipient, [note.id], possible_repeat=True)
+            self._decide(note, delivery, snapshots, adapters.get(delivery.recipient), entered)
+
+    def _decide(self, note: Note, delivery: deliveries.Delivery,
+                snapshots: Mapping[str, PaneSnapshot], adapter: Adapter | None,
+                entered: set[str]) -> None:
+        """Typed, half typed or not: one claimed note, looked for in its pane."""
+        pane_id, _, pid = (delivery.claim_pane or "").partition(":")
+        snap = owned(dict(snapshots), pane_id, delivery.recipient)
+        if snap is None or snap.dead or str(snap.pid) != pid:
+            # The agent that may have seen it is gone: re-offer it, flagged.
+            deliveries.release(self.conn, delivery.recipient, [note.id], possible_repeat=True)
+            return
+        try:
+            self._recover_one(note, delivery.recipient, snap, adapter, entered)
+        except (TmuxError, OSError) as error:
+            log.warning("recovery of note %s: %s", note.id, error)
+            deliveries.release(self.conn, delivery.recipient, [note.id], possible_repeat=True)
 
     def _recover_one(self, note: Note, recipient: str, snap: PaneSnapshot,
                      adapter: Adapter | None, entered: set[str]) -> None:

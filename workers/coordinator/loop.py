@@ -274,6 +274,7 @@ class Coordinator:
         self.slots.tick(mine, seen)
         # A session waiting for a slot may be admitted as time passes (an idle one freed).
         self._stirred |= any(s.desired == DesiredState.WAITING for s in mine)
+        self._stirred |= self.deliverer.unsettled()  # a claim to settle: next tick, not later
 
     def _poll_one(self, session: Session, seen: Observation, notes_wait: bool) -> None:
         """Record one session's state (and why), then type, hold or announce its notes

@@ -7,6 +7,7 @@ Errors name the file, the line and the key, e.g.
 from __future__ import annotations
 
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from workers.room import budget_config, deny, loop_guard, warm_cap
 from workers.room.yaml_nodes import check_depth, flag, key_at, mapping, names, scalar
 
 CONFIG_NAME = "bullpen.yaml"
+# Refused past this, unparsed: PyYAML takes seconds per MB (a 50 MB file kept up busy
+# for over a minute), and a plan of 200 sessions is ~40 KB.
+MAX_BYTES = 1024 * 1024
 LAYOUTS = tuple(RoomLayout)
 DEFAULT_AGENT = "hermes"
 SESSION_KEYS = {"machine", "agent", "profile", "task", "after", "on_commit", "setup", "from",
@@ -94,10 +98,7 @@ def load(root: Path) -> Config:
     path = root / CONFIG_NAME
     if not path.exists():
         return Config(path=None)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise BadInput(f"{path.name}: cannot read: {error}") from None
+    text = read_capped(path)
     known = _parsed.get(path)
     if known is not None and known[0] == text:
         return known[1]
@@ -108,7 +109,46 @@ def load(root: Path) -> Config:
 
 def parse(text: str) -> Config:
     """Parse a bullpen.yaml's `text` as `load` does (a version read from git, say)."""
+    if len(text) > MAX_BYTES:  # the cap holds for a version read from git too
+        raise RefusedFile(_too_big(Path(CONFIG_NAME), len(text.encode())))
     return _parse_text(Path(CONFIG_NAME), text)
+
+
+class RefusedFile(BadInput):
+    """A bullpen.yaml refused unread: too big, or no regular file."""
+
+
+def read_capped(path: Path) -> str:
+    """The text of a bullpen.yaml, refused in one line past MAX_BYTES before any of it is
+    parsed: its size is looked at first, and at most MAX_BYTES + 1 are read (a file that
+    grows meanwhile, or is no regular file, never keeps a command reading)."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise RefusedFile(f"{path.name}: not a regular file; make it one, of at most"
+                              f" {_size(MAX_BYTES)}")
+        if info.st_size > MAX_BYTES:
+            raise RefusedFile(_too_big(path, info.st_size))
+        with path.open() as handle:
+            text = handle.read(MAX_BYTES + 1)
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInput(f"{path.name}: cannot read: {error}") from None
+    if len(text) > MAX_BYTES:
+        raise RefusedFile(_too_big(path, None))
+    return text
+
+
+def _too_big(path: Path, size: int | None) -> str:
+    said = f" {_size(size)}," if size is not None else ""  # None: its size says 0
+    return (f"{path.name}:{said} over the {_size(MAX_BYTES)} a {CONFIG_NAME} may be; make"
+            " it smaller")
+
+
+def _size(size: int) -> str:
+    megabytes = size / 1024 / 1024
+    if size % (1024 * 1024) == 0 or megabytes >= 10:
+        return f"{megabytes:.0f} MB"
+    return f"{size:,} bytes"  # 1,048,577 bytes: just over the limit says so
 
 
 def _parse_text(path: Path, text: str) -> Config:

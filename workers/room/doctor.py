@@ -26,6 +26,7 @@ from workers.agents.kinds import adapter_for
 from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.room import config, policy_check
+from workers.room.doctor_claims import old_claims
 from workers.room.doctor_land import land_leftovers
 from workers.room.findings import Finding
 from workers.tmux import layout
@@ -54,6 +55,7 @@ def diagnose(home: Path) -> list[Finding]:
         found += _worktrees(home, known)
         found += [finding for session in known for finding in _agent(home, session)]
         found += _policy(home, [s for s in known if s.desired == DesiredState.RUNNING])
+        found += old_claims(home, conn, {s.name for s in known})
     except sqlite3.DatabaseError as error:
         found.append(Finding("store", False, f"reading the sessions failed ({error})",
                              "restore .bullpen/bullpen.db from a backup"))
@@ -183,6 +185,8 @@ def _policy(home: Path, running: list[Session]) -> list[Finding]:
     """The room's `deny:` that its running agents cannot hold: said, not a failure."""
     try:
         plan = config.load(home.parent)
+    except config.RefusedFile:
+        raise  # too big to read at all: one line, as every command that loads it says
     except BadInput:
         return []  # `up` names what is wrong with bullpen.yaml
     return [Finding("policy", True, line) for line in policy_check.warnings(plan, running)]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from board import machines, store
 from board.errors import BullpenError, Refused, Revoked
-from board.postgres import connect, schema_version
+from board.postgres import connect, guest_limits, schema_version
 from board.postgres.connection import PgConnection
 from board.postgres.schema import MIGRATIONS
 from workers.room.findings import Finding
@@ -40,6 +40,7 @@ def postgres_store(home: Path) -> tuple[PgConnection | None, list[Finding]]:
     try:
         found.append(_this_machine(conn, home, name))
         found += _heartbeats(conn, name)
+        found += _guest_limits(conn)
     except BullpenError as error:
         found.append(Finding("machine", False, f"cannot read the room: {error}",
                              f"on the room's machine: bullpen machines approve {name} CODE"))
@@ -91,3 +92,12 @@ def _heartbeats(conn: PgConnection, here: str) -> list[Finding]:
                                  f"{machine.name}: last beat {now - machine.beat_at:.0f} s"
                                  " ago: its sessions show unreachable", fix))
     return found
+
+
+def _guest_limits(conn: PgConnection) -> list[Finding]:
+    """What the guest login (once there is one) may do beyond asking to join."""
+    if not guest_limits.guest_exists(conn):
+        return []
+    still = guest_limits.open_doors(conn)
+    return [Finding("guest", False, what, fix) for what, fix in still] or [
+        Finding("guest", True, "the guest login may only ask to join")]
