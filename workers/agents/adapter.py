@@ -157,6 +157,10 @@ class SpendReading:
     by_model: dict[str, Usage]
     source: str
     state: dict = field(default_factory=dict)
+    rewritten: tuple[str, ...] = ()  # records found shrunk since the last read ("its
+    # transcript was cut"): their figure stays, and the operator is told
+    unreadable: str | None = None  # why the records cannot be read (a store of a shape
+    # bullpen does not know, with the version); `by_model` is then empty
 
 
 class Adapter:
