@@ -15,6 +15,7 @@ from board import budgets, deliveries, notes, sessions, spend
 from board.identity import Caller
 from board.room import Room
 from board.vocabulary import OPERATOR
+from tests.conftest import git
 from workers.agents import agent_files
 from workers.coordinator.spending import Spending
 
@@ -175,8 +176,8 @@ def hermes_session(room: Room, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     root = tmp_path / "hermes"
     (root / "profiles" / "hx").mkdir(parents=True)
     monkeypatch.setenv("HERMES_HOME", str(root))
-    worktree = tmp_path / "wt-hx"
-    worktree.mkdir()
+    worktree = tmp_path / "wt-hx"  # a worktree of the room's repository (`ls` reads it)
+    git(room.home.parent, "worktree", "add", "-q", "-b", "hx", str(worktree))
     sessions.register(room.conn, "hx", agent="hermes", profile="hx", worktree=str(worktree))
     budgets.record_plan(room.conn, {"hx": budgets.parse_limit("100k")})
     return root / "profiles" / "hx" / "state.db"
@@ -228,3 +229,30 @@ def test_a_hermes_store_of_an_unknown_shape_is_unreadable_naming_the_version(
         "hx": "cannot enforce this session's 100.0k tokens budget: its spend is"
               " unreadable (hermes 0.16.0's state.db: no token columns bullpen knows"
               " (tables: sessions))"}
+
+
+def test_a_release_that_cannot_hold_the_deny_list_says_so_in_ls_doctor_and_spend(
+        room: Room, hermes_session: Path) -> None:
+    """hermes 0.16.0 (no approvals.deny, no blocking hooks) with a store bullpen cannot
+    read: `ls` says `deny not enforced`, doctor is not ok, `spend` says unreadable and
+    that the budget cannot be enforced — never a silent unknown."""
+    from tests.cli_runner import run_cli
+
+    hermes_store(hermes_session, "unknown").close()
+    sessions.update(room.conn, "hx", agent_version="0.16.0", desired="running")
+    Spending(room.conn, room.home).follow([sessions.require(room.conn, "hx")], now=1_000.0)
+    repo = room.home.parent
+    listed = run_cli("ls", cwd=repo)
+    assert listed.returncode == 0, listed.stderr
+    line = next(text for text in listed.stdout.splitlines() if text.startswith("hx "))
+    assert "deny not enforced" in line, listed.stdout
+    assert json.loads(run_cli("ls", "--json", cwd=repo).stdout)[0]["levers"] == [
+        "deny not enforced"]
+    doctor = json.loads(run_cli("doctor", "--json", cwd=repo).stdout)
+    assert [f["ok"] for f in doctor if "deny not enforced" in f["what"]] == [False]
+    shown = run_cli("spend", cwd=repo).stdout
+    assert "hx: spend unreadable: hermes 0.16.0's state.db" in shown, shown
+    assert "keeps no record" not in shown.split("prices as of")[0]
+    row = json.loads(run_cli("spend", "--json", cwd=repo).stdout)["sessions"][0]
+    assert row["unreadable"].startswith("hermes 0.16.0's state.db")
+    assert row["budget_unenforceable"].startswith("cannot enforce")
