@@ -212,6 +212,14 @@ def test_hermes_tokens_are_read_from_each_releases_store_and_never_go_down(
     keeper.follow([sessions.require(room.conn, "hx")], now=3_000.0)
     assert spend.of_session(room.conn, "hx").tokens.total == 150_330
     assert alerts(room) == []
+    store.close()
+    hermes_session.unlink()  # the whole store deleted
+    keeper.follow([sessions.require(room.conn, "hx")], now=4_000.0)
+    keeper.follow([sessions.require(room.conn, "hx")], now=5_000.0)
+    assert spend.of_session(room.conn, "hx").tokens.total == 150_330
+    assert held(room, "hx")
+    assert alerts(room) == ["[change alert] hx's state.db was deleted: its spend stays"
+                            " 150.3k tokens"]
 
 
 def test_a_hermes_store_of_an_unknown_shape_is_unreadable_naming_the_version(

@@ -33,9 +33,12 @@ GAP = "\t"  # between conversation id and model in a record's key (foreign_store
 def read_spend(session: Session, profile_dir: Path, state: dict) -> SpendReading | None:
     store = profile_dir / STORE
     stamp = [_stamp(store), _stamp(Path(f"{store}-wal"))]
+    kept = {key: list(value) for key, value in state.get("records", {}).items()}
+    if stamp[0] is None and kept and not state.get("deleted"):  # its figure stays
+        return SpendReading(_by_model(kept), SOURCE, {**state, "deleted": True},
+                            rewritten=(f"{STORE} was deleted",))
     if stamp[0] is None or not session.worktree:
         return None
-    kept = {key: list(value) for key, value in state.get("records", {}).items()}
     below = {key: list(value) for key, value in state.get("below", {}).items()}
     rewritten: list[str] = []
     if state.get("stamp") != stamp or "records" not in state:
@@ -61,14 +64,19 @@ def read_spend(session: Session, profile_dir: Path, state: dict) -> SpendReading
             else:
                 below.pop(key, None)
             kept[key] = [max(now, was) for now, was in zip(values, before, strict=True)]
+    return SpendReading(_by_model(kept), SOURCE,
+                        {"stamp": stamp, "records": kept, "below": below},
+                        rewritten=tuple(rewritten))
+
+
+def _by_model(kept: dict[str, list[int]]) -> dict[str, Usage]:
+    """The conversations' highest figures, summed by model."""
     totals: dict[str, list[int]] = {}
     for key, values in kept.items():
         row = totals.setdefault(key.partition(GAP)[2], [0, 0, 0, 0])
         for index, value in enumerate(values):
             row[index] += value
-    by_model = {model: Usage(*values) for model, values in totals.items()}
-    return SpendReading(by_model, SOURCE, {"stamp": stamp, "records": kept, "below": below},
-                        rewritten=tuple(rewritten))
+    return {model: Usage(*values) for model, values in totals.items()}
 
 
 def _stamp(path: Path) -> list[float] | None:
