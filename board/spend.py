@@ -135,7 +135,7 @@ def record(conn: Connection, session: str, by_model: dict[str, Usage],
     wanted = {model: usage for model, usage in by_model.items() if usage.total}
     for model, usage in stored.items():
         wanted[model] = usage.at_least(wanted.get(model, Usage()))
-    if stored == wanted and source == _source(conn, session, source):
+    if stored == wanted:
         return Recorded(False, lowered)
     now = time.time()
     with write(conn):
@@ -149,12 +149,6 @@ def record(conn: Connection, session: str, by_model: dict[str, Usage],
         events.emit(conn, EventKind.SPEND_RECORDED, session, None,
                     tokens=sum(u.total for u in wanted.values()))
     return Recorded(True, lowered)
-
-
-def _source(conn: Connection, session: str, default: str) -> str:
-    row = conn.execute("SELECT source FROM spend WHERE session = ? LIMIT 1",
-                       (session,)).fetchone()
-    return str(row[0]) if row else default
 
 
 def forget(conn: Connection, session: str, before: float) -> bool:

@@ -70,11 +70,6 @@ def test_an_old_hermes_never_runs_a_denied_command_and_its_spend_holds_its_budge
     up = live.cli("up", "--detach", "--no-dashboard").stdout
     assert "not enforced" not in up, up
     live.wait_status("shipper", "idle", timeout=TURN)
-    with live.db() as conn:
-        profile = conn.execute("SELECT profile FROM sessions WHERE name = 'shipper'"
-                               ).fetchone()[0]
-    hooks = yaml.safe_load((root / "profiles" / profile / "config.yaml").read_text())["hooks"]
-    assert ("pre_tool_call" in hooks) == (version == "0.17.0"), hooks
 
     live.cli("note", "send", "shipper", "SHIP-IT: publish")
     done = wait_until(lambda: [e for e in model.exchanges()
@@ -89,6 +84,11 @@ def test_an_old_hermes_never_runs_a_denied_command_and_its_spend_holds_its_budge
                if e["action"] == "run command"]
     assert [(e["actor"], e["target"], e["outcome"]) for e in audited] == [
         ("shipper", PUBLISH, "refused")]
+    with live.db() as conn:
+        profile = conn.execute("SELECT profile FROM sessions WHERE name = 'shipper'"
+                               ).fetchone()[0]
+    hooks = yaml.safe_load((root / "profiles" / profile / "config.yaml").read_text())["hooks"]
+    assert ("pre_tool_call" in hooks) == (version == "0.17.0"), hooks
 
     # Its spend is read from the sessions rows, exactly what the server reported for the
     # conversation (these releases record no side call: the title's tokens are not

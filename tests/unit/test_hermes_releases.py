@@ -102,9 +102,14 @@ def test_deny_not_enforced_heads_the_needs_you_strip() -> None:
 def test_doctor_is_not_ok_for_a_release_that_cannot_hold_the_deny_list() -> None:
     found = _version(_session("0.16.0"), HermesAdapter())
     assert [(f.ok, f.what) for f in found] == [
-        (False, "shipper: hermes 0.16.0 (untested; tested: 0.19.0): deny not enforced")]
+        (False, "shipper: hermes 0.16.0 (untested; tested: 0.19.0): deny not enforced;"
+                " it does not keep: hook context across resume")]
     assert found[0].fix
-    assert [f.ok for f in _version(_session("0.17.0"), HermesAdapter())] == [True]
+    assert [(f.ok, f.what) for f in _version(_session("0.17.0"), HermesAdapter())] == [
+        (True, "shipper: hermes 0.17.0 (untested; tested: 0.19.0); it does not keep: hook"
+               " context across resume")]
+    assert [(f.ok, f.what) for f in _version(_session("0.19.0"), HermesAdapter())] == [
+        (True, "shipper: hermes 0.19.0 (tested; tested: 0.19.0)")]
 
 
 @pytest.fixture

@@ -260,6 +260,18 @@ class Adapter:
         tested = self.capabilities(agent, self.tested_versions[-1])
         return (DENY_NOT_ENFORCED,) if tested.deny and not now.deny else ()
 
+    def lost_promises(self, agent: str, version: str | None) -> tuple[str, ...]:
+        """The other promises release `version` does not keep that the tested releases
+        do, for doctor to name (`hook context across resume`); () when nothing."""
+        if version is None or not self.tested_versions:
+            return ()
+        now = self.capabilities(agent, version)
+        tested = self.capabilities(agent, self.tested_versions[-1])
+        return tuple(words for words, was, kept in (
+            ("notes at the turn boundary", tested.notes_at_turn, now.notes_at_turn),
+            ("hook context across resume", tested.resume_context, now.resume_context))
+            if was and not kept)
+
     def deny_gaps(self, agent: str, deny: tuple[str, ...]) -> list[str]:
         """The patterns of `deny` this kind's mechanism cannot hold (it enforces the
         rest); the default: none beyond what `enforces_deny` says."""

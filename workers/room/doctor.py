@@ -217,6 +217,9 @@ def _version(session: Session, adapter: Adapter) -> list[Finding]:
     known = session.agent_version in adapter.tested_versions
     shown = f"{running} ({'tested' if known else 'untested'}; tested: {tested})"
     lost = adapter.lost_levers(session.agent or "", session.agent_version)
+    promises = adapter.lost_promises(session.agent or "", session.agent_version)
+    said = shown + (f": {', '.join(lost)}" if lost else "") + (
+        f"; it does not keep: {', '.join(promises)}" if promises else "")
     if lost:  # a lever that does not hold never reads ok
-        return [Finding("agents", False, f"{shown}: {', '.join(lost)}", RUN_TESTED)]
-    return [Finding("agents", True, shown)]
+        return [Finding("agents", False, said, RUN_TESTED)]
+    return [Finding("agents", True, said)]
