@@ -91,9 +91,31 @@ def test_a_transcript_cut_or_deleted_keeps_its_figure_and_the_budget_holds(
     keeper.follow([sessions.require(room.conn, "cc19")], now=3_000.0)
     assert spend.of_session(room.conn, "cc19").tokens.total == 150_030
     assert held(room, "cc19")
-    if how == "cut":
-        assert alerts(room) == ["[change alert] cc19's transcript conv-1.jsonl was cut:"
-                                " its spend stays 150.0k tokens"]
+    assert alerts(room) == [f"[change alert] cc19's transcript conv-1.jsonl was {how}:"
+                            " its spend stays 150.0k tokens"]
+
+
+def test_a_transcript_folder_deleted_keeps_its_figure(
+        claude_room: tuple[Room, Path, Spending]) -> None:
+    room, log, keeper = claude_room
+    log.unlink()
+    log.parent.rmdir()
+    for now in (2_000.0, 3_000.0):
+        keeper.follow([sessions.require(room.conn, "cc19")], now=now)
+    assert spend.of_session(room.conn, "cc19").tokens.total == 150_010
+    assert held(room, "cc19")
+    assert alerts(room) == ["[change alert] cc19's transcripts were deleted: its spend"
+                            " stays 150.0k tokens"]
+
+
+def test_a_line_of_the_same_message_id_under_another_model_lowers_nothing(
+        claude_room: tuple[Room, Path, Spending]) -> None:
+    room, log, keeper = claude_room
+    with log.open("a") as handle:
+        handle.write(_assistant("msg_1", 1, 1).replace(MODEL, "claude-haiku-4-5"))
+    keeper.follow([sessions.require(room.conn, "cc19")], now=2_000.0)
+    assert spend.of_session(room.conn, "cc19").tokens.total == 150_012
+    assert held(room, "cc19")
 
 
 def test_a_reader_that_lost_its_place_cannot_lower_the_stored_figure(
@@ -134,6 +156,12 @@ def test_a_codex_session_file_cut_keeps_its_figure(room: Room, tmp_path: Path,
     keeper.follow([sessions.require(room.conn, "cx")], now=2_000.0)
     assert spend.of_session(room.conn, "cx").tokens.total == 150_010 and held(room, "cx")
     assert alerts(room) == ["[change alert] cx's session file rollout-1.jsonl was cut:"
+                            " its spend stays 150.0k tokens"]
+    rollout.unlink()
+    for now in (3_000.0, 4_000.0):
+        keeper.follow([sessions.require(room.conn, "cx")], now=now)
+    assert spend.of_session(room.conn, "cx").tokens.total == 150_010 and held(room, "cx")
+    assert alerts(room) == ["[change alert] cx's session file rollout-1.jsonl was deleted:"
                             " its spend stays 150.0k tokens"]
 
 

@@ -37,12 +37,18 @@ def read_spend(session: Session, state: dict) -> SpendReading | None:
     files: dict[str, dict] = {name: dict(value) for name, value in state.get("files", {}).items()}
     totals = {model: list(value) for model, value in state.get("totals", {}).items()}
     rewritten: list[str] = []
+    for key, place in files.items():
+        if not place.get("gone") and not Path(key).exists():  # its figure stays
+            place["gone"] = True
+            rewritten.append(f"session file {Path(key).name} was deleted")
     for rollout in (codex_home() / "sessions").glob("*/*/*/rollout-*.jsonl"):
         key = str(rollout)
         if key not in files:
             if _mtime(rollout) < session.created_at - 1 or not _ran_in(rollout, worktree):
                 continue
             files[key] = {"offset": 0, "last": [0, 0, 0], "model": "unknown"}
+        if files[key].pop("gone", False):  # written again: read anew, counted on
+            files[key]["offset"] = 0
         if _size(rollout) < files[key]["offset"]:
             rewritten.append(f"session file {rollout.name} was cut")
             files[key]["offset"] = _complete_end(rollout)
