@@ -39,8 +39,8 @@ RECENT = 500  # message ids remembered across reads (lines of one message are ad
 def read_spend(home: Path, session: Session, state: dict) -> SpendReading | None:
     folder = _folder(home, session, state)
     if folder is None and state.get("offsets"):  # its transcripts are gone: figure stays
-        totals = {model: Usage(*value) for model, value in state.get("totals", {}).items()}
-        return SpendReading(totals, SOURCE, {**state, "offsets": {}},
+        counted = {model: Usage(*value) for model, value in state.get("totals", {}).items()}
+        return SpendReading(counted, SOURCE, {**state, "offsets": {}},
                             rewritten=("transcripts were deleted",))
     if folder is None:
         return None
