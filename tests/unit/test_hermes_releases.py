@@ -164,3 +164,18 @@ def test_a_launch_writes_the_own_hook_only_where_needed_and_unsetup_takes_it(
     assert without_bullpen(after)["hooks"] == {"pre_tool_call": [theirs]}
     deny.write(profile, ["npm publish*"], own_hook=False)  # a release with the list
     assert hooks()["pre_tool_call"] == [theirs]
+
+
+def test_up_says_in_one_line_that_a_release_with_neither_way_cannot_be_stopped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.room import config, policy_check
+
+    (tmp_path / "bullpen.yaml").write_text(yaml.safe_dump(
+        {"agent": "hermes", "sessions": {"shipper": {}, "coder": {"agent": "claude"}}}))
+    plan = config.load(tmp_path)
+    monkeypatch.setenv("PATH", hermes_install(tmp_path, deny_list=False, blocking_hooks=False))
+    lines = policy_check.release_gaps(plan)
+    assert len(lines) == 1 and lines[0].startswith(
+        "warning: shipper: deny not enforced: the installed release"), lines
+    monkeypatch.setenv("PATH", hermes_install(tmp_path / "0.17", False, blocking_hooks=True))
+    assert policy_check.release_gaps(plan) == []
