@@ -55,6 +55,7 @@ class Spending:
         self._store = StoreStamp(conn)
         self._settled = False  # the last look read nobody: nothing to do until a change
         self._lowered: set[str] = set()  # sessions whose reading is below their figure
+        self._blind: dict[str, str | None] = {}  # session -> why unreadable, as stored
         self.skipped = 0  # looks not taken (tests and the bench)
 
     def heard(self, event: Event) -> None:
@@ -109,9 +110,14 @@ class Spending:
             state = {}  # a new session of an old name: its predecessor's place is not its own
         reading = adapter_for(session.agent).read_spend(self.home, session, dict(state))
         forgot = fresh and spend.forget(self.conn, session.name, session.created_at)
+        if forgot:
+            self._blind.pop(session.name, None)
         if reading is None:  # nothing of its own yet
             return forgot
-        blind = spend.set_unreadable(self.conn, session.name, reading.unreadable)
+        blind = False
+        if self._blind.get(session.name, "") != reading.unreadable:  # "": not asked yet
+            blind = spend.set_unreadable(self.conn, session.name, reading.unreadable)
+            self._blind[session.name] = reading.unreadable
         if reading.unreadable is not None:
             return forgot or blind
         kept = {**reading.state, SINCE: session.created_at}
