@@ -292,3 +292,10 @@ def test_a_release_that_cannot_hold_the_deny_list_says_so_in_ls_doctor_and_spend
     row = json.loads(run_cli("spend", "--json", cwd=repo).stdout)["sessions"][0]
     assert row["unreadable"].startswith("hermes 0.16.0's state.db")
     assert row["budget_unenforceable"].startswith("cannot enforce")
+    from tui.dashboard.feed import session_rows
+    from tui.dashboard.needs import NeedKind, needs_you
+
+    needs = needs_you(session_rows(room.conn), [], [], [])
+    assert [(n.kind, n.text.split(":")[1].strip()) for n in needs[:2]] == [
+        (NeedKind.LEVER, "deny not enforced"), (NeedKind.LEVER, "cannot enforce this"
+                                                " session's 100.0k tokens budget")]
