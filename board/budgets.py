@@ -139,6 +139,23 @@ def reached(conn: Connection, name: str, spent: dict[str, spend.Spent]) -> str |
 
 
 ROOMS = "the room's"  # how `reached` starts when the room's budget is the one reached
+CANNOT_ENFORCE = "cannot enforce"  # how a budget on a spend bullpen cannot read is named
+
+
+def unenforceable(conn: Connection, spent: dict[str, spend.Spent]) -> dict[str, str]:
+    """Sessions with a budget (their own, or the room's) on a spend bullpen cannot read:
+    why each cannot be enforced (a needs-you entry, never a silent unknown)."""
+    room = effective(conn, ROOM)
+    found = {}
+    for name, one in spent.items():
+        if one.unreadable is None:
+            continue
+        own = effective(conn, name)
+        if own is not None or room is not None:
+            whose = f"this session's {own}" if own is not None else f"{ROOMS} {room}"
+            found[name] = (f"{CANNOT_ENFORCE} {whose} budget: its spend is"
+                           f" {spend.UNREADABLE} ({one.unreadable})")
+    return found
 
 
 def raise_command(name: str, why: str) -> str:

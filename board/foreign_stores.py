@@ -1,11 +1,15 @@
 """Other programs' SQLite stores, read only: every SQL statement of bullpen lives in
 `board/`, these included (tests/unit/test_sql_in_board.py).
 
-Hermes Agent keeps its conversations in its profile's `state.db` (hermes_state.py in
-hermes-agent 0.19.0): `sessions` (one row per conversation, with the `cwd` it ran in and
-`started_at`) and `session_model_usage` (tokens per conversation, model, provider and
-task — the main loop's and its side calls'). bullpen never writes there; a store that is
-busy, missing or of another shape reads as nothing (None).
+Hermes Agent keeps its conversations in its profile's `state.db` (hermes_state.py): the
+`sessions` table has one row per conversation, with the `cwd` it ran in and
+`started_at`. Where the tokens are depends on the release, so the store's shape is
+probed, never assumed: 0.19.0 keeps them in `session_model_usage` (per conversation,
+model, provider and task — the main loop's and its side calls'); 0.17.0 and 0.18.2 in
+the `sessions` row itself (`input_tokens`, `output_tokens`, `cache_read_tokens`,
+`cache_write_tokens`, with its `model`). Both split input as bullpen does (cached tokens
+apart). bullpen never writes there; a store that is busy or missing reads as nothing
+(None, read again later); one of neither shape raises `UnknownShape`, naming what it has.
 """
 
 from __future__ import annotations
@@ -13,26 +17,60 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-_HERMES_USAGE = (
-    "SELECT u.model, sum(u.input_tokens), sum(u.output_tokens),"
+TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+_WHERE = " WHERE (s.cwd = ? OR s.cwd LIKE ?) AND s.started_at >= ?"
+_BY_USAGE_TABLE = (  # hermes-agent 0.19.0
+    "SELECT u.session_id, u.model, sum(u.input_tokens), sum(u.output_tokens),"
     " sum(u.cache_read_tokens), sum(u.cache_write_tokens)"
     " FROM session_model_usage u JOIN sessions s ON s.id = u.session_id"
-    " WHERE (s.cwd = ? OR s.cwd LIKE ?) AND s.started_at >= ? GROUP BY u.model")
+    + _WHERE + " GROUP BY u.session_id, u.model")
+_BY_SESSION_ROW = (  # hermes-agent 0.17.0, 0.18.2
+    "SELECT s.id, s.model, s.input_tokens, s.output_tokens, s.cache_read_tokens,"
+    " s.cache_write_tokens FROM sessions s" + _WHERE)
+
+
+class UnknownShape(Exception):
+    """A store whose tables are of no shape bullpen knows (what it has is the message)."""
 
 
 def hermes_usage(store: Path, cwd: str, since: float) -> dict[str, list[int]] | None:
-    """Tokens by model — [input, output, cache read, cache write] — of the Hermes
-    conversations run in `cwd` (or below it) that started at `since` or later."""
+    """Tokens — [input, output, cache read, cache write] — of each Hermes conversation
+    run in `cwd` (or below it) that started at `since` or later, by `conversation\tmodel`;
+    None when the store cannot be read now (busy, missing)."""
     cwd = cwd.rstrip("/")
     try:
         conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1.0)
     except sqlite3.Error:
         return None
     try:
-        rows = conn.execute(_HERMES_USAGE, (cwd, cwd + "/%", since)).fetchall()
-    except sqlite3.Error:  # busy, or a store of another shape (another release)
+        query = _hermes_query(conn)
+        rows = conn.execute(query, (cwd, cwd + "/%", since)).fetchall()
+    except sqlite3.OperationalError:  # busy (locked), or gone meanwhile
         return None
+    except sqlite3.DatabaseError as error:  # not a database at all
+        raise UnknownShape(f"not a database ({error})") from None
     finally:
         conn.close()
-    return {str(row[0] or "unknown"): [int(value or 0) for value in row[1:]] for row in rows
-            if any(row[1:])}
+    return {f"{row[0]}\t{row[1] or 'unknown'}": [int(value or 0) for value in row[2:]]
+            for row in rows if any(row[2:])}
+
+
+def _hermes_query(conn: sqlite3.Connection) -> str:
+    """The query that reads this store's shape (UnknownShape when none does)."""
+    tables = {str(row[0]) for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    sessions = _columns(conn, "sessions") if "sessions" in tables else set()
+    if not {"id", "cwd", "started_at"} <= sessions:
+        raise UnknownShape("no sessions table with cwd and started_at" if tables
+                           else "no tables")
+    if "session_model_usage" in tables and {"session_id", "model", *TOKENS} <= _columns(
+            conn, "session_model_usage"):
+        return _BY_USAGE_TABLE
+    if {"model", *TOKENS} <= sessions:
+        return _BY_SESSION_ROW
+    raise UnknownShape("no token columns bullpen knows (tables: "
+                       + ", ".join(sorted(tables)) + ")")
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}

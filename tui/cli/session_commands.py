@@ -134,13 +134,16 @@ def spawn_session(args: argparse.Namespace) -> int:
 
 
 def list_sessions(args: argparse.Namespace) -> int:
+    from workers.agents.levers import lost_levers  # the row's words for what cannot hold
+
     control = _control()
     rows = control.ls()
     state = control.coordinator_state()  # e.g. "store not writable — database or disk is full"
     if state:
         print(f"coordinator: {state}", file=sys.stderr if args.json else sys.stdout)
     if args.json:
-        print_json([row.to_json() for row in rows])
+        print_json([{**row.to_json(), "levers": list(lost_levers(row.agent, row.agent_version))}
+                    for row in rows])
     elif not rows:
         print("no sessions; start one with bullpen spawn NAME or bullpen up")
     else:
@@ -149,7 +152,9 @@ def list_sessions(args: argparse.Namespace) -> int:
         print_table(["name", *(["machine"] if machines else []), "status", "branch", "pane",
                      "changed", "ahead", "code", "agent"],
                     [(r.name, *((r.machine,) if machines else ()),
-                      r.status + (f" ({r.exit_code})" if r.exit_code is not None else ""),
+                      r.status + (f" ({r.exit_code})" if r.exit_code is not None else "")
+                      + "".join(f" · {lever}" for lever in lost_levers(r.agent,
+                                                                         r.agent_version)),
                       r.branch, r.pane, len(r.changed_files), _ahead(r.code),
                       (r.code.summary if r.code else "") or None, r.agent) for r in rows])
     return 0

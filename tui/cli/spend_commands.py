@@ -37,13 +37,15 @@ def show_spend(args: argparse.Namespace) -> int:
         spent = spend.by_session(current.conn)
         limits = budgets.rows(current.conn)
         over = budgets.over(current.conn)
+        blind = budgets.unenforceable(current.conn, spent)
     total = spend.room_total(spent)
     room_limit = limits.get(budgets.ROOM, (None, None))[0]
     if args.json:
         print_json({
             "sessions": [{"name": name, **spent.get(name, spend.Spent()).to_json(),
                           "budget": _limit_json(limits.get(name)),
-                          "held_for_budget": name in over} for name in names],
+                          "held_for_budget": name in over,
+                          "budget_unenforceable": blind.get(name)} for name in names],
             "room": {**total.to_json(), "budget": _limit_json(limits.get(budgets.ROOM))},
             "prices_dated": prices.PRICES_DATED})
         return 0
@@ -52,13 +54,18 @@ def show_spend(args: argparse.Namespace) -> int:
         one = spent.get(name, spend.Spent())
         limit = limits.get(name, (None, None))[0]
         rows.append((name, *_figures(one), str(limit) if limit else None,
-                     "held: budget" if name in over else None))
+                     "held: budget" if name in over else
+                     budgets.CANNOT_ENFORCE if name in blind else None))
     rows.append(("room", *_figures(total), str(room_limit) if room_limit else None, None))
     print_table(["session", "input", "output", "cache read", "cache write", "cost",
                  "source", "budget", "notes"], rows)
     if total.known and not total.cost_known:
         print("cost: some models have no known price (tokens only for them); add them"
               " under prices: in bullpen.yaml")
+    for name in names:
+        if (why := spent.get(name, spend.Spent()).unreadable) is not None:
+            print(f"{name}: spend {spend.UNREADABLE}: {why}"
+                  + (f"; {blind[name].split(':')[0]}" if name in blind else ""))
     print(f"prices as of {prices.PRICES_DATED}; a session marked ? keeps no record bullpen"
           " reads (its spend is unknown)")
     return 0
@@ -66,11 +73,12 @@ def show_spend(args: argparse.Namespace) -> int:
 
 def _figures(one: spend.Spent) -> tuple:
     if not one.known:
-        return ("?", "?", "?", "?", "?", "unknown")
+        return ("?", "?", "?", "?", "?", spend.UNREADABLE if one.unreadable else "unknown")
     cost = _usd(one.cost) if one.cost_known else (
         f"≥{_usd(one.cost)}" if one.cost else "no price")
     usage = one.tokens
-    return (usage.input, usage.output, usage.cache_read, usage.cache_write, cost, one.source)
+    source = f"{one.source} ({spend.UNREADABLE} now)" if one.unreadable else one.source
+    return (usage.input, usage.output, usage.cache_read, usage.cache_write, cost, source)
 
 
 def _limit_json(row: tuple[budgets.Limit | None, str | None] | None) -> dict | None:

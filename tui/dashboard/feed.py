@@ -18,6 +18,7 @@ from board.models import Event, Note, NotebookEntry, Session, Task
 from board.records import replace  # a Session is a record
 from board.views import AlertRow
 from board.vocabulary import EventKind, TaskStatus
+from workers.agents.levers import lost_levers
 
 STREAM_HISTORY = 200  # notes loaded at start; older ones stay in the store
 DELIVERY_WINDOW = 200  # the newest notes whose delivery states the stream keeps fresh
@@ -51,6 +52,8 @@ class SessionRow:
     conflicts: tuple[str, ...] = ()  # sessions (or the base branch) its work clashes with
     spent: spend.Spent = field(default_factory=spend.Spent)  # from its agent's records
     over_budget: str | None = None  # why its notes are held `budget` (board/budgets.py)
+    levers: tuple[str, ...] = ()  # what its agent's release cannot hold (`deny not enforced`)
+    budget_blind: str | None = None  # why its budget cannot be enforced (spend unreadable)
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ def session_rows(conn: Connection, here: str | None = None) -> list[SessionRow]:
     unread = views.unread_counts(conn)
     spent = spend.by_session(conn)
     over = budgets.over(conn)
+    blind = budgets.unenforceable(conn, spent)
     reasons = attention.status_reasons(conn)
     clashes: dict[str, list[str]] = {}
     for found in conflicts.open_conflicts(conn):
@@ -107,7 +111,8 @@ def session_rows(conn: Connection, here: str | None = None) -> list[SessionRow]:
     return [SessionRow(s, unread.get(s.name, 0), reasons.get(s.name),
                        tuple(clashes.get(s.name, ())), spent.get(s.name, spend.Spent()),
                        (budgets.reached(conn, s.name, spent) or "budget reached")
-                       if s.name in over else None)
+                       if s.name in over else None,
+                       lost_levers(s.agent, s.agent_version, s.deliver), blind.get(s.name))
             for s in _as_seen(conn, sessions.all_sessions(conn), here)]
 
 

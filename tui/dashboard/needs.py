@@ -1,7 +1,9 @@
 """What waits on the human, as the needs-you strip lists it (plain Python, no Textual).
 
 Built from what the screen already holds (session rows, cards, alerts, held notes), so
-it costs no query of its own: the coordinator's trouble (the store not writable, with
+it costs no query of its own: levers that do not hold first (a session whose agent's
+release cannot enforce the deny list, a budget on a spend bullpen cannot read), then
+the coordinator's trouble (the store not writable, with
 the reason, as `bullpen ls` prints it), sessions that need input (with their question),
 conversations the loop guard holds (one line per chain, with how to release or
 end it), sessions at their budget (one line each: what they spent, how many notes wait,
@@ -34,6 +36,7 @@ SELF_CLEARING = frozenset({HoldReason.WAITING_FOR_SLOT})
 class NeedKind(StrEnum):
     """What a need is, most urgent first."""
 
+    LEVER = "lever"  # a lever that does not hold: deny not enforced, a budget blind
     COORDINATOR = "coordinator"  # it reports trouble (the store not writable)
     UNREADABLE = "unreadable"  # bullpen cannot read a session's agent (a changed release)
     INPUT = "input"  # a session asks a question
@@ -63,8 +66,12 @@ def needs_you(rows: Iterable[SessionRow], cards: Iterable[Task], alerts: Iterabl
     running coordinator's trouble (e.g. "store not writable — disk full"), if any;
     `blocked`: the blocked cards' needs already made (`blocked_needs(cards)`)."""
     held = list(held)
-    found = ([Need((NeedKind.COORDINATOR, coordinator), NeedKind.COORDINATOR, coordinator)]
-             if coordinator else [])
+    rows = list(rows)
+    found = [Need((NeedKind.LEVER, row.session.name, lever), NeedKind.LEVER,
+                  f"{row.session.name}: {lever}", session=row.session.name)
+             for row in rows for lever in (*row.levers, *filter(None, [row.budget_blind]))]
+    found += ([Need((NeedKind.COORDINATOR, coordinator), NeedKind.COORDINATOR, coordinator)]
+              if coordinator else [])
     found += [Need((NeedKind.UNREADABLE, row.session.name, row.reason), NeedKind.UNREADABLE,
                    f"{row.session.name}: {row.reason}", session=row.session.name)
               for row in rows if row.session.status == SessionStatus.UNKNOWN

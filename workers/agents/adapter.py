@@ -42,6 +42,19 @@ class AgentKind(StrEnum):
     GENERIC = "generic"
 
 
+DENY_NOT_ENFORCED = "deny not enforced"  # a session row's words for a lever that fails
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """`0.18.2` as (0, 18, 2), for comparing releases (a suffix like `-rc1` is dropped)."""
+    numbers = []
+    for part in version.split("-")[0].split("+")[0].split("."):
+        if not part.isdigit():
+            break
+        numbers.append(int(part))
+    return tuple(numbers)
+
+
 # What a session is doing, from evidence: one vocabulary with the store and `ls`.
 AgentState = SessionStatus
 
@@ -149,6 +162,19 @@ class Health:
 
 
 @record(frozen=True)
+class Capabilities:
+    """The promises one release of an agent can keep, as its adapter declares them per
+    version range (from the release's source, and the tests that run it). What can be
+    probed is probed where it is used (the profile's config schema at launch, the
+    store's tables at each spend read); this is what a row, needs-you and doctor say."""
+
+    notes_at_turn: bool = False  # a hook hands notes in at the turn boundary
+    deny: str | None = None  # how the room's deny list is enforced; None: it is not
+    spend: str | None = None  # which record its spend is read from; None: none known
+    resume_context: bool = False  # what a hook added to a turn survives a resume
+
+
+@record(frozen=True)
 class SpendReading:
     """What a session's agent spent, from its own records: totals by model since the
     session began, where they were read (`source`), and the reader's place (`state`,
@@ -157,6 +183,10 @@ class SpendReading:
     by_model: dict[str, Usage]
     source: str
     state: dict = field(default_factory=dict)
+    rewritten: tuple[str, ...] = ()  # records found shrunk since the last read ("its
+    # transcript was cut"): their figure stays, and the operator is told
+    unreadable: str | None = None  # why the records cannot be read (a store of a shape
+    # bullpen does not know, with the version); `by_model` is then empty
 
 
 class Adapter:
@@ -213,6 +243,34 @@ class Adapter:
         """How this kind's agent is kept from running a denied command (named for doctor
         and the docs), or None when bullpen cannot stop it: the default."""
         return None
+
+    def capabilities(self, agent: str, version: str | None) -> Capabilities:
+        """The promises release `version` of this kind keeps (None: the version is not
+        known, so what the tested releases keep is assumed). The default: what the
+        class attributes and `enforces_deny` say, for every version."""
+        return Capabilities(notes_at_turn=self.has_hooks, deny=self.enforces_deny(agent))
+
+    def lost_levers(self, agent: str, version: str | None) -> tuple[str, ...]:
+        """What release `version` cannot hold that the tested releases of this kind do,
+        in the words a session row shows (`deny not enforced`); () when nothing. (A
+        spend it cannot read is found by reading: `unreadable`, board/spend.py.)"""
+        if version is None or not self.tested_versions:
+            return ()
+        now = self.capabilities(agent, version)
+        tested = self.capabilities(agent, self.tested_versions[-1])
+        return (DENY_NOT_ENFORCED,) if tested.deny and not now.deny else ()
+
+    def lost_promises(self, agent: str, version: str | None) -> tuple[str, ...]:
+        """The other promises release `version` does not keep that the tested releases
+        do, for doctor to name (`hook context across resume`); () when nothing."""
+        if version is None or not self.tested_versions:
+            return ()
+        now = self.capabilities(agent, version)
+        tested = self.capabilities(agent, self.tested_versions[-1])
+        return tuple(words for words, was, kept in (
+            ("notes at the turn boundary", tested.notes_at_turn, now.notes_at_turn),
+            ("hook context across resume", tested.resume_context, now.resume_context))
+            if was and not kept)
 
     def deny_gaps(self, agent: str, deny: tuple[str, ...]) -> list[str]:
         """The patterns of `deny` this kind's mechanism cannot hold (it enforces the

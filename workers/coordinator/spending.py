@@ -10,6 +10,11 @@ costs a few `stat` calls. When a session's totals changed, or a budget was set,
 `budgets.enforce` holds or releases its notes. A look that read nobody is not repeated
 until the store moved (a status changed: stamps) or ALL_EVERY is due: reading 200 idle
 sessions from the store every two seconds was a large part of an idle room's CPU.
+
+The figure never goes down (board/spend.py keeps the highest read): a record the reader
+found rewritten, cut or deleted, or a reading below the stored figure, is a change alert
+to the operator ("coder's transcript x.jsonl was cut: its spend stays 150.0k tok"), once
+per change. A record of a shape bullpen does not know makes the spend `unreadable`.
 """
 
 from __future__ import annotations
@@ -20,10 +25,10 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from board import budgets, marks, spend
+from board import budgets, marks, notes, spend
 from board.connection import Connection
 from board.models import Event, Session
-from board.vocabulary import EventKind, SessionStatus
+from board.vocabulary import OPERATOR, SYSTEM_SENDER, EventKind, NoteKind, SessionStatus
 from workers.agents.kinds import adapter_for
 from workers.coordinator import guard
 from workers.coordinator.stamps import StoreStamp
@@ -49,6 +54,8 @@ class Spending:
         self._budget_changed = True  # enforce once at start
         self._store = StoreStamp(conn)
         self._settled = False  # the last look read nobody: nothing to do until a change
+        self._lowered: set[str] = set()  # sessions whose reading is below their figure
+        self._blind: dict[str, str | None] = {}  # session -> why unreadable, as stored
         self.skipped = 0  # looks not taken (tests and the bench)
 
     def heard(self, event: Event) -> None:
@@ -102,13 +109,39 @@ class Spending:
         if fresh:
             state = {}  # a new session of an old name: its predecessor's place is not its own
         reading = adapter_for(session.agent).read_spend(self.home, session, dict(state))
-        if reading is None:  # nothing of its own yet: nor its predecessor's figures
-            return fresh and spend.record(self.conn, session.name, {}, "")
+        forgot = fresh and spend.forget(self.conn, session.name, session.created_at)
+        if forgot:
+            self._blind.pop(session.name, None)
+        if reading is None:  # nothing of its own yet
+            return forgot
+        blind = False
+        if self._blind.get(session.name, "") != reading.unreadable:  # "": not asked yet
+            blind = spend.set_unreadable(self.conn, session.name, reading.unreadable)
+            self._blind[session.name] = reading.unreadable
+        if reading.unreadable is not None:
+            return forgot or blind
         kept = {**reading.state, SINCE: session.created_at}
         if kept != state:
             self._states[session.name] = kept
             marks.set_mark(self.conn, STATE_MARK + session.name, json.dumps(kept))
-        return spend.record(self.conn, session.name, reading.by_model, reading.source)
+        done = spend.record(self.conn, session.name, reading.by_model, reading.source)
+        shrunk = list(reading.rewritten)
+        if done.lowered and session.name not in self._lowered:
+            shrunk.append("records read below the figure counted")
+        self._lowered = (self._lowered | {session.name}) if done.lowered \
+            else self._lowered - {session.name}
+        if shrunk:
+            self._alert(session.name, shrunk)
+        return forgot or blind or done.changed
+
+    def _alert(self, name: str, shrunk: list[str]) -> None:
+        """Tell the operator that `name`'s records shrank and its figure stayed."""
+        figure = spend.tokens_text(spend.of_session(self.conn, name).tokens.total)
+        what = "; ".join(shrunk[:3]) + (f" and {len(shrunk) - 3} more" if len(shrunk) > 3
+                                        else "")
+        text = f"[change alert] {name}'s {what}: its spend stays {figure} tokens"
+        notes.send(self.conn, SYSTEM_SENDER, OPERATOR, text, kind=NoteKind.SYSTEM)
+        log.warning("%s", text)
 
     def _state(self, name: str) -> dict:
         if name not in self._states:

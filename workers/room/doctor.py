@@ -33,6 +33,8 @@ from workers.tmux import layout
 from worktrees.naming import worktree_path
 from worktrees.repo import list_worktrees
 
+RUN_TESTED = "run a release bullpen is tested with (doctor names them), or report it"
+
 
 def diagnose(home: Path) -> list[Finding]:
     """Every check, in the order a fix should be applied (the store first)."""
@@ -189,7 +191,9 @@ def _policy(home: Path, running: list[Session]) -> list[Finding]:
         raise  # too big to read at all: one line, as every command that loads it says
     except BadInput:
         return []  # `up` names what is wrong with bullpen.yaml
-    return [Finding("policy", True, line) for line in policy_check.warnings(plan, running)]
+    return [*(Finding("policy", False, line, RUN_TESTED)
+              for line in policy_check.release_gaps(plan, running)),
+            *(Finding("policy", True, line) for line in policy_check.warnings(plan, running))]
 
 
 def _agent(home: Path, session: Session) -> list[Finding]:
@@ -217,5 +221,11 @@ def _version(session: Session, adapter: Adapter) -> list[Finding]:
         return [Finding("agents", False, f"{running}, whose screen bullpen cannot read",
                         f"run a release bullpen is tested with ({tested}), or report it")]
     known = session.agent_version in adapter.tested_versions
-    return [Finding("agents", True, f"{running} ({'tested' if known else 'untested'};"
-                    f" tested: {tested})")]
+    shown = f"{running} ({'tested' if known else 'untested'}; tested: {tested})"
+    lost = adapter.lost_levers(session.agent or "", session.agent_version)
+    promises = adapter.lost_promises(session.agent or "", session.agent_version)
+    said = shown + (f": {', '.join(lost)}" if lost else "") + (
+        f"; it does not keep: {', '.join(promises)}" if promises else "")
+    if lost:  # a lever that does not hold never reads ok
+        return [Finding("agents", False, said, RUN_TESTED)]
+    return [Finding("agents", True, said)]

@@ -3,24 +3,45 @@
 Claude (its PreToolUse hook), Hermes (its profile's `approvals.deny`) and Codex (its
 execpolicy rules, prefix patterns only) enforce the room's command policy themselves;
 bullpen cannot stop a generic program, a shell, Aider, or an agent command that is not
-one program (the flags bullpen adds would land on the wrong one).
+one program (the flags bullpen adds would land on the wrong one). An installed release of
+a kind that enforces it may not (Hermes before 0.17: `release_gaps`).
 """
 
 from __future__ import annotations
 
 from board.models import Session
+from workers.agents.adapter import DENY_NOT_ENFORCED
 from workers.agents.kinds import adapter_for
 from workers.room.config import Config
+
+
+def release_gaps(plan: Config, running: list[Session] | None = None) -> list[str]:
+    """One line naming the sessions whose agent's kind enforces the room's list (and
+    bullpen's floor) but whose installed release cannot: said whether or not the plan
+    has `deny:` (the floor is always there), and never `ok` in doctor."""
+    agents = _agents(plan, running)
+    lost = [name for name, agent, deliver in agents
+            if (adapter := adapter_for(agent, deliver)).tested_versions
+            and adapter.capabilities(agent, None).deny and adapter.enforces_deny(agent) is None]
+    if not lost:
+        return []
+    return [f"warning: {', '.join(lost)}: {DENY_NOT_ENFORCED}: the installed release of its"
+            " agent ignores the room's deny list and bullpen's floor and cannot be blocked"
+            " by a hook; bullpen cannot stop its commands (run a tested release)"]
+
+
+def _agents(plan: Config, running: list[Session] | None) -> list[tuple[str, str, str | None]]:
+    return [(p.name, p.agent, p.deliver) for p in plan.sessions] if running is None else \
+        [(s.name, s.agent or "sh", s.deliver) for s in running]
 
 
 def warnings(plan: Config, running: list[Session] | None = None) -> list[str]:
     """One line per kind of gap when the plan has `deny:` (none otherwise)."""
     if not plan.deny:
         return []
-    agents = [(p.name, p.agent, p.deliver) for p in plan.sessions] if running is None else \
-        [(s.name, s.agent or "sh", s.deliver) for s in running]
+    agents = _agents(plan, running)
     unheld = [name for name, agent, deliver in agents
-              if adapter_for(agent, deliver).enforces_deny(agent) is None]
+              if adapter_for(agent, deliver).capabilities(agent, None).deny is None]
     lines = []
     if unheld:
         lines.append(f"warning: deny: is not enforced for {', '.join(unheld)}: bullpen"

@@ -172,7 +172,7 @@ class SessionsTable(CellCachedTable):
         spent = Text(spend.short(row.spent), style="bold red" if row.over_budget else
                      "" if row.spent.known else "dim")
         cells = (name, agent_label(session.agent),
-                 status_text(session.status), branch, "-" if count is None else str(count),
+                 _status(row), branch, "-" if count is None else str(count),
                  unread, spent, age(session.last_activity))
         return (*cells, session.machine or "-") if MACHINE in self.columns_shown else cells
 
@@ -224,3 +224,11 @@ class SessionsTable(CellCachedTable):
                                                       answer["task"].strip() or None,
                                                       answer["deliver"].strip() or None))
         self.app.push_screen(PromptScreen("Spawn a session", fields), spawn)
+
+
+def _status(row: SessionRow) -> Text:
+    """The status in words, then what its agent's release cannot hold, in red."""
+    shown = status_text(row.session.status)
+    for lever in row.levers:
+        shown.append(f" · {lever}", style="bold red")
+    return shown

@@ -16,7 +16,7 @@ from board.identity import hook_key
 from board.models import Session
 from board.vocabulary import IdentityVariable
 from workers.agents import agent_files
-from workers.agents.adapter import Health, Launch, SpendReading
+from workers.agents.adapter import Capabilities, Health, Launch, SpendReading
 from workers.agents.claude.screen import ClaudeScreen
 from workers.agents.command_line import takes_flags
 from workers.agents.hook_call import HookCall
@@ -87,6 +87,13 @@ class ClaudeAdapter(ClaudeScreen):
 
     def enforces_deny(self, agent: str) -> str | None:
         return "its PreToolUse hook" if takes_flags(agent) else None
+
+    def capabilities(self, agent: str, version: str | None) -> Capabilities:
+        """The same for every release seen (the tested ones): spend from its
+        own records, the deny list through its own mechanism; a hook's context kept
+        across a resume is not checked, so not claimed."""
+        return Capabilities(notes_at_turn=self.has_hooks, deny=self.enforces_deny(agent),
+                            spend="claude transcript")
 
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
         from workers.agents.claude import hooks

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from board.models import Session
-from workers.agents.adapter import Launch, SpendReading
+from workers.agents.adapter import Capabilities, Launch, SpendReading
 from workers.agents.codex.screen import CodexScreen
 from workers.agents.command_line import takes_flags
 
@@ -46,6 +46,13 @@ class CodexAdapter(CodexScreen):
 
     def enforces_deny(self, agent: str) -> str | None:
         return "its execpolicy rules (prefix patterns only)" if takes_flags(agent) else None
+
+    def capabilities(self, agent: str, version: str | None) -> Capabilities:
+        """The same for every release seen (the tested ones): spend from its
+        own records, the deny list through its own mechanism; a hook's context kept
+        across a resume is not checked, so not claimed."""
+        return Capabilities(notes_at_turn=self.has_hooks, deny=self.enforces_deny(agent),
+                            spend="codex session files")
 
     def deny_gaps(self, agent: str, deny: tuple[str, ...]) -> list[str]:
         from workers.agents.codex.rules import untranslated

@@ -11,7 +11,9 @@ again from zero (a resumed conversation in a new process) is counted on, not los
 `token_count` repeated with the same total adds nothing.
 
 Reading is incremental: each file's offset (complete lines only), last total and model
-are kept in the reader's state with the running totals by model.
+are kept in the reader's state with the running totals by model. Spend never goes down:
+a file that got shorter (cut or rewritten) or vanished keeps what was counted from it,
+reading goes on from its new end, and the cut is reported.
 """
 
 from __future__ import annotations
@@ -34,17 +36,28 @@ def read_spend(session: Session, state: dict) -> SpendReading | None:
     worktree = Path(session.worktree).resolve()
     files: dict[str, dict] = {name: dict(value) for name, value in state.get("files", {}).items()}
     totals = {model: list(value) for model, value in state.get("totals", {}).items()}
+    rewritten: list[str] = []
+    for key, place in files.items():
+        if not place.get("gone") and not Path(key).exists():  # its figure stays
+            place["gone"] = True
+            rewritten.append(f"session file {Path(key).name} was deleted")
     for rollout in (codex_home() / "sessions").glob("*/*/*/rollout-*.jsonl"):
         key = str(rollout)
         if key not in files:
             if _mtime(rollout) < session.created_at - 1 or not _ran_in(rollout, worktree):
                 continue
             files[key] = {"offset": 0, "last": [0, 0, 0], "model": "unknown"}
+        if files[key].pop("gone", False):  # written again: read anew, counted on
+            files[key]["offset"] = 0
+        if _size(rollout) < files[key]["offset"]:
+            rewritten.append(f"session file {rollout.name} was cut")
+            files[key]["offset"] = _complete_end(rollout)
         _read_on(rollout, files[key], totals)
     if not files:
         return None
     by_model = {model: Usage(*value) for model, value in totals.items()}
-    return SpendReading(by_model, SOURCE, {"files": files, "totals": totals})
+    return SpendReading(by_model, SOURCE, {"files": files, "totals": totals},
+                        rewritten=tuple(rewritten))
 
 
 def _ran_in(rollout: Path, worktree: Path) -> bool:
@@ -101,3 +114,19 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _complete_end(path: Path) -> int:
+    """The end of the last complete line of `path` (where reading goes on after a cut)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return 0
+    return data.rfind(b"\n") + 1

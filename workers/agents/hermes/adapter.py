@@ -15,12 +15,20 @@ from pathlib import Path
 
 from board.errors import BadInput, Refused
 from board.models import Session
-from workers.agents.adapter import Health, Launch, SoleUse, SpawnPlan, SpendReading
+from workers.agents.adapter import (
+    Capabilities,
+    Health,
+    Launch,
+    SoleUse,
+    SpawnPlan,
+    SpendReading,
+)
 from workers.agents.hermes.screen import HermesScreen
 from workers.agents.hook_call import HookCall
 
 TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
 if TYPE_CHECKING:
+    from workers.agents.command_policy import Denial
     from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
 
 
@@ -39,7 +47,16 @@ class HermesAdapter(HermesScreen):
                                             launch.fresh, launch.deny)
 
     def enforces_deny(self, agent: str) -> str | None:
-        return "its profile's approvals.deny"
+        """The way the installed release holds the list (its source probed), or None."""
+        from workers.agents.hermes import releases
+        from workers.tmux.layout import tool_path
+
+        return releases.deny_mechanism(agent, tool_path())
+
+    def capabilities(self, agent: str, version: str | None) -> Capabilities:
+        from workers.agents.hermes import releases
+
+        return releases.capabilities(version)
 
     def plan_spawn(self, name: str, profile: str | None, agent: str = "",
                    home: Path | None = None) -> SpawnPlan:
@@ -102,6 +119,11 @@ class HermesAdapter(HermesScreen):
         from workers.agents.hermes import hooks
 
         return hooks.notes_reply(context)
+
+    def deny_reply(self, denial: Denial) -> dict:
+        from workers.agents.hermes import deny
+
+        return deny.block_reply(denial)
 
     def export_setup(self, request: ExportRequest) -> Setup | None:
         """The profile's SOUL.md, skills and config (secrets as references)."""

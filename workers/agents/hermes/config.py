@@ -26,6 +26,7 @@ from workers.agents.hermes.memory import PLUGIN_NAME
 AUTO = "auto"
 SERVER_NAME = "bullpen"
 HOOK_EVENTS = ("pre_llm_call", "post_tool_call", "on_session_end")
+LAUNCH_HOOKS = ("pre_tool_call",)  # written by a launch where needed (hermes/deny.py)
 HOOK_TIMEOUT_SECONDS = 10
 IDENTITY_ENV = {name.value: f"${{{name}}}" for name in IDENTITY_VARIABLES}
 PATH_FILE = "hermes-path.sh"  # in the room's home; Hermes expands the variable itself
@@ -127,7 +128,7 @@ def without_bullpen(config: dict) -> dict:
     servers = section(cleaned, "mcp_servers")
     servers.pop(SERVER_NAME, None)
     hooks = section(cleaned, "hooks")
-    for event in HOOK_EVENTS:
+    for event in (*HOOK_EVENTS, *LAUNCH_HOOKS):
         if isinstance(hooks.get(event), list):
             kept = [entry for entry in hooks[event] if not is_ours(entry)]
             if kept:

@@ -56,6 +56,8 @@ def read_hook(payload: Mapping[str, object], home: Path, session: str) -> HookCa
     """One Hermes shell-hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`,
     `extra`), keeping the session's own turn in `agent_files.MAIN_TURN`."""
     event = event_name(payload)
+    if event == "pre_tool_call":  # bullpen's own check, on a release without approvals.deny
+        return _before_tool(payload, home, session)
     if event == "post_tool_call":
         if _extra(payload).get("status") in ("error", "blocked"):
             # Its own approvals.deny refused the command: audited, nothing to answer.
@@ -77,6 +79,18 @@ def read_hook(payload: Mapping[str, object], home: Path, session: str) -> HookCa
         agent_files.write_value(home, session, agent_files.MAIN_TURN, f"{task} {DONE}")
         return HookCall(status=SessionStatus.IDLE)
     raise HookInputError(f"unknown hermes hook event {event!r}")
+
+
+def _before_tool(payload: Mapping[str, object], home: Path, session: str) -> HookCall:
+    """A terminal command the session's patterns deny is refused (`block_reply`)."""
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if payload.get("tool_name") != "terminal" or not isinstance(command, str):
+        return HookCall()
+    from workers.agents import command_policy  # only a shell command is checked
+
+    denial = command_policy.check(command, command_policy.stored(home, session))
+    return HookCall(denied=denial, refuse=True) if denial else HookCall()
 
 
 def notes_reply(context: str) -> dict:
