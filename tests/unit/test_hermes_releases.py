@@ -135,7 +135,10 @@ def test_bullpens_own_pre_tool_call_hook_blocks_what_the_room_denies(
     call = read_hook(_before(command), stored, "shipper")
     assert call.denied is not None and call.refuse
     reply = HermesAdapter().deny_reply(call.denied)
-    assert reply["action"] == "block" and "bullpen room policy" in reply["message"]
+    # The model is told why, in the words of the rule that refused it (the room's pattern
+    # or the floor's rule).
+    assert reply == {"action": "block", "message": call.denied.reason()}
+    assert reply["message"].startswith(("bullpen room policy", "bullpen's floor refuses"))
 
 
 @pytest.mark.parametrize("payload", [_before("npm test"), _before("npm publish", "read_file"),
