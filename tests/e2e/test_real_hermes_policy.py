@@ -1,10 +1,11 @@
 """The room's command policy on the real Hermes Agent (both lanes), against the scripted
 chat-completions server: a launch writes bullpen's floor and the room's `deny:` into the
-session profile's `approvals.deny`; Hermes' own check then refuses `git push --force
-origin main` and a chain ending in a `deny:` pattern before either runs (origin's
-`main` does not move although the local `main` is ahead, the chain's first step leaves
-no marker), the model is told, and bullpen's `post_tool_call` hook puts both refusals
-in `bullpen audit` with the pattern as the room wrote it.
+session profile's `approvals.deny`, and bullpen's own `pre_tool_call` hook, which reads
+the command as bash does. `git -C . push --force origin main` (which Hermes' fnmatch
+over the list lets through) and a chain ending in a `deny:` pattern are then refused
+before either runs (origin's `main` does not move although the local `main` is ahead,
+the chain's first step leaves no marker), the model is told, and both refusals are in
+`bullpen audit` with the rule that refused them.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from tests.waiting import wait_until
 pytestmark = pytest.mark.slow
 
 TURN = 180.0  # seconds; a Hermes turn takes ~5 s here
-PUSH = "git push --force origin main"
+PUSH = "git -C . push --force origin main"  # global options: past Hermes' own globs
 PUBLISH = "touch published.flag && npm publish --tag next"
-BLOCKED = "user-defined deny rule"  # Hermes' words in the refused tool's result
+# bullpen's words in the refused tool's result (its pre_tool_call hook answers first)
+BLOCKED = ("bullpen's floor refuses", "bullpen room policy")
 
 
 def respond(request: dict) -> Reply:
@@ -107,7 +109,8 @@ def test_real_hermes_gets_the_room_policy_and_refuses_a_force_push(
                                if "shipping refused" in str(e.reply)], TURN,
                       message=lambda: f"shipper's turn: {live.pane_text('shipper')}")
     told = tool_results(done[0].request)
-    assert len(told) == 2 and all(BLOCKED in text for text in told), told
+    assert len(told) == 2 and all(any(words in text for words in BLOCKED) for text in told), \
+        told
     assert git(remote, "rev-parse", "main").strip() == pushed != ahead
     worktree = Path(live.sessions()["shipper"]["worktree"])
     assert not (worktree / "published.flag").exists()
@@ -119,5 +122,5 @@ def test_real_hermes_gets_the_room_policy_and_refuses_a_force_push(
                        message=lambda: f"the refusals audited: {refusals()}")
     assert [(e["actor"], e["target"], e["outcome"]) for e in found] == [
         ("shipper", PUSH, "refused"), ("shipper", PUBLISH, "refused")]
-    assert "'git push *--force*'" in found[0]["detail"]
+    assert "floor: a forced push" in found[0]["detail"]
     assert "'npm publish*'" in found[1]["detail"]

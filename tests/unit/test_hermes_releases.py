@@ -43,7 +43,8 @@ def hermes_install(tmp_path: Path, deny_list: bool, blocking_hooks: bool,
 
 
 @pytest.mark.parametrize("deny_list, blocking, expected", [
-    (True, True, releases.DENY_LIST),  # 0.18.2, 0.19.0
+    (True, True, releases.BOTH),  # 0.18.2, 0.19.0: the list, and the hook reading as bash
+    (True, False, releases.DENY_LIST),  # a list but no blocking hook (no such release yet)
     (False, True, releases.OWN_HOOK),  # 0.17.0
     (False, False, None),  # neither: bullpen cannot stop it
 ])
@@ -62,9 +63,9 @@ def test_an_install_whose_source_cannot_be_found_gets_both_ways(tmp_path: Path) 
 
 @pytest.mark.parametrize("version, held, spend, resumed", [
     ("0.16.0", None, None, False), ("0.17.0", releases.OWN_HOOK, "state.db sessions", False),
-    ("0.18.2", releases.DENY_LIST, "state.db sessions", False),
-    ("0.19.0", releases.DENY_LIST, "state.db session_model_usage", True),
-    ("0.21.3", releases.DENY_LIST, "state.db session_model_usage", True),
+    ("0.18.2", releases.BOTH, "state.db sessions", False),
+    ("0.19.0", releases.BOTH, "state.db session_model_usage", True),
+    ("0.21.3", releases.BOTH, "state.db session_model_usage", True),
 ])
 def test_each_release_declares_the_promises_it_keeps(version: str, held: str | None,
                                                      spend: str | None, resumed: bool) -> None:

@@ -4,7 +4,11 @@ Read from the releases on PyPI (users pin old ones) and seen running (tests/e2e)
 - `approvals.deny` in the profile is checked before a terminal command runs from 0.18
   (0.18.2, 0.19.0); 0.17.0 ignores the key. 0.17.0 already runs `pre_tool_call` shell
   hooks that may block the call (stdout `{"action": "block", "message": …}`), so there
-  bullpen enforces the room's list through its own `pre_tool_call` hook.
+  bullpen enforces the room's list through its own `pre_tool_call` hook. Where a release
+  has both, both are written: the hook judges the command as bash reads it (the floor of
+  workers/agents/floor: `git -C . push -f`, wrappers, `bash -c`), which Hermes' own
+  fnmatch over the list does not, and the list still holds if the hook fails (Hermes
+  runs a command whose hook errs or times out).
 - Tokens: `state.db`'s `session_model_usage` from 0.19.0, the `sessions` row itself in
   0.17.0 and 0.18.2 (board/foreign_stores.py probes which, at each read).
 - What a hook added to a turn survives `--resume` from 0.19.0 only.
@@ -26,7 +30,7 @@ from workers.agents.command_line import split_command
 
 DENY_LIST = "its profile's approvals.deny"
 OWN_HOOK = "bullpen's pre_tool_call hook"
-BOTH = f"{DENY_LIST} and {OWN_HOOK}"  # the install could not be probed: both are written
+BOTH = f"{DENY_LIST} and {OWN_HOOK}"  # a release with both, or one whose source is unknown
 DENY_LIST_SINCE = (0, 18)
 BLOCKING_HOOK_SINCE = (0, 17)
 USAGE_TABLE_SINCE = (0, 19)
@@ -41,7 +45,7 @@ _BLOCK_MARK = ("agent/shell_hooks.py", '"block"')
 def capabilities(version: str | None) -> Capabilities:
     """The promises Hermes `version` keeps (None: as the newest tested release)."""
     key = version_key(version) if version else (1 << 30,)
-    deny = DENY_LIST if key >= DENY_LIST_SINCE else (
+    deny = BOTH if key >= DENY_LIST_SINCE else (
         OWN_HOOK if key >= BLOCKING_HOOK_SINCE else None)
     spend = ("state.db session_model_usage" if key >= USAGE_TABLE_SINCE else
              "state.db sessions" if key >= SESSION_ROW_SINCE else None)
@@ -56,11 +60,10 @@ def deny_mechanism(agent: str, path: str) -> str | None:
     source = installed_source(agent, path)
     if source is None:
         return BOTH
-    if _holds(source, _DENY_LIST_MARK):
-        return DENY_LIST
-    if _holds(source, _BLOCK_MARK):
-        return OWN_HOOK
-    return None
+    listed, blocks = _holds(source, _DENY_LIST_MARK), _holds(source, _BLOCK_MARK)
+    if listed and blocks:
+        return BOTH
+    return DENY_LIST if listed else OWN_HOOK if blocks else None
 
 
 def installed_source(agent: str, path: str) -> Path | None:
