@@ -16,7 +16,7 @@ from board.home import repo_root_of_home
 from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
-from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
+from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
 from workers.agents import exclusive
 from workers.agents.adapter import SoleUse
 from workers.agents.command_line import is_simple
@@ -250,7 +250,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh,
                        deny=plan_file.deny)
     dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard, layout_name)
-    side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
+    side_by_side = layout.beside_dashboard(server, layout_name, dashboard)
     sole = adapter_for(session.agent, session.deliver).sole_use(session.agent or "",
                                                                 session.profile)
     orphan = orphan_of(room.home, session)
@@ -262,7 +262,8 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
         pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
                                 plan.command, worktree, plan.env, title=name,
                                 new_window=not side_by_side,
-                                then=layout.arrange_args(layout_name, dashboard))
+                                then=layout.arrange_args(layout_name, dashboard)
+                                if side_by_side else ())
         pid = server.pane_pid(pane_id) if sole is not None else None
         if pid is not None:
             hold(pid)
