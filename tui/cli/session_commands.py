@@ -1,4 +1,4 @@
-"""`bullpen up|down|spawn|ls|stop|restart|attach`: sessions in worktrees and tmux panes.
+"""`bullpen up|down|spawn|ls|stop|rm|restart|attach`: sessions in worktrees and tmux panes.
 
 Each handler calls one verb of the room façade (`workers.room.control.RoomControl`, the
 same one the dashboard and the demo use), imported lazily so the room's fast commands
@@ -60,6 +60,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="also remove its worktree if it is clean and merged")
     stop.add_argument("--force", action="store_true", help="remove it even with unsaved work")
     stop.set_defaults(handler=stop_session)
+
+    rm = subparsers.add_parser("rm", help="stop a session and forget it (its branch stays)")
+    rm.add_argument("name", metavar="NAME", help="the session to remove")
+    rm.add_argument("--delete-branch", action="store_true",
+                    help="also delete its branch bullpen/NAME (refused if not merged)")
+    rm.add_argument("--force", action="store_true",
+                    help="remove it even with uncommitted or unmerged work")
+    rm.set_defaults(handler=remove_session)
 
     restart = subparsers.add_parser("restart", help="start a session's agent again")
     restart.add_argument("name", metavar="NAME", help="the session to start again")
@@ -165,6 +173,12 @@ def _ahead(code) -> str | None:  # noqa: ANN001 - workers.room.code_view.CodeFlo
 def stop_session(args: argparse.Namespace) -> int:
     for line in _control().stop(args.name, remove_worktree=args.remove_worktree,
                                 force=args.force):
+        print(line)
+    return 0
+
+
+def remove_session(args: argparse.Namespace) -> int:
+    for line in _control().rm(args.name, delete_branch=args.delete_branch, force=args.force):
         print(line)
     return 0
 

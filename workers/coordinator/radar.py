@@ -51,7 +51,7 @@ UNCOMMITTED = "uncommitted"
 PATHS_IN_EVENT = 20  # a change event lists at most this many paths (board.alerts)
 # What can change a session's work, the base, or who is live.
 HEARD = {EventKind.CHANGE_RECORDED, EventKind.SESSION_LANDED, EventKind.SESSION_UPDATED,
-         EventKind.SESSION_REGISTERED}
+         EventKind.SESSION_REGISTERED, EventKind.SESSION_REMOVED}
 
 
 class Radar:
