@@ -154,13 +154,24 @@ def list_sessions(args: argparse.Namespace) -> int:
     else:
         # A room across machines says where each session runs, beside its name.
         machines = len({r.machine for r in rows} - {None}) > 1
-        print_table(["name", *(["machine"] if machines else []), "status", "branch", "pane",
-                     "changed", "ahead", "code", "agent"],
+        print_table(["name", *(["machine"] if machines else []), "status", "branch",
+                     "worktree", "pane", "changed", "ahead", "code", "agent"],
                     [(r.name, *((r.machine,) if machines else ()),
                       r.status + (f" ({r.exit_code})" if r.exit_code is not None else ""),
-                      r.branch, r.pane, len(r.changed_files), _ahead(r.code),
+                      r.branch, _worktree(r, control.root), r.pane, len(r.changed_files),
+                      _ahead(r.code),
                       (r.code.summary if r.code else "") or None, r.agent) for r in rows])
     return 0
+
+
+def _worktree(row, root: Path) -> str | None:  # noqa: ANN001 - workers.room.listing.SessionRow
+    """Its worktree from the repository's root (`.bullpen/worktrees/coder`), or `removed`."""
+    if row.removed:
+        return "removed"
+    if row.worktree is None:
+        return None
+    path = Path(row.worktree)
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 def _ahead(code) -> str | None:  # noqa: ANN001 - workers.room.code_view.CodeFlow

@@ -32,10 +32,11 @@ from board.identity import Caller
 from board.models import Session
 from board.room import open_room
 from board.vocabulary import IdentityVariable, RoomLayout
-from workers.room import config, land, lifecycle, remote_verbs, removal, spawn
+from workers.room import config, land, lifecycle, listing, remote_verbs, removal, spawn
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.land import LandingPreview
-from workers.room.lifecycle import Report, SessionRow
+from workers.room.lifecycle import Report
+from workers.room.listing import SessionRow
 from workers.tmux import layout
 from workers.tmux.server import RoomServer
 from worktrees.status import worktree_status
@@ -128,7 +129,7 @@ class RoomControl:
 
     def ls(self) -> list[SessionRow]:
         """Every session with its live status and uncommitted files."""
-        return lifecycle.list_sessions(self.home, server=self.server)
+        return listing.list_sessions(self.home, server=self.server)
 
     def attach_command(self, name: str | None = None,
                        size: tuple[int, int] | None = None) -> list[str]:

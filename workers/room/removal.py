@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from board import plan as board_plan
 from board import sessions
 from board.errors import BadInput
 from board.home import repo_root_of_home
@@ -52,6 +53,7 @@ def remove_session(home: Path, name: str, *, delete_branch: bool = False,
                            f" (branch {removed.branch} kept)" if kept else ""))
     with spawn.open_operator_room(home) as room:
         unassigned = sessions.forget(room.conn, name)
+        board_plan.forget_planned(room.conn, name)
     done.append(f"forgot {name}" + (f" ({unassigned} unfinished task(s) unassigned)"
                                     if unassigned else ""))
     if _planned(root, name):
