@@ -62,7 +62,11 @@ def test_up_and_doctor_name_the_sessions_deny_cannot_hold(git_repo: Path,
                                                               "npm publish*")
         findings = json.loads(live.cli("doctor", "--json", check=False).stdout)
         said = [f for f in findings if f["area"] == "policy"]
-        assert len(said) == 1 and said[0]["ok"] and "helper" in said[0]["what"]
+        # A lever that does not hold is a problem, not "ok" followed by "all good".
+        assert len(said) == 1 and not said[0]["ok"] and "helper" in said[0]["what"]
+        assert said[0]["fix"] and not said[0]["what"].startswith("warning")
+        text = live.cli("doctor", check=False).stdout
+        assert "all good" not in text and "FAIL  policy" in text
 
 
 def test_a_room_without_deny_says_nothing_of_it(git_repo: Path, tmp_path: Path) -> None:
