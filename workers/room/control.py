@@ -37,7 +37,7 @@ from workers.room.code_view import CodeFlow, code_flows
 from workers.room.land import LandingPreview
 from workers.room.lifecycle import Report
 from workers.room.listing import SessionRow
-from workers.tmux import layout
+from workers.tmux import layout, nesting
 from workers.tmux.server import RoomServer
 from worktrees.status import worktree_status
 
@@ -143,7 +143,9 @@ class RoomControl:
             where = RoomLayout.SIDE_BY_SIDE
         layout.ensure_room_window(self.server, self.home.parent, self.home,
                                   layout_name=where)
-        told = layout.fit_to_terminal(self.server, where, size) if size else None
+        fitted = layout.fit_to_terminal(self.server, where, size) if size else None
+        nested = nesting.fit_prefix(self.server, os.environ)  # inside the user's own tmux
+        told = "; ".join(line for line in (nested, fitted) if line)
         if name:
             self.focus(name)
         argv = self.server.attach_command(layout.ROOM_SESSION)
