@@ -74,7 +74,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     root = home.parent
     plan = config_file.load(root)  # a bad plan stops everything before anything starts
     main_head(root)
-    report = Report(policy_check.warnings(plan))
+    report = Report([*policy_check.warnings(plan), *policy_check.deliver_warnings(plan)])
     server = server or layout.server_for(root)
     with open_operator_room(home) as room:
         here = Presence(home, room.conn)  # refused if another machine holds this one's name

@@ -63,7 +63,7 @@ def on_commit_unknown(room: Room, on_commit: str | None, planned: frozenset[str]
 
 
 def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = frozenset(),
-                  repo_checked: bool = False) -> SoleUse | None:
+                  repo_checked: bool = False, from_plan: bool = False) -> SoleUse | None:
     """Every refusal that must happen before anything is created (`planned`: sessions
     the same `up` is about to create, which `on_commit` may name). Returns what the
     agent must have to itself (a hermes profile), so `up` can refuse two of its sessions
@@ -92,8 +92,9 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
     if not words:
         raise BadInput("--agent is empty; give the command the session runs")
     if is_simple(request.agent) and shutil.which(words[0], path=layout.tool_path()) is None:
-        raise BadInput(f"{words[0]!r} is not installed or not on PATH; install it, or choose"
-                       " the agent with --agent CMD (or agent: in bullpen.yaml)")
+        choose = (f"set sessions.{request.name}.agent (or agent:) in bullpen.yaml" if from_plan
+                  else "choose the agent with --agent CMD (or agent: in bullpen.yaml)")
+        raise BadInput(f"{words[0]!r} is not installed or not on PATH; install it, or {choose}")
     # The agent's own preparation refuses here too (a hermes profile missing or not set up).
     adapter = adapter_for(request.agent)
     prepared = adapter.plan_spawn(request.name, request.profile, request.agent, room.home)
@@ -113,7 +114,7 @@ def check_requests(room: Room, requests: list[SpawnRequest], planned: frozenset[
     require_tmux()
     main_head(repo_root_of_home(room.home))  # once for all: a repository with a commit
     for request in requests:
-        sole = check_request(room, request, planned, repo_checked=True)
+        sole = check_request(room, request, planned, repo_checked=True, from_plan=True)
         other = wanted.setdefault(sole.directory.resolve(), request.name) if sole else None
         if sole is not None and other != request.name:
             raise BadInput(f"bullpen.yaml: sessions {other!r} and {request.name!r} would both"
