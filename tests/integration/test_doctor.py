@@ -121,6 +121,10 @@ def test_a_room_brought_down_is_down_not_broken(git_repo: Path, tmp_path: Path) 
         assert "the room is down (bullpen up starts it)" in text
         assert text.strip().endswith("all good")
         room.cli("up", "--detach", "--no-dashboard")
+        room.cli("down", "--remove-worktrees")  # removed on purpose: not missing ones
+        status, findings, _ = doctor(git_repo)
+        assert (status, failing(findings)) == (0, {}), findings
+        room.cli("up", "--detach", "--no-dashboard")
         room.server.kill_server()  # a crash is not a clean stop: still said
         status, findings, _ = doctor(git_repo)
         assert status == 1 and "tmux" in failing(findings)

@@ -255,8 +255,10 @@ def down(home: Path, *, remove_worktrees: bool = False, force: bool = False,
     if remove_worktrees and here is None:
         report.say("kept every worktree: without the store bullpen cannot tell whose is whose")
     elif remove_worktrees and here is not None:
-        for session in here:
-            report.say(_remove_one(root, session, force))
+        removed = [session.name for session in here if _remove_one(root, session, force, report)]
+        with open_operator_room(home) as room:  # removed on purpose: not a fault for doctor
+            for name in removed:
+                sessions.update(room.conn, name, worktree=None)
     return report
 
 
@@ -277,11 +279,14 @@ def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
-def _remove_one(root: Path, session: Session, force: bool) -> str:
+def _remove_one(root: Path, session: Session, force: bool, report: Report) -> bool:
     if not session.worktree or not Path(session.worktree).exists():
-        return f"{session.name}: no worktree"
+        report.say(f"{session.name}: no worktree")
+        return False
     try:
         removed = remove_worktree(root, session.name, force=force)
     except WorktreeError as error:  # unsafe without --force, or git refused: keep it
-        return f"kept {session.name}'s worktree: {error}"
-    return f"removed {removed.path}"
+        report.say(f"kept {session.name}'s worktree: {error}")
+        return False
+    report.say(f"removed {removed.path}")
+    return True

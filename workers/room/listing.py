@@ -36,6 +36,7 @@ class SessionRow:
     code: CodeFlow | None = None  # ahead/behind the base, conflicts, landed (code_view)
     agent_version: str | None = None  # what its agent said of itself at launch
     removed: bool = False  # its worktree was removed (stop --remove-worktree, down, by hand)
+    # (a session made by register has neither branch nor worktree: nothing was removed)
 
     def to_json(self) -> dict:
         return {"name": self.name, "status": self.status, "reason": self.reason,
@@ -88,7 +89,8 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
                                    snap.pane_id if snap else None,
                                    session.agent, changed, session.machine, reason,
                                    agent_version=session.agent_version,
-                                   removed=bool(session.worktree) and not on_disk))
+                                   removed=not on_disk and bool(session.branch
+                                                                or session.worktree)))
         flows = code_flows(room.conn, root, known, heads) if heads is not None else {}
     return [replace(row, code=flows.get(row.name)) for row in rows]
 

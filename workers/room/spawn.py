@@ -307,6 +307,7 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
             done += [f"stopped {name}"] * closed + ended
         if remove:
             removed = remove_worktree(root, name, force=force)
+            sessions.update(room.conn, name, worktree=None)  # on purpose: not a lost one
             done.append(f"removed worktree {removed.path}"
                         + (f" and branch {removed.branch}" if removed.branch_deleted else ""))
         return done or [f"{name} was not running"]
