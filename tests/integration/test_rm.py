@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from board import notes, tasks
+from board import notes, sessions, tasks
 from board.identity import Caller
 from board.models import OPERATOR
+from tests.cli_runner import identity
 from tests.conftest import git
 from tests.rooms import LiveRoom, live_room
 from worktrees.naming import branch_for
@@ -98,3 +99,14 @@ def test_rm_says_a_planned_session_comes_back_with_up(room: LiveRoom) -> None:
     (room.repo / "bullpen.yaml").write_text("agent: cat\nsessions:\n  py: {}\n")
     done = room.cli("rm", "py").stdout
     assert "py is still in bullpen.yaml" in done and "sessions.py" in done
+
+
+def test_a_session_cannot_remove_itself_nor_another_without_a_grant(room: LiveRoom) -> None:
+    room.cli("spawn", "js", "--agent", "cat", "--no-dashboard")
+    with room.db() as conn:
+        as_py = identity(room.home, "py", sessions.new_launch_token(conn, "py"))
+    itself = room.cli("rm", "py", env=as_py, check=False)
+    assert itself.returncode == 2 and "cannot remove itself" in itself.stderr
+    other = room.cli("rm", "js", env=as_py, check=False)
+    assert other.returncode != 0 and "js" in room.sessions() and "py" in room.sessions()
+    assert ("remove", "js", "refused") in audit(room)
