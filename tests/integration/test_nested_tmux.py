@@ -77,3 +77,13 @@ def test_the_user_on_ctrl_a_gets_ctrl_b_and_outside_tmux_the_usual_prefix(
     assert option(room, "prefix") == "C-b" and told and "Ctrl-b d leaves" in told
     assert nesting.fit_prefix(room.server, {}) is None  # attached outside tmux again
     assert option(room, "prefix") == "" and option(room, "status-left") == ""
+
+
+def test_a_status_line_set_by_someone_else_stays(room: LiveRoom, outer: RoomServer) -> None:
+    outer.check("new-session", "-d", "-s", "mine", "cat")
+    demo = "bullpen demo: #{prefix} then d ends it"  # the demo's, naming the prefix itself
+    room.server.check("set-option", "-t", "=bullpen:", "status-left", demo)
+    nesting.fit_prefix(room.server, {"TMUX": f"{outer.socket_path()},1,0"})
+    assert (option(room, "prefix"), option(room, "status-left")) == ("C-a", demo)
+    nesting.fit_prefix(room.server, {})
+    assert (option(room, "prefix"), option(room, "status-left")) == ("", demo)

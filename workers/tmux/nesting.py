@@ -18,6 +18,7 @@ from pathlib import Path
 from workers.tmux.server import DEFAULT_SESSION, RoomServer
 
 NESTED_OPTION = "@bullpen_nested"  # the session option set while attached nested
+OWN_STATUS = "status"  # its value when the status line is this module's too
 USUAL_PREFIX = "C-b"
 SHOWN = {"C-a": "Ctrl-a", "C-b": "Ctrl-b"}
 
@@ -50,19 +51,24 @@ def fit_prefix(server: RoomServer, env: Mapping[str, str],
     tmux, and tmux's usual one back otherwise; returns the line to show (None: none)."""
     target = f"={session}:"
     socket = outer_socket(server, env)
+    ours = server.run("show-options", "-qv", "-t", target, NESTED_OPTION).stdout.decode().strip()
     if socket is None:
-        if server.run("show-options", "-qv", "-t", target, NESTED_OPTION).stdout.strip():
-            server.check("set-option", "-u", "-t", target, "prefix", ";",
-                         "set-option", "-u", "-t", target, "status-left", ";",
+        if ours:
+            status = ["set-option", "-u", "-t", target, "status-left", ";"] \
+                if ours == OWN_STATUS else []
+            server.check("set-option", "-u", "-t", target, "prefix", ";", *status,
                          "set-option", "-u", "-t", target, NESTED_OPTION)
         return None
     prefix = prefix_for(outer_prefix(server, socket))
     shown = SHOWN.get(prefix, prefix)
-    told = f"inside your tmux, this room's prefix is {shown}: {shown} d leaves it"
+    # A status line someone else set (the demo's, which names #{prefix} itself) stays.
+    taken = not ours and bool(server.run("show-options", "-qv", "-t", target,
+                                         "status-left").stdout.strip())
+    status = [] if taken else [
+        "set-option", "-t", target, "status-left-length", "40", ";",
+        "set-option", "-t", target, "status-left",
+        f"#[fg=black,bg=cyan,bold] room: {shown} d leaves #[default] ", ";"]
     server.check("set-option", "-t", target, "prefix", prefix, ";",
-                 "bind-key", "-T", "prefix", prefix, "send-prefix", ";",
-                 "set-option", "-t", target, NESTED_OPTION, "1", ";",
-                 "set-option", "-t", target, "status-left-length", "40", ";",
-                 "set-option", "-t", target, "status-left",
-                 f"#[fg=black,bg=cyan,bold] room: {shown} d leaves #[default] ")
-    return told
+                 "bind-key", "-T", "prefix", prefix, "send-prefix", ";", *status,
+                 "set-option", "-t", target, NESTED_OPTION, "1" if taken else OWN_STATUS)
+    return f"inside your tmux, this room's prefix is {shown}: {shown} d leaves it"
