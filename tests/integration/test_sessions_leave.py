@@ -38,6 +38,10 @@ def test_up_leaves_alone_a_session_deleted_from_bullpen_yaml(room: LiveRoom) -> 
     assert "left py alone" in again and room.sessions()["py"]["pane"] is None
     room.cli("restart", "py")  # asked for by name: it runs
     assert room.sessions()["py"]["pane"]
+    room.cli("rm", "py")
+    room.cli("spawn", "py", "--agent", "cat", "--no-dashboard")  # by hand, under that name
+    room.cli("down")
+    assert "restarted py" in room.cli("up", "--detach", "--no-dashboard").stdout
 
 
 def test_a_session_whose_worktree_was_removed_is_listed_as_removed(room: LiveRoom) -> None:
