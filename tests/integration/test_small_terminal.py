@@ -107,8 +107,10 @@ def test_a_session_spawned_or_restarted_in_an_80x24_room_gets_a_window_of_its_ow
                        message=lambda: f"a window per session: {windows(room)}")
             room.cli("spawn", "extra", "--agent", "cat", "--no-dashboard")
             room.cli("restart", "alice")
+            (git_repo / "bullpen.yaml").write_text(PLAN + "  carol: {deliver: type}\n")
+            room.cli("up", "--detach")  # a new session of the plan, started with the others'
             wait_until(lambda: sorted((n, p) for n, p, _ in windows(room)) ==
-                       [("alice", 1), ("bob", 1), ("extra", 1), ("room", 1)], 20,
+                       [("alice", 1), ("bob", 1), ("carol", 1), ("extra", 1), ("room", 1)], 20,
                        message=lambda: f"the new panes in windows of their own: {windows(room)}")
             dashboard = pane_of(room.server, DASHBOARD)
             size = room.server.check("display-message", "-p", "-t", dashboard,
