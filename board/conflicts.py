@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 
-from board import events
+from board import events, marks
 from board.connection import Connection, Row, inserted_id
 from board.db import write
 from board.models import iso
@@ -106,6 +106,9 @@ def found(conn: Connection, a: str, b: str, files: tuple[ConflictFile, ...], *,
                              " WHERE id = ?", (data, commits, now, row["id"]))
             fresh = conn.execute("SELECT * FROM conflicts WHERE id = ?", (row["id"],)).fetchone()
             return _row(fresh), False
+        reopened = _reopen_parked(conn, a, b, data, commits)
+        if reopened is not None:
+            return reopened, False
         conflict_id = inserted_id(conn.execute(
             "INSERT INTO conflicts (a, b, with_base, files, commits, since, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -127,6 +130,55 @@ def clear(conn: Connection, a: str, b: str) -> Conflict | None:
         events.emit(conn, EventKind.CONFLICT_CLEARED, a, row["id"], other=b)
         cleared = conn.execute("SELECT * FROM conflicts WHERE id = ?", (row["id"],)).fetchone()
     return _row(cleared)
+
+
+def _parked_key(a: str, b: str) -> str:
+    return f"conflict_parked:{a}:{b}"
+
+
+def park(conn: Connection, a: str, b: str) -> None:
+    """Close the pair's open conflict because a side stopped (its work is not live), not
+    because the merge became clean: no note says it cleared, and if the same prediction
+    comes back with the session (`found`), the same conflict opens again, untold."""
+    with write(conn):
+        row = conn.execute("SELECT id FROM conflicts WHERE cleared_at IS NULL AND a = ?"
+                           " AND b = ?", (a, b)).fetchone()
+        if row is None:
+            return
+        conn.execute("UPDATE conflicts SET cleared_at = ? WHERE id = ?", (time.time(), row["id"]))
+        events.emit(conn, EventKind.CONFLICT_CLEARED, a, row["id"], other=b)
+        marks.set_mark(conn, _parked_key(a, b), str(row["id"]))
+
+
+def unpark(conn: Connection, a: str, b: str) -> Conflict | None:
+    """The pair's parked conflict, no longer kept for its return (the prediction moved
+    on: the caller says it cleared); None when none is parked."""
+    if not marks.get_mark(conn, _parked_key(a, b)):  # the usual case: a read, no write
+        return None
+    with write(conn):
+        kept = marks.get_mark(conn, _parked_key(a, b))
+        if not kept:
+            return None
+        marks.set_mark(conn, _parked_key(a, b), "")
+        row = conn.execute("SELECT * FROM conflicts WHERE id = ?", (int(kept),)).fetchone()
+    return _row(row) if row else None
+
+
+def _reopen_parked(conn: Connection, a: str, b: str, data: str,
+                   commits: str) -> Conflict | None:
+    """The parked conflict of the pair opened again when the prediction is the same."""
+    kept = marks.get_mark(conn, _parked_key(a, b))
+    if not kept:
+        return None
+    marks.set_mark(conn, _parked_key(a, b), "")
+    row = conn.execute("SELECT * FROM conflicts WHERE id = ?", (int(kept),)).fetchone()
+    if row is None or (row["files"], row["commits"]) != (data, commits):
+        return None  # another prediction: a new conflict, told as such
+    conn.execute("UPDATE conflicts SET cleared_at = NULL, updated_at = ? WHERE id = ?",
+                 (time.time(), row["id"]))
+    events.emit(conn, EventKind.CONFLICT_FOUND, a, row["id"], other=b,
+                paths=[f["path"] for f in json.loads(data)])
+    return _row(conn.execute("SELECT * FROM conflicts WHERE id = ?", (row["id"],)).fetchone())
 
 
 def open_conflicts(conn: Connection, session: str | None = None) -> list[Conflict]:

@@ -22,3 +22,9 @@ def set_mark(conn: Connection, key: str, value: str) -> None:
     with write(conn):
         conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key)"
                      " DO UPDATE SET value = excluded.value", (key, value))
+
+
+def down_key(machine: str | None) -> str:
+    """Where `down` notes that it stopped this machine's part of the room (`up` clears
+    it): doctor tells a room brought down from one that crashed."""
+    return f"room_down:{machine or ''}"

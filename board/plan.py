@@ -12,9 +12,10 @@ links hold whoever starts first) and assigned by the `up` that registers it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
-from board import sessions, tasks
+from board import marks, sessions, tasks
 from board.connection import Connection
 from board.db import write
 from board.identity import Caller
@@ -67,3 +68,26 @@ def create_plan_tasks(conn: Connection, planned: Iterable[PlannedTask]) -> list[
             if task.assignee is None and sessions.get(conn, item.session) is not None:
                 tasks.assign(conn, operator, task.id, item.session)
     return created
+
+
+PLANNED_KEY = "planned_sessions"  # every session `up` ever started from bullpen.yaml
+
+
+def remember_planned(conn: Connection, names: Iterable[str]) -> frozenset[str]:
+    """Add `names` to the sessions ever planned; returns them all, these included. A
+    session once planned and since deleted from bullpen.yaml is one `up` leaves alone
+    (a session made with `bullpen spawn` was never planned: `up` brings it back)."""
+    with write(conn):
+        known = frozenset(json.loads(marks.get_mark(conn, PLANNED_KEY) or "[]"))
+        every = known | frozenset(names)
+        if every != known:
+            marks.set_mark(conn, PLANNED_KEY, json.dumps(sorted(every)))
+    return every
+
+
+def forget_planned(conn: Connection, name: str) -> None:
+    """`bullpen rm`: a session named again later is a new one."""
+    with write(conn):
+        known = set(json.loads(marks.get_mark(conn, PLANNED_KEY) or "[]"))
+        if name in known:
+            marks.set_mark(conn, PLANNED_KEY, json.dumps(sorted(known - {name})))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 
-from board import events, validate
+from board import conflicts, events, validate
 from board.connection import Connection, Row
 from board.db import write
 from board.errors import NotFound, Refused
 from board.identity import hash_token, new_token
 from board.models import Session
-from board.vocabulary import DesiredState, EventKind, SessionStatus
+from board.vocabulary import DeliveryState, DesiredState, EventKind, SessionStatus, TaskStatus
 
 # Statuses that end the turn a note started (its next note starts a chain of its own).
 _TURN_OVER = frozenset({SessionStatus.IDLE, SessionStatus.EXITED, SessionStatus.STOPPED})
@@ -57,6 +57,33 @@ def unregister(conn: Connection, name: str) -> None:
     reads and tasks stay as they are."""
     with write(conn):
         conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
+
+
+def forget(conn: Connection, name: str) -> int:
+    """Remove session `name` from the room for good (`bullpen rm`), in one transaction:
+    its unfinished tasks lose their assignee (they stay on the board for another), notes
+    still waiting for it are dropped, its reads and open conflicts go (nobody alerts or
+    predicts for it). What it did stays: its notes, notebook, commits, landings and the
+    audit. Returns how many tasks were unassigned."""
+    with write(conn):
+        require(conn, name)
+        now = time.time()
+        unassigned = [row[0] for row in conn.execute(
+            "SELECT id FROM tasks WHERE assignee = ? AND status NOT IN (?, ?)",
+            (name, TaskStatus.DONE, TaskStatus.ARCHIVED))]
+        for task_id in unassigned:
+            conn.execute("UPDATE tasks SET assignee = NULL, updated_at = ? WHERE id = ?",
+                         (now, task_id))
+            events.emit(conn, EventKind.TASK_ASSIGNED, name, task_id, assignee=None)
+        conn.execute("UPDATE deliveries SET state = ? WHERE recipient = ? AND state IN (?, ?, ?)",
+                     (DeliveryState.DROPPED, name, DeliveryState.QUEUED, DeliveryState.HELD,
+                      DeliveryState.CLAIMED))
+        conn.execute("DELETE FROM reads WHERE session = ?", (name,))
+        for conflict in conflicts.open_conflicts(conn, name):
+            conflicts.clear(conn, conflict.a, conflict.b)
+        conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
+        events.emit(conn, EventKind.SESSION_REMOVED, name)
+    return len(unassigned)
 
 
 def new_launch_token(conn: Connection, name: str) -> str:

@@ -103,8 +103,9 @@ class Spent:
                      max(self.updated_at or 0, other.updated_at or 0) or None, blind)
 
     def to_json(self) -> dict:
-        if not self.known:
+        if not self.known:  # the same keys as a known one (reference.md's shape)
             return {"known": False, "tokens": None, "cost_usd": None,
+                    "cost_usd_priced_part": None, "models": [], "source": None,
                     "unreadable": self.unreadable}
         return {"known": True, "tokens": self.tokens.to_json(),
                 "cost_usd": round(self.cost, 6) if self.cost_known else None,

@@ -39,6 +39,7 @@ class EventKind(_Words):
     SESSION_STATUS = "session_status"  # observed status changed
     SESSION_HOOK_STATUS = "session_hook_status"  # the agent's own hook reported
     SESSION_FINISHED = "session_finished"  # its last open task is done
+    SESSION_REMOVED = "session_removed"  # `bullpen rm`: the room forgot it
     READ_RECORDED = "read_recorded"
     NOTE_SENT = "note_sent"
     NOTES_READ = "notes_read"

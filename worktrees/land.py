@@ -64,6 +64,20 @@ def base_branch(repo_root: Path | str) -> str:
     return name
 
 
+def _uncommitted(worktree: Path | str | None) -> str:
+    """What a session left uncommitted, which no landing takes: said, with the fix."""
+    from worktrees.status import worktree_status
+
+    if worktree is None or not Path(worktree).is_dir():
+        return ""
+    changed = worktree_status(worktree).changed_files
+    if not changed:
+        return ""
+    more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+    return (f"; its uncommitted {', '.join(changed[:3])}{more} lands only once committed"
+            f" (git -C {worktree} commit)")
+
+
 def land(repo_root: Path | str, branch: str, *, strategy: Strategy = Strategy.MERGE,
          check: str | None = None, label: str | None = None,
          worktree: Path | str | None = None,
@@ -84,7 +98,7 @@ def land(repo_root: Path | str, branch: str, *, strategy: Strategy = Strategy.ME
     label = label or branch
     if _is_ancestor(root, head, old):
         raise LandRefused(f"{label}: nothing to land, {into} already holds {branch}"
-                          f" ({head[:7]})")
+                          f" ({head[:7]}){_uncommitted(worktree)}")
     commits = int(git_out(root, "rev-list", "--count", f"{old}..{head}"))
     in_main = _checked_out_in_main(root, into)
     if in_main:

@@ -34,12 +34,13 @@ def remove_worktree(repo_root: Path | str, name: str, force: bool = False,
         return _remove(root, name, branch, force, delete_branch)
 
 
-def check_removable(repo_root: Path | str, name: str) -> None:
-    """Raise UnsafeRemoval if removing session `name`'s worktree and branch would lose
-    work; nothing is changed (callers check before they stop anything)."""
+def check_removable(repo_root: Path | str, name: str, delete_branch: bool = True) -> None:
+    """Raise UnsafeRemoval if removing session `name`'s worktree (and, if `delete_branch`,
+    its branch) would lose work; nothing is changed (callers check before they stop
+    anything)."""
     root = main_root(repo_root)
     branch = check_branch_allowed(branch_for(name))
-    _Found(root, name, branch, delete_branch=True).refuse_if_unsafe()
+    _Found(root, name, branch, delete_branch=delete_branch).refuse_if_unsafe()
 
 
 class _Found:

@@ -27,7 +27,7 @@ from board.room import Room
 from tests.agents.scripted_agent import command_line
 from tests.e2e.delivery_bench import Bench, log_rows, received
 from tests.waiting import wait_for_text, wait_until
-from workers.room.lifecycle import list_sessions
+from workers.room.listing import list_sessions
 from workers.tmux.server import RoomServer
 
 

@@ -77,6 +77,14 @@ sessions:
     "control-character": ("sessions:\n  a:\n    task: x\x01y\n",
                           "bullpen.yaml:3: sessions.a.task: not valid YAML: character"
                           " '\\x01' is not allowed"),
+    "tab-indented-key": ("sessions:\n  sh1:\n    task: hi\n  py:\n\tagent: python3\n",
+                         "bullpen.yaml:5: sessions.py.agent: not valid YAML"),
+    "tab-after-a-value": ("sessions:\n  py:\n    agent: cat\n\ttask: x\n",
+                          "bullpen.yaml:4: sessions.py.task: not valid YAML"),
+    # up takes no --agent: the fix it names is the plan's
+    "agent-not-installed": ("sessions:\n  py:\n    agent: no-such-agent\n",
+                            "'no-such-agent' is not installed or not on PATH; install it,"
+                            " or set sessions.py.agent (or agent:) in bullpen.yaml\n"),
 }
 
 

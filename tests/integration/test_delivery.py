@@ -165,6 +165,21 @@ def test_a_note_that_comes_while_the_session_is_held_is_held_too(room: Room,
         assert (row.state, row.held_reason) == ("held", HoldReason.BUSY), note
 
 
+def test_a_note_to_a_session_still_starting_waits_queued_not_held(room, agent_pane) -> None:
+    """A spawn or restart is not something the human must look at: its notes wait for the
+    prompt queued, not 'held: busy' (each was a needs-you entry for a few seconds)."""
+    server, pane, _log = agent_pane
+    sessions.register(room.conn, "bob")
+    note = notes.send(room.conn, Caller("operator"), "bob", "your task")
+    deliverer = Deliverer(room.conn, server)
+    starting = PaneStatus(AgentState.STARTING, since=0.0)
+    assert deliverer.deliver(sessions.get(room.conn, "bob"), adapter_for("python3", "type"),
+                             starting, snapshot_all(server)[pane]) == []
+    row, = deliveries.of_note(room.conn, note.id)
+    assert (row.state, row.held_reason) == ("queued", None)
+    assert not deliverer.holds("bob")
+
+
 def test_a_note_and_a_handoff_waiting_together_are_typed_on_lines_of_their_own(
         room: Room, agent_pane) -> None:
     server, pane, log = agent_pane

@@ -108,3 +108,23 @@ def test_doctor_reports_each_log_and_its_size(room, git_repo: Path) -> None:
     assert found["ok"] and "hooks.log 2 KiB" in found["what"]
     assert "coordinator.log 10 B" in found["what"] and "rotates at 1 MiB" in found["what"]
     assert "logs: coordinator.log 10 B" in text
+
+
+def test_a_room_brought_down_is_down_not_broken(git_repo: Path, tmp_path: Path) -> None:
+    (git_repo / "bullpen.yaml").write_text("agent: cat\nsessions:\n  sh1: {}\n  py: {}\n")
+    with live_room(git_repo, tmp_path / "logs") as room:
+        room.cli("up", "--detach", "--no-dashboard")
+        room.cli("down")
+        status, findings, text = doctor(git_repo)
+        assert status == 0, findings
+        assert failing(findings) == {}
+        assert "the room is down (bullpen up starts it)" in text
+        assert text.strip().endswith("all good")
+        room.cli("up", "--detach", "--no-dashboard")
+        room.cli("down", "--remove-worktrees")  # removed on purpose: not missing ones
+        status, findings, _ = doctor(git_repo)
+        assert (status, failing(findings)) == (0, {}), findings
+        room.cli("up", "--detach", "--no-dashboard")
+        room.server.kill_server()  # a crash is not a clean stop: still said
+        status, findings, _ = doctor(git_repo)
+        assert status == 1 and "tmux" in failing(findings)

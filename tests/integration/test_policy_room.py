@@ -62,7 +62,11 @@ def test_up_and_doctor_name_the_sessions_deny_cannot_hold(git_repo: Path,
                                                               "npm publish*")
         findings = json.loads(live.cli("doctor", "--json", check=False).stdout)
         said = [f for f in findings if f["area"] == "policy"]
-        assert len(said) == 1 and said[0]["ok"] and "helper" in said[0]["what"]
+        # A lever that does not hold is a problem, not "ok" followed by "all good".
+        assert len(said) == 1 and not said[0]["ok"] and "helper" in said[0]["what"]
+        assert said[0]["fix"] and not said[0]["what"].startswith("warning")
+        text = live.cli("doctor", check=False).stdout
+        assert "all good" not in text and "FAIL  policy" in text
 
 
 def test_a_room_without_deny_says_nothing_of_it(git_repo: Path, tmp_path: Path) -> None:
@@ -123,3 +127,14 @@ def test_a_hermes_refusal_is_audited_and_answered_with_nothing(bob: Room) -> Non
     assert hooks.handler("hermes")(payload, bob) is None
     assert refusals(bob) == [("bob", "run command", "npm publish", "refused",
                               "denied by pattern 'npm publish*' (hermes's own deny list)")]
+
+
+def test_up_says_deliver_type_does_nothing_for_a_shell(git_repo: Path, tmp_path: Path) -> None:
+    with live_room(git_repo, tmp_path / "logs") as live:
+        write(git_repo, yaml.safe_dump({"layout": "windows", "sessions": {
+            "sh1": {"agent": "bash", "deliver": "type"}, "typed": {"agent": "cat",
+                                                                 "deliver": "type"}}}))
+        up = live.cli("up", "--detach", "--no-dashboard").stdout
+        assert up.count("deliver: type does nothing for sh1 (bash)") == 1, up
+        assert "typed" not in up.split("deliver: type does nothing for")[1].split("\n")[0]
+        assert "bullpen note inbox" in up

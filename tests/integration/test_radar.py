@@ -116,6 +116,35 @@ def test_a_stopped_session_clears_its_conflicts(room: Room, radar: Radar) -> Non
     assert conflicts.open_conflicts(room.conn) == []
 
 
+def test_a_stop_and_restart_with_no_code_change_sends_no_conflict_note(
+        room: Room, radar: Radar) -> None:
+    a, b = add_session(room, "alice"), add_session(room, "bob")
+    commit_file(a, "src/app.py", "A\n", "a")
+    commit_file(b, "src/app.py", "B\n", "b")
+    radar.scan(room.conn, {"alice", "bob"})
+    [first] = conflicts.open_conflicts(room.conn)
+    told = conflict_notes(room, "alice"), conflict_notes(room, "bob")
+    assert [len(n) for n in told] == [1, 1]
+
+    for _ in range(2):  # bob stopped and restarted (twice), his branch as it was
+        sessions.update(room.conn, "bob", desired="stopped")
+        radar.scan(room.conn, set())
+        assert conflicts.open_conflicts(room.conn) == []
+        sessions.update(room.conn, "bob", desired="running")
+        radar.scan(room.conn, {"bob"})
+        assert [c.id for c in conflicts.open_conflicts(room.conn)] == [first.id]
+    assert (conflict_notes(room, "alice"), conflict_notes(room, "bob")) == told
+
+    sessions.update(room.conn, "bob", desired="stopped")  # bob changes course while away
+    radar.scan(room.conn, set())
+    git(b, "reset", "-q", "--hard", "HEAD~1")
+    sessions.update(room.conn, "bob", desired="running")
+    radar.scan(room.conn, {"bob"})
+    assert conflicts.open_conflicts(room.conn) == []
+    for name in ("alice", "bob"):  # a change of prediction: told once
+        assert len([n for n in conflict_notes(room, name) if "Conflict cleared" in n]) == 1
+
+
 def test_an_undone_edit_nobody_reported_never_raises_a_false_conflict(
         room: Room, radar: Radar) -> None:
     a, b = add_session(room, "alice"), add_session(room, "bob")

@@ -93,3 +93,28 @@ def test_attach_in_80x24_gives_each_session_a_window_and_says_so(git_repo: Path,
                        message=lambda: f"sessions back beside the dashboard: {windows(room)}")
         finally:
             big.close()
+
+
+def test_a_session_spawned_or_restarted_in_an_80x24_room_gets_a_window_of_its_own(
+        git_repo: Path, tmp_path: Path) -> None:
+    (git_repo / "bullpen.yaml").write_text(PLAN)
+    with live_room(git_repo, tmp_path / "logs") as room:
+        room.cli("up", "--detach")
+        terminal = Terminal([BULLPEN, "attach"], git_repo, 80, 24)
+        try:
+            wait_until(lambda: [(n, p) for n, p, _ in windows(room)] ==
+                       [("room", 1), ("alice", 1), ("bob", 1)], 20,
+                       message=lambda: f"a window per session: {windows(room)}")
+            room.cli("spawn", "extra", "--agent", "cat", "--no-dashboard")
+            room.cli("restart", "alice")
+            (git_repo / "bullpen.yaml").write_text(PLAN + "  carol: {deliver: type}\n")
+            room.cli("up", "--detach")  # a new session of the plan, started with the others'
+            wait_until(lambda: sorted((n, p) for n, p, _ in windows(room)) ==
+                       [("alice", 1), ("bob", 1), ("carol", 1), ("extra", 1), ("room", 1)], 20,
+                       message=lambda: f"the new panes in windows of their own: {windows(room)}")
+            dashboard = pane_of(room.server, DASHBOARD)
+            size = room.server.check("display-message", "-p", "-t", dashboard,
+                                     "#{pane_width}x#{pane_height}").strip()
+            assert size == "80x23"  # the dashboard keeps the whole terminal
+        finally:
+            terminal.close()

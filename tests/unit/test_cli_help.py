@@ -84,3 +84,19 @@ def test_an_unknown_command_lists_the_visible_ones_sorted_and_a_near_miss(capsys
     listed = err.split("choose from ", 1)[1].split(")")[0].split(", ")
     assert listed == sorted(listed) and "coordinator" not in listed and "up" in listed
     assert "did you mean 'note'?" in run(capsys, "nte")[2]
+
+
+def test_every_example_in_the_top_level_help_parses() -> None:
+    import shlex
+
+    from tui.cli.parser import GROUPS
+
+    for _, example, _ in GROUPS:
+        for command in example.split("&&"):
+            words = shlex.split(command)
+            assert words[0] == "bullpen"
+            try:
+                build_parser().parse_args(words[1:])
+            except SystemExit:
+                raise AssertionError(f"the help's example {command.strip()!r} does not"
+                                     " parse") from None

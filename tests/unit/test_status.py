@@ -313,3 +313,25 @@ def test_what_a_human_left_on_a_generic_programs_cursor_line_is_its_input() -> N
     tick("h4", (*out, "agent> ready", "got: x", "agent>"))
     clock.now += 2.0
     assert tick("h4", (*out, "agent> ready", "got: x", "agent>")).input_text is None
+
+
+def test_a_resize_redraw_is_not_work() -> None:
+    """An attach from a smaller terminal, a zoom or a layout change redraws the pane:
+    neither a flip to working (an event, a line in the stream) nor activity."""
+    t, clock = tracker()
+    prompt = ("agent> ",)
+    t.update(snap("h1", lines=prompt))
+    clock.now += 2
+    idle = t.update(snap("h1", lines=prompt))["%1"]
+    assert idle.status is Status.IDLE
+    for size, redrawn in (((100, 30), "h2"), ((80, 24), "h3")):  # zoomed, then back
+        clock.now += 0.5
+        resized = {"%1": replace(snap(redrawn, lines=prompt)["%1"], width=size[0],
+                                 height=size[1])}
+        now = t.update(resized)["%1"]
+        assert (now.status, now.since) == (Status.IDLE, idle.since)  # no event
+        clock.now += 0.5
+        redraw_late = {"%1": replace(resized["%1"], content_hash=redrawn + "'")}
+        assert t.update(redraw_late)["%1"].status is Status.IDLE  # the redraw a tick late
+    clock.now += 3
+    assert t.update(snap("h4", lines=prompt))["%1"].status is Status.WORKING  # real output

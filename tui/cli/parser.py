@@ -24,7 +24,7 @@ GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Start and stop the room", "bullpen init && bullpen up",
      ("init", "up", "down", "demo", "attach", "dashboard")),
     ("Sessions", "bullpen spawn fixer --agent claude --task 'fix the flaky test'",
-     ("spawn", "ls", "stop", "restart", "register")),
+     ("spawn", "ls", "stop", "rm", "restart", "register")),
     ("Notes and notebooks", "bullpen note send coder 'the API moved to v2'",
      ("note", "notebook", "read", "alerts")),
     ("The board", "bullpen task add 'Write the parser' --assign coder",
@@ -33,7 +33,7 @@ GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Agents", "bullpen hermes setup coder", ("mcp", "hook", "hooks", "hermes")),
     ("Spend", "bullpen budget coder 200k", ("spend", "budget")),
     ("Checks", "bullpen doctor", ("doctor", "audit")),
-    ("Machines", "bullpen machines approve K7QXM2PA", ("room", "machines")),
+    ("Machines", "bullpen machines approve laptop K7QXM2PA", ("room", "machines")),
     ("Help", "bullpen help task add", ("help",)),
 )
 

@@ -1,4 +1,4 @@
-"""`bullpen up|down|spawn|ls|stop|restart|attach`: sessions in worktrees and tmux panes.
+"""`bullpen up|down|spawn|ls|stop|rm|restart|attach`: sessions in worktrees and tmux panes.
 
 Each handler calls one verb of the room façade (`workers.room.control.RoomControl`, the
 same one the dashboard and the demo use), imported lazily so the room's fast commands
@@ -60,6 +60,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="also remove its worktree if it is clean and merged")
     stop.add_argument("--force", action="store_true", help="remove it even with unsaved work")
     stop.set_defaults(handler=stop_session)
+
+    rm = subparsers.add_parser("rm", help="stop a session and forget it (its branch stays)")
+    rm.add_argument("name", metavar="NAME", help="the session to remove")
+    rm.add_argument("--delete-branch", action="store_true",
+                    help="also delete its branch bullpen/NAME (refused if not merged)")
+    rm.add_argument("--force", action="store_true",
+                    help="remove it even with uncommitted or unmerged work")
+    rm.set_defaults(handler=remove_session)
 
     restart = subparsers.add_parser("restart", help="start a session's agent again")
     restart.add_argument("name", metavar="NAME", help="the session to start again")
@@ -149,15 +157,26 @@ def list_sessions(args: argparse.Namespace) -> int:
     else:
         # A room across machines says where each session runs, beside its name.
         machines = len({r.machine for r in rows} - {None}) > 1
-        print_table(["name", *(["machine"] if machines else []), "status", "branch", "pane",
-                     "changed", "ahead", "code", "agent"],
+        print_table(["name", *(["machine"] if machines else []), "status", "branch",
+                     "worktree", "pane", "changed", "ahead", "code", "agent"],
                     [(r.name, *((r.machine,) if machines else ()),
                       r.status + (f" ({r.exit_code})" if r.exit_code is not None else "")
                       + "".join(f" · {lever}" for lever in lost_levers(r.agent,
                                                                          r.agent_version)),
-                      r.branch, r.pane, len(r.changed_files), _ahead(r.code),
+                      r.branch, _worktree(r, control.root), r.pane, len(r.changed_files),
+                      _ahead(r.code),
                       (r.code.summary if r.code else "") or None, r.agent) for r in rows])
     return 0
+
+
+def _worktree(row, root: Path) -> str | None:  # noqa: ANN001 - workers.room.listing.SessionRow
+    """Its worktree from the repository's root (`.bullpen/worktrees/coder`), or `removed`."""
+    if row.removed:
+        return "removed"
+    if row.worktree is None:
+        return None
+    path = Path(row.worktree)
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 def _ahead(code) -> str | None:  # noqa: ANN001 - workers.room.code_view.CodeFlow
@@ -170,6 +189,12 @@ def _ahead(code) -> str | None:  # noqa: ANN001 - workers.room.code_view.CodeFlo
 def stop_session(args: argparse.Namespace) -> int:
     for line in _control().stop(args.name, remove_worktree=args.remove_worktree,
                                 force=args.force):
+        print(line)
+    return 0
+
+
+def remove_session(args: argparse.Namespace) -> int:
+    for line in _control().rm(args.name, delete_branch=args.delete_branch, force=args.force):
         print(line)
     return 0
 

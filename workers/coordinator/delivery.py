@@ -153,6 +153,9 @@ class Deliverer:
             deliveries.hold(self.conn, session.name, HoldReason.CAPPED,
                             [note.id for note in overflow])
             waiting = waiting[len(overflow):]
+        if status is not None and status.status == AgentState.STARTING and \
+                adapter.route != Route.ANNOUNCE:
+            return []  # a pane just (re)started: queued for its prompt, nothing to raise
         reason = hold_reason(adapter, status, snap.key_at if snap is not None else None)
         if reason is None and mcp_connecting():  # asked only when a note could be typed
             reason = HoldReason.MCP_CONNECTING

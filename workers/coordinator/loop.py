@@ -50,7 +50,8 @@ HOUSEKEEPING_EVERY = 1.0  # seconds between checks that the lock and db are stil
 # The event log and the notes waiting are read when the store's files moved (stamps),
 # and at least this often whatever they say: a backstop, nothing waits longer.
 STORE_BACKSTOP = 1.0
-WATCH_EVENTS = {EventKind.SESSION_REGISTERED, EventKind.SESSION_UPDATED}
+WATCH_EVENTS = {EventKind.SESSION_REGISTERED, EventKind.SESSION_UPDATED,
+                EventKind.SESSION_REMOVED}
 # Seconds without session changes before the watch set is rebuilt: `up` registers many
 # sessions in a row, and each rebuild rescans every worktree.
 RETARGET_SETTLE = 0.5

@@ -11,10 +11,11 @@ branch when the base changed a path it changed too. Nothing touches a worktree o
 
 A predicted conflict is stored (board.conflicts) and told to each session once, as a
 `conflict` note naming the other side, the files, the lines and what to do; when it
-clears, each is told once more. A round with nothing recorded compares the branch heads
-too (each second, when anything it reads moved: radar_rounds), so a commit no change
-event announced (a sync, a landing by update-ref) is still seen, and a dirty session in
-a conflict is looked at again each second (undoing an edit records no change).
+clears, each is told once more (a side stopping and coming back is no change: untold).
+A round with nothing recorded compares the branch heads too (each second, when anything
+it reads moved: radar_rounds), so a commit no change event announced (a sync, a landing
+by update-ref) is still seen, and a dirty session in a conflict is looked at again each
+second (undoing an edit records no change).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ UNCOMMITTED = "uncommitted"
 PATHS_IN_EVENT = 20  # a change event lists at most this many paths (board.alerts)
 # What can change a session's work, the base, or who is live.
 HEARD = {EventKind.CHANGE_RECORDED, EventKind.SESSION_LANDED, EventKind.SESSION_UPDATED,
-         EventKind.SESSION_REGISTERED}
+         EventKind.SESSION_REGISTERED, EventKind.SESSION_REMOVED}
 
 
 class Radar:
@@ -335,16 +336,15 @@ class Radar:
         tell_found(conn, conflict, self._bullpen)
 
     def _clear(self, conn, a: str, b: str) -> None:
-        if (a, b) not in self._open:
-            return
+        conflict = conflicts.clear(conn, a, b) if (a, b) in self._open else \
+            conflicts.unpark(conn, a, b)  # parked while a side was stopped; cleared since
         self._open.discard((a, b))
-        conflict = conflicts.clear(conn, a, b)
         if conflict is not None:
             tell_cleared(conn, conflict)
 
     def _clear_gone(self, conn, live: dict[str, Session], open_: list) -> None:
-        """Conflicts of sessions that stopped or left clear (their work is not live)."""
+        """Park the conflicts of sessions that stopped or left, untold (conflicts.park)."""
         for conflict in open_:
             sides = (conflict.a,) if conflict.with_base else (conflict.a, conflict.b)
-            if any(side not in live for side in sides):
-                self._clear(conn, conflict.a, conflict.b)
+            if any(side not in live for side in sides):  # never checked in this scan
+                conflicts.park(conn, conflict.a, conflict.b)

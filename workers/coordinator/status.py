@@ -7,7 +7,7 @@ and captured screens. The rules (DESIGN.md, "Agent state"):
 - a question anywhere the adapter looks (a dialog, a permission prompt, a password, a
   yes/no) is `needs_input`, with the question line as the reason;
 - a spinner or a busy input line is `working`; so is a screen that keeps changing —
-  whatever a hook last said;
+  whatever a hook last said — except for the redraw a resize makes (no event, no flip);
 - the agent's own prompt, still for the debounce, is `idle` — even when a hook last
   said `working` (after Esc, Claude's Stop hook never fires);
 - another program in front of the agent (sudo, less, vim, a child) is never `idle`;
@@ -35,6 +35,9 @@ Status = AgentState  # the name the loop, `ls` and the dashboard have always use
 DEBOUNCE = 1.5  # seconds a screen must stay unchanged before its prompt counts as idle
 STARTUP = 30.0  # seconds a new pane may take to show its prompt before it is "unknown"
 HOOK_FRESH = 600.0  # seconds a hook's `working` report holds a still screen as working
+# A pane resized (an attach from another terminal, a zoom, a layout change) is redrawn
+# by its program within this many seconds: that redraw is not the agent at work.
+RESIZE_GRACE = 2.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,8 @@ class _Seen:
     prompt_seen: bool
     status: PaneStatus
     adapter: Adapter | None = None  # the reader of `reading`
+    size: tuple[int, int] = (0, 0)
+    resized_at: float = float("-inf")
 
 
 def screen_of(snap: PaneSnapshot) -> Screen:
@@ -152,7 +157,11 @@ class StatusTracker:
                 else Reading(Sign.NOTHING)
         else:
             reading = seen.reading  # same screen and reader: no regex work per tick
-        changed_at = now if changed or seen is None else seen.changed_at
+        size = (snap.width, snap.height)
+        resized_at = float("-inf") if seen is None else (
+            seen.resized_at if seen.size == size else now)
+        redrawn = now - resized_at <= RESIZE_GRACE  # the screen changed with its size only
+        changed_at = now if (changed and not redrawn) or seen is None else seen.changed_at
         first_seen = seen.first_seen if seen is not None else now
         prompt_seen = (seen.prompt_seen if seen is not None else False) or reading.sign in (
             Sign.PROMPT_EMPTY, Sign.PROMPT_TEXT, Sign.QUESTION, Sign.BUSY)
@@ -176,7 +185,7 @@ class StatusTracker:
         if content_hash is None and seen is not None:
             content_hash = seen.content_hash  # not captured this tick: keep the last
         self._seen[pane_id] = _Seen(content_hash, changed_at, first_seen, reading,
-                                    prompt_seen, current, adapter)
+                                    prompt_seen, current, adapter, size, resized_at)
         return current
 
     def _decide(self, snap: PaneSnapshot, adapter: Adapter, reading: Reading,

@@ -51,13 +51,13 @@ class CodeFlow:
                 "landed": self.landed, "code": self.summary or None}
 
 
-def code_flows(conn: Connection, root: Path,
-               known: list) -> dict[str, CodeFlow]:  # noqa: ANN001 - board.models.Session
+def code_flows(conn: Connection, root: Path, known: list,  # noqa: ANN001 - models.Session
+               heads: dict[str, str] | None = None) -> dict[str, CodeFlow]:
     """Each session's CodeFlow (sessions without a branch here get counts of None); none
     when `root` is no git repository (a room kept elsewhere, BULLPEN_HOME), so `ls`
-    still lists the sessions."""
+    still lists the sessions. `heads`: branch_heads(root), when the caller has them."""
     try:
-        heads = _heads(root)
+        heads = branch_heads(root) if heads is None else heads
     except WorktreeError:
         return {}
     base_name = run_git(root, "symbolic-ref", "--quiet", "--short", "HEAD",
@@ -77,7 +77,11 @@ def code_flows(conn: Connection, root: Path,
                              f"{base}...{head}").stdout.split()
             behind, ahead = int(counts[0]), int(counts[1])
         landing = last.get(name)
-        landed = landing.new_base if landing and landing.head == head else None
+        # Landed while its head is the one that landed, and also once nothing of its own
+        # is left to land: its branch deleted (down --remove-worktrees, rm) or made again
+        # from the base since.
+        landed = landing.new_base if landing and (head in (landing.head, None) or
+                                                  ahead == 0) else None
         mine = [t for t in every
                 if (t.id == plan_ids[name] if name in plan_ids else t.assignee == name)]
         done = bool(mine) and all(t.status in FINISHED_TASK_STATUSES for t in mine)
@@ -87,7 +91,8 @@ def code_flows(conn: Connection, root: Path,
     return flows
 
 
-def _heads(root: Path) -> dict[str, str]:
+def branch_heads(root: Path) -> dict[str, str]:
+    """Every local branch's head commit, in one git call."""
     output = run_git(root, "for-each-ref", "--format=%(refname:short) %(objectname)",
                      "refs/heads/").stdout
     return dict(line.split(" ", 1) for line in output.splitlines() if " " in line)

@@ -1,7 +1,7 @@
 """The room façade: every session verb the CLI, the dashboard and the demo call.
 
 As Supervisor's `rpcinterface` is the one API its CLI and web UI share, `RoomControl`
-is the one way in to the room (up, down, ls, spawn, stop, restart, attach, and the
+is the one way in to the room (up, down, ls, spawn, stop, rm, restart, attach, and the
 dashboard's focus, zoom and capture), so two surfaces cannot drift. It holds the one
 pane-ownership rule: a remembered pane id counts only while `layout.owns_pane` says the
 pane still belongs to its session (ids restart at %0 with a new tmux server).
@@ -32,12 +32,13 @@ from board.identity import Caller
 from board.models import Session
 from board.room import open_room
 from board.vocabulary import IdentityVariable, RoomLayout
-from workers.room import config, land, lifecycle, remote_verbs, spawn
+from workers.room import config, land, lifecycle, listing, remote_verbs, removal, spawn
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.land import LandingPreview
 from workers.room.land_rules import RuleChange
-from workers.room.lifecycle import Report, SessionRow
-from workers.tmux import layout
+from workers.room.lifecycle import Report
+from workers.room.listing import SessionRow
+from workers.tmux import layout, nesting
 from workers.tmux.server import RoomServer
 from worktrees.status import worktree_status
 
@@ -129,7 +130,7 @@ class RoomControl:
 
     def ls(self) -> list[SessionRow]:
         """Every session with its live status and uncommitted files."""
-        return lifecycle.list_sessions(self.home, server=self.server)
+        return listing.list_sessions(self.home, server=self.server)
 
     def attach_command(self, name: str | None = None,
                        size: tuple[int, int] | None = None) -> list[str]:
@@ -143,7 +144,9 @@ class RoomControl:
             where = RoomLayout.SIDE_BY_SIDE
         layout.ensure_room_window(self.server, self.home.parent, self.home,
                                   layout_name=where)
-        told = layout.fit_to_terminal(self.server, where, size) if size else None
+        fitted = layout.fit_to_terminal(self.server, where, size) if size else None
+        nested = nesting.fit_prefix(self.server, os.environ)  # inside the user's own tmux
+        told = "; ".join(line for line in (nested, fitted) if line)
         if name:
             self.focus(name)
         argv = self.server.attach_command(layout.ROOM_SESSION)
@@ -215,6 +218,18 @@ class RoomControl:
                     authority.check(room.conn, self.caller, Power.REMOVE, name, force=force)
             return spawn.stop(self.home, name, remove=remove_worktree, force=force,
                               server=self.server)
+
+    def rm(self, name: str, *, delete_branch: bool = False, force: bool = False) -> list[str]:
+        """Stop `name`, remove its worktree (refused while it holds work, unless `force`)
+        and forget it; its branch stays unless `delete_branch`. One line per act."""
+        if self.caller.name == name:  # its own pane, cwd and identity would go under it
+            raise BadInput(f"{name} cannot remove itself; the operator runs bullpen rm {name}")
+        with spawn.open_operator_room(self.home) as room:
+            if elsewhere := remote_verbs.machine_elsewhere(room.conn, self.home, name):
+                raise BadInput(f"{name} runs on machine {elsewhere}; run bullpen rm there")
+        with self._privileged(Power.REMOVE, name, force=force):
+            return removal.remove_session(self.home, name, delete_branch=delete_branch,
+                                          force=force, server=self.server)
 
     def restart(self, name: str, *, fresh: bool = False) -> Session:
         """Start the session's agent again in a fresh pane (resuming its conversation

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from board import integrity, machines, sessions
+from board import integrity, machines, marks, sessions
 from board.connection import Connection
 from board.db import connect, is_postgres, schema_version
 from board.errors import BadInput, BullpenError
@@ -51,9 +51,12 @@ def diagnose(home: Path) -> list[Finding]:
         known = [s for s in sessions.all_sessions(conn)
                  if not is_postgres(conn) or s.machine in (None, here)]
         needed = any(s.desired == DesiredState.RUNNING for s in known)
-        found += _coordinator(home, needed)
-        found += _tmux(home, known)
         found += land_leftovers(home, conn)  # before _worktrees, which would list them
+        if needed and _stopped_cleanly(home, conn):
+            found.append(Finding("room", True, "the room is down (bullpen up starts it)"))
+        else:
+            found += _coordinator(home, needed)
+            found += _tmux(home, known)
         found += _worktrees(home, known)
         found += [finding for session in known for finding in _agent(home, session)]
         found += _policy(home, [s for s in known if s.desired == DesiredState.RUNNING])
@@ -64,6 +67,14 @@ def diagnose(home: Path) -> list[Finding]:
     finally:
         conn.close()
     return found
+
+
+def _stopped_cleanly(home: Path, conn: Connection) -> bool:
+    """`bullpen down` ran (and no `up` since), and nothing of the room runs: no tmux
+    server, no coordinator, no failed start. A crash or a reboot leaves no such mark."""
+    mark = marks.get_mark(conn, marks.down_key(machines.local_name(home)))
+    return (mark == "1" and not layout.server_for(home.parent).is_alive()
+            and not is_running(home) and not process.start_failure(home))
 
 
 def _logs(home: Path) -> list[Finding]:
@@ -191,9 +202,13 @@ def _policy(home: Path, running: list[Session]) -> list[Finding]:
         raise  # too big to read at all: one line, as every command that loads it says
     except BadInput:
         return []  # `up` names what is wrong with bullpen.yaml
+    # A lever that does not hold never reads "ok" (the room's `deny:` is a promise).
     return [*(Finding("policy", False, line, RUN_TESTED)
               for line in policy_check.release_gaps(plan, running)),
-            *(Finding("policy", True, line) for line in policy_check.warnings(plan, running))]
+            *(Finding("policy", False, line.removeprefix("warning: "),
+                      "run those sessions with an agent that enforces deny:, or drop the"
+                      " patterns it cannot hold")
+              for line in policy_check.warnings(plan, running))]
 
 
 def _agent(home: Path, session: Session) -> list[Finding]:

@@ -1,4 +1,5 @@
-"""Which sessions of a plan the room's `deny:` cannot hold, said once by `up` and doctor.
+"""What a plan asks that bullpen cannot do for a session, said once by `up` (and doctor):
+the room's `deny:` it cannot hold, and `deliver: type` for a shell.
 
 Claude (its PreToolUse hook), Hermes (its profile's `approvals.deny`) and Codex (its
 execpolicy rules, prefix patterns only) enforce the room's command policy themselves;
@@ -10,8 +11,8 @@ a kind that enforces it may not (Hermes before 0.17: `release_gaps`).
 from __future__ import annotations
 
 from board.models import Session
-from workers.agents.adapter import DENY_NOT_ENFORCED
-from workers.agents.kinds import adapter_for
+from workers.agents.adapter import DENY_NOT_ENFORCED, AgentKind
+from workers.agents.kinds import adapter_for, kind_of, program_of
 from workers.room.config import Config
 
 
@@ -53,3 +54,15 @@ def warnings(plan: Config, running: list[Session] | None = None) -> list[str]:
         lines.append("warning: Codex cannot hold these deny: patterns (not a prefix of"
                      f" literal words): {', '.join(sorted(gaps))}")
     return lines
+
+
+def deliver_warnings(plan: Config) -> list[str]:
+    """`deliver: type` on a shell session: bullpen never types into a shell (a pager in
+    front would take the text as keys), so its notes stay in its inbox."""
+    shells = [f"{p.name} ({program_of(p.agent) or 'sh'})" for p in plan.sessions
+              if p.deliver == "type" and kind_of(p.agent) == AgentKind.SHELL]
+    if not shells:
+        return []
+    return [f"warning: deliver: type does nothing for {', '.join(shells)}: bullpen never"
+            " types into a shell; its notes stay in its inbox (bullpen note inbox), held"
+            " as 'shell session'"]

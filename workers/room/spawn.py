@@ -16,7 +16,7 @@ from board.home import repo_root_of_home
 from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
-from board.vocabulary import DesiredState, IdentityVariable, RoomLayout, SessionStatus
+from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
 from workers.agents import exclusive
 from workers.agents.adapter import SoleUse
 from workers.agents.command_line import is_simple
@@ -64,7 +64,7 @@ def on_commit_unknown(room: Room, on_commit: str | None, planned: frozenset[str]
 
 
 def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = frozenset(),
-                  repo_checked: bool = False) -> SoleUse | None:
+                  repo_checked: bool = False, from_plan: bool = False) -> SoleUse | None:
     """Every refusal that must happen before anything is created (`planned`: sessions
     the same `up` is about to create, which `on_commit` may name). Returns what the
     agent must have to itself (a hermes profile), so `up` can refuse two of its sessions
@@ -93,8 +93,9 @@ def check_request(room: Room, request: SpawnRequest, planned: frozenset[str] = f
     if not words:
         raise BadInput("--agent is empty; give the command the session runs")
     if is_simple(request.agent) and shutil.which(words[0], path=layout.tool_path()) is None:
-        raise BadInput(f"{words[0]!r} is not installed or not on PATH; install it, or choose"
-                       " the agent with --agent CMD (or agent: in bullpen.yaml)")
+        choose = (f"set sessions.{request.name}.agent (or agent:) in bullpen.yaml" if from_plan
+                  else "choose the agent with --agent CMD (or agent: in bullpen.yaml)")
+        raise BadInput(f"{words[0]!r} is not installed or not on PATH; install it, or {choose}")
     # The agent's own preparation refuses here too (a hermes profile missing or not set up).
     adapter = adapter_for(request.agent)
     prepared = adapter.plan_spawn(request.name, request.profile, request.agent, room.home)
@@ -114,7 +115,7 @@ def check_requests(room: Room, requests: list[SpawnRequest], planned: frozenset[
     require_tmux()
     main_head(repo_root_of_home(room.home))  # once for all: a repository with a commit
     for request in requests:
-        sole = check_request(room, request, planned, repo_checked=True)
+        sole = check_request(room, request, planned, repo_checked=True, from_plan=True)
         other = wanted.setdefault(sole.directory.resolve(), request.name) if sole else None
         if sole is not None and other != request.name:
             raise BadInput(f"bullpen.yaml: sessions {other!r} and {request.name!r} would both"
@@ -253,7 +254,7 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     plan = launch_plan(session, token, room.home, setup=setup, fresh=fresh,
                        deny=plan_file.deny)
     dashboard = layout.ensure_room_window(server, root, room.home, with_dashboard, layout_name)
-    side_by_side = layout_name == RoomLayout.SIDE_BY_SIDE
+    side_by_side = layout.beside_dashboard(server, layout_name, dashboard)
     sole = adapter_for(session.agent, session.deliver).sole_use(session.agent or "",
                                                                 session.profile)
     orphan = orphan_of(room.home, session)
@@ -265,7 +266,8 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
         pane_id = server.launch(dashboard if side_by_side else layout.ROOM_SESSION,
                                 plan.command, worktree, plan.env, title=name,
                                 new_window=not side_by_side,
-                                then=layout.arrange_args(layout_name, dashboard))
+                                then=layout.arrange_args(layout_name, dashboard)
+                                if side_by_side else ())
         pid = server.pane_pid(pane_id) if sole is not None else None
         if pid is not None:
             hold(pid)
@@ -308,6 +310,7 @@ def stop(home: Path, name: str, *, remove: bool = False, force: bool = False,
             done += [f"stopped {name}"] * closed + ended
         if remove:
             removed = remove_worktree(root, name, force=force)
+            sessions.update(room.conn, name, worktree=None)  # on purpose: not a lost one
             done.append(f"removed worktree {removed.path}"
                         + (f" and branch {removed.branch}" if removed.branch_deleted else ""))
         return done or [f"{name} was not running"]

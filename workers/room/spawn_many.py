@@ -25,7 +25,7 @@ from board.home import repo_root_of_home
 from board.identity import Caller
 from board.models import OPERATOR
 from board.room import Room
-from board.vocabulary import DesiredState, RoomLayout, SessionStatus
+from board.vocabulary import DesiredState, SessionStatus
 from workers.agents.kinds import adapter_for
 from workers.agents.launch import launch_plan
 from workers.room import config
@@ -136,7 +136,7 @@ def _make(room: Room, root: Path, requests: list[SpawnRequest], made: dict[str, 
     server = where.server
     dashboard = layout.ensure_room_window(server, root, room.home, where.with_dashboard,
                                           where.layout_name)
-    side_by_side = where.layout_name == RoomLayout.SIDE_BY_SIDE
+    side_by_side = layout.beside_dashboard(server, where.layout_name, dashboard)
     for start in range(0, len(requests), CHUNK):
         chunk = list(zip(requests, infos, strict=True))[start:start + CHUNK]
         panes = []
@@ -147,7 +147,8 @@ def _make(room: Room, root: Path, requests: list[SpawnRequest], made: dict[str, 
             panes.append(NewPane(plan.command, info.path, plan.env, request.name))
         ids = server.launch_many(dashboard if side_by_side else layout.ROOM_SESSION, panes,
                                  new_window=not side_by_side,
-                                 then=layout.arrange_args(where.layout_name, dashboard))
+                                 then=layout.arrange_args(where.layout_name, dashboard)
+                                 if side_by_side else ())
         with write(room.conn):
             for (request, _), pane_id in zip(chunk, ids, strict=True):
                 sessions.update(room.conn, request.name, pane_id=pane_id)

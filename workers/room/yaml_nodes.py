@@ -49,16 +49,25 @@ _CLOSING = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndTo
 
 def key_at(text: str, index: int) -> str:
     """The dotted key a line of a (possibly broken) YAML file sits under, by indentation."""
-    stack: list[tuple[int, str]] = []
-    for raw in text.splitlines()[: index + 1]:
+    stack: list[tuple[int, str, bool]] = []  # indent, key, whether it opens a block
+    lines = text.splitlines()[: index + 1]
+    for number, raw in enumerate(lines):
         found = _KEY_LINE.match(raw.expandtabs(1))
         if not found:
             continue
+        if "\t" in raw[:len(raw) - len(raw.lstrip())] and number == len(lines) - 1:
+            # A tab has no width in YAML: the key belongs under the last key that opened
+            # a block (`py:` alone on its line), not wherever the tab's width puts it.
+            while stack and not stack[-1][2]:
+                stack.pop()
+            stack.append((len(found["indent"]), found["key"], False))
+            break
         indent = len(found["indent"])
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        stack.append((indent, found["key"]))
-    return ".".join(key for _, key in stack) or "top level"
+        opens = not raw.expandtabs(1)[found.end():].split("#", 1)[0].strip()
+        stack.append((indent, found["key"], opens))
+    return ".".join(key for _, key, _ in stack) or "top level"
 
 
 def mapping(path: Path, node: yaml.Node, key: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:

@@ -164,6 +164,19 @@ def fit_to_terminal(server: RoomServer, layout_name: str,
     return None
 
 
+def beside_dashboard(server: RoomServer, layout_name: str, dashboard: str) -> bool:
+    """Whether a new session pane goes beside the dashboard: side by side, and the room's
+    window (sized by the terminal last attached) is at least SIDE_BY_SIDE_MIN; in a
+    smaller room it gets a window of its own, as `fit_to_terminal` gives the others."""
+    if layout_name != RoomLayout.SIDE_BY_SIDE:
+        return False
+    size = server.run("display-message", "-p", "-t", dashboard,
+                      "#{window_width} #{window_height}").stdout.split()
+    if len(size) != 2 or not all(part.isdigit() for part in size):
+        return True  # no such pane (yet): the room's default size is big enough
+    return int(size[0]) >= SIDE_BY_SIDE_MIN[0] and int(size[1]) >= SIDE_BY_SIDE_MIN[1]
+
+
 def arrange_args(layout: str, dashboard: str) -> list[str]:
     """The tmux commands that put the dashboard on the left and the sessions stacked on
     the right (side-by-side); none for the windows layout."""
