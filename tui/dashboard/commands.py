@@ -40,20 +40,30 @@ COMMANDS: tuple[Command, ...] = (
     Command("comment", "c", "Comment", "Comment on the card (shown in its details)",
             "board", show=False),
     Command("focus_session", "f", "Focus pane", "Move tmux focus to the session's pane",
-            "sessions"),
+            "sessions", label="Focus"),
     Command("details_session", "enter", "Detail", "The session's task, status and why,"
             " changed files, diff, inbox and notebook", "sessions"),
     Command("zoom_session", "z", "Zoom pane", "Zoom the session's tmux pane", "sessions",
-            show=False),
+            label="Zoom"),
     Command("land_session", "L", "Land", "Land the session's branch on the base branch:"
             " asks first, builds and checks it aside (land.check), shows the check's"
-            " lines, then what landed or why not", "sessions", show=False),
+            " lines, then what landed or why not", "sessions"),
     Command("spawn_session", "s", "Spawn", "Start a new session (name, agent, task)",
-            "sessions", show=False),
-    Command("stop_session", "t", "Stop", "Stop the session (its worktree stays)", "sessions",
+            "sessions"),
+    Command("stop_session", "t", "Stop", "Stop the session (its worktree stays)", "sessions"),
+    Command("restart_session", "r", "Restart", "Restart the session", "sessions"),
+    Command("next_panel(1)", "tab", "Next panel", "Focus the next panel: needs you (when"
+            " shown), sessions, board, notes, watcher", "global", show=False),
+    Command("next_panel(-1)", "shift+tab", "Previous panel", "Focus the previous panel",
+            "global", show=False),
+    Command("panel('sessions')", "1", "Sessions", "Focus the sessions table", "global",
             show=False),
-    Command("restart_session", "r", "Restart", "Restart the session", "sessions",
-            show=False),
+    Command("panel('board')", "2", "Board", "Focus the board (the column used last, or"
+            " the first with cards)", "global", show=False),
+    Command("panel('stream')", "3", "Notes", "Focus the note stream (narrow: in the"
+            " watcher's place again)", "global", show=False),
+    Command("panel('watcher')", "4", "Watcher", "Focus the watcher (narrow: in the notes'"
+            " place)", "global", show=False),
     Command("next_need", "g", "Next need", "Go to the next thing that waits on you"
             " (enter there: its pane or card)", "global", label="Needs"),
     Command("compose", "m", "Note", "Send a note to the selected session", "global"),

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer
 from textual.worker import Worker, WorkerState
@@ -47,6 +46,7 @@ from tui.dashboard.messages import (
 from tui.dashboard.needs import Attention
 from tui.dashboard.prompt import Field, PromptScreen
 from tui.dashboard.screens.landing_requests import LandingRequests
+from tui.dashboard.screens.panels import PanelKeys
 from tui.dashboard.screens.requests import WidgetRequests
 from tui.dashboard.screens.task_detail import TaskDetailScreen
 from tui.dashboard.tail import EventTail
@@ -61,19 +61,14 @@ from tui.dashboard.writer import StoreWriter
 PREVIEW_SECONDS = 1.0
 TAIL_SWITCH_SECONDS = 0.001
 COORDINATOR_CHECK_SECONDS = 5.0  # closing the dashboard stops nothing; it revives, too
-PANELS = {"sessions": "#sessions", "board": "#column-ready", "stream": "#stream",
-          "watcher": "#watcher"}
 
 
-class MainScreen(WidgetRequests, LandingRequests):
+class MainScreen(WidgetRequests, LandingRequests, PanelKeys):
     """Composes the panels, applies store deltas, and runs blocking work in threads (the
-    board's and the sessions table's requests: WidgetRequests; landing: LandingRequests)."""
+    board's and the sessions table's requests: WidgetRequests; landing: LandingRequests;
+    moving between panels: PanelKeys)."""
 
-    BINDINGS = [
-        *bindings_for("global"),
-        *(Binding(str(number), f"panel('{panel}')", panel.title(), show=False)
-          for number, panel in enumerate(PANELS, start=1)),
-    ]
+    BINDINGS = bindings_for("global")
 
     def __init__(self, home: Path, actions: SessionActions, bell: bool = True) -> None:
         super().__init__()
@@ -286,11 +281,6 @@ class MainScreen(WidgetRequests, LandingRequests):
 
     def action_next_need(self) -> None:
         self.query_one(NeedsYou).next()
-
-    def action_panel(self, panel: str) -> None:
-        if panel in ("stream", "watcher"):  # narrow: 4 puts the watcher where the notes were
-            self.set_class(panel == "watcher", "-watcher")
-        self.query_one(PANELS[panel]).focus()
 
     def action_help(self) -> None:
         from tui.dashboard.screens.help import HelpScreen

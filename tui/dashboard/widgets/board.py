@@ -1,5 +1,9 @@
 """The status board: one column per status, fed with task deltas; its keys act on the
-highlighted card and post request messages up to the screen, which writes the store."""
+highlighted card and post request messages up to the screen, which writes the store.
+
+Columns with cards share the width; the empty ones are named on one row above them
+(`triage 0 · todo 0 · review 0`), and `h`/`l` step over them (a card still moves into
+them with `shift+←/→`)."""
 
 from __future__ import annotations
 
@@ -8,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.widgets import Static
 
 from board.columns import neighbour
 from board.errors import BadInput
@@ -27,7 +32,7 @@ CARD_ACTIONS = frozenset({"move_left", "move_right", "assign", "details", "done"
                           "archive", "comment"})
 
 
-class Board(Horizontal):
+class Board(Vertical):
     """Columns of cards; applies task changes without reloading the rest."""
 
     BINDINGS = bindings_for("board")
@@ -89,8 +94,17 @@ class Board(Horizontal):
         self._follow: tuple[int, str] | None = None
 
     def compose(self) -> ComposeResult:
-        for status in STATUSES:
-            yield BoardColumn(status)
+        yield Static("", id="board-empties")
+        with Horizontal(id="lanes"):
+            for status in STATUSES:
+                yield BoardColumn(status)
+
+    def _show_empties(self) -> None:
+        """Name the empty columns on the strip above the board (hidden when none is)."""
+        lanes = [lane for lane in self.query(BoardColumn) if not lane.count]
+        strip = self.query_one("#board-empties", Static)
+        strip.update(" · ".join(lane.label for lane in lanes))
+        strip.display = bool(lanes)
 
     def column(self, status: str) -> CardList:
         """The column widget for `status`."""
@@ -146,8 +160,12 @@ class Board(Horizontal):
                 touched.add(task.status)
                 if old is not None:
                     touched.add(old.status)
+        emptied = False
         for status in touched & set(STATUSES):
-            self.query_one(f"#lane-{status}", BoardColumn).show(self.columns[status], self.tasks)
+            lane = self.query_one(f"#lane-{status}", BoardColumn)
+            emptied = lane.show(self.columns[status], self.tasks) or emptied
+        if emptied:
+            self._show_empties()
         self._catch_follow()
         return touched
 
@@ -163,6 +181,13 @@ class Board(Horizontal):
                        if self.columns[status]), TaskStatus.READY)
         self.column(status).focus()
         self.current = self.column(status)
+
+    def focus_current(self) -> None:
+        """Focus the column used last, if it still has cards; else as `focus_first`."""
+        if self.current is not None and self.current.ids:
+            self.current.focus()
+        else:
+            self.focus_first()
 
     def follow(self, task_id: int, status: str) -> None:
         """Focus `task_id` in column `status` now, or as soon as the store says it is there."""
@@ -188,6 +213,8 @@ class Board(Horizontal):
     def on_card_list_leave(self, message: CardList.Leave) -> None:
         message.stop()
         status = neighbour(message.card_list.status, message.step)
+        while status is not None and not self.columns[status]:  # step over empty columns
+            status = neighbour(status, message.step)
         if status is not None:
             target = self.column(status)
             target.cursor = target.row_at(message.card_list.visible_row)
