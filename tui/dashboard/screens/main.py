@@ -23,7 +23,7 @@ from board import notes
 from board.errors import BadInput
 from board.home import DB_NAME
 from board.models import EVERYONE, Task
-from board.vocabulary import TaskStatus
+from board.vocabulary import OPERATOR, TaskStatus
 from tui.dashboard.actions import SessionActions
 from tui.dashboard.coalesce import DeltaBox
 from tui.dashboard.code_marks import code_mark
@@ -44,7 +44,7 @@ from tui.dashboard.messages import (
     TaskLoaded,
 )
 from tui.dashboard.needs import Attention
-from tui.dashboard.prompt import Field, PromptScreen
+from tui.dashboard.prompt import Answer, Field, PromptScreen, open_form
 from tui.dashboard.screens.landing_requests import LandingRequests
 from tui.dashboard.screens.panels import PanelKeys
 from tui.dashboard.screens.requests import WidgetRequests
@@ -287,19 +287,21 @@ class MainScreen(WidgetRequests, LandingRequests, PanelKeys):
 
         self.app.push_screen(HelpScreen())
 
-    def action_compose(self) -> None:
-        self._compose_to(self.sessions_table.selected or EVERYONE)
+    async def action_compose(self) -> None:
+        await self._compose_to(self.sessions_table.selected or EVERYONE)
 
-    def action_compose_all(self) -> None:
-        self._compose_to(EVERYONE)
+    async def action_compose_all(self) -> None:
+        await self._compose_to(EVERYONE)
 
-    def _compose_to(self, to: str) -> None:
-        fields = [Field("to", "To (a session, 'all' or 'operator')", to), Field("text", "Note")]
+    async def _compose_to(self, to: str) -> None:
+        names = [*self.board.session_names, EVERYONE, OPERATOR]
+        fields = [Field("to", "To (a session, 'all' or 'operator')", to, names=names),
+                  Field("text", "Note")]
 
-        def send(answer: dict[str, str] | None) -> None:
-            if answer is not None:
-                self.jobs.write_store(notes.send, answer["to"].strip(), answer["text"])
-        self.app.push_screen(PromptScreen("Send a note", fields, focus="text"), send)
+        def send(answer: Answer) -> None:
+            self.jobs.write_store(notes.send, answer["to"].strip(), answer["text"], form=form)
+        form = PromptScreen("Send a note", fields, focus="text", submit=send)
+        await open_form(self.app, form)
 
     def action_filter_stream(self) -> None:
         selected = self.sessions_table.selected

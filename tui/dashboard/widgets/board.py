@@ -23,7 +23,7 @@ from board.validate import STATUSES
 from board.vocabulary import TaskStatus
 from tui.dashboard.code_marks import CodeMark
 from tui.dashboard.commands import bindings_for
-from tui.dashboard.prompt import Field, PromptScreen
+from tui.dashboard.prompt import Answer, Field, PromptScreen, open_form
 from tui.dashboard.widgets.board_column import BoardColumn
 from tui.dashboard.widgets.card_list import CardList
 
@@ -55,21 +55,25 @@ class Board(Vertical):
     class DoneRequested(Message):
         task_id: int
         summary: str | None
+        form: PromptScreen | None = None  # closes once written; refused, it says why
 
     @dataclass
     class BlockRequested(Message):
         task_id: int
         reason: str
+        form: PromptScreen | None = None
 
     @dataclass
     class CommentRequested(Message):
         task_id: int
         text: str
+        form: PromptScreen | None = None
 
     @dataclass
     class AssignRequested(Message):
         task_id: int
         assignee: str | None  # None: nobody
+        form: PromptScreen | None = None
 
     @dataclass
     class AddRequested(Message):
@@ -79,6 +83,7 @@ class Board(Vertical):
         body: str
         assignee: str | None
         after: list[int]
+        form: PromptScreen | None = None
 
     @dataclass
     class DetailsRequested(Message):
@@ -229,27 +234,27 @@ class Board(Vertical):
             return None
         return True
 
-    def _ask(self, title: str, fields: list[Field],
-             then: Callable[[dict[str, str]], object]) -> None:
-        def answered(answer: dict[str, str] | None) -> None:
-            if answer is not None:
-                then(answer)
-        self.app.push_screen(PromptScreen(title, fields), answered)
+    async def _ask(self, title: str, fields: list[Field],
+                   then: Callable[[Answer, PromptScreen], object]) -> None:
+        """A form whose answer `then` turns into a request; the form stays open until the
+        store took it (or shows why not)."""
+        form = PromptScreen(title, fields, submit=lambda answer: then(answer, form))
+        await open_form(self.app, form)
 
-    def action_move_left(self) -> None:
-        self._move(-1)
+    async def action_move_left(self) -> None:
+        await self._move(-1)
 
-    def action_move_right(self) -> None:
-        self._move(1)
+    async def action_move_right(self) -> None:
+        await self._move(1)
 
-    def _move(self, step: int) -> None:
+    async def _move(self, step: int) -> None:
         """Move the card a column; into blocked only with a reason (asked for), into
         archived only once confirmed (L archives a done card, and L lands on sessions)."""
         if not (task := self.current_task):
             return
         target = neighbour(task.status, step)
         if target == TaskStatus.BLOCKED:
-            self.action_block()
+            await self.action_block()
         elif target == TaskStatus.ARCHIVED:
             self.post_message(self.ArchiveRequested(task.id, ask=True))
         else:
@@ -263,56 +268,64 @@ class Board(Vertical):
         if task := self.current_task:
             self.post_message(self.DetailsRequested(task.id))
 
-    def action_done(self) -> None:
+    async def action_done(self) -> None:
         if task := self.current_task:
-            self._ask(f"Done: #{task.id} {task.title}",
-                      [Field("summary", "Handoff summary (optional)",
-                             placeholder="what the next session needs to know")],
-                      lambda answer: self.post_message(self.DoneRequested(
-                          task.id, answer["summary"].strip() or None)))
+            await self._ask(f"Done: #{task.id} {task.title}",
+                            [Field("summary", "Handoff summary (optional)",
+                                   placeholder="what the next session needs to know")],
+                            lambda answer, form: self.post_message(self.DoneRequested(
+                                task.id, answer["summary"].strip() or None, form)))
 
-    def action_block(self) -> None:
+    async def action_block(self) -> None:
         if task := self.current_task:
-            self._ask(f"Block: #{task.id} {task.title}",
-                      [Field("reason", "Why is it blocked? (optional)",
-                             placeholder=NO_REASON)],
-                      lambda answer: self.post_message(self.BlockRequested(
-                          task.id, answer["reason"].strip() or NO_REASON)))
+            await self._ask(f"Block: #{task.id} {task.title}",
+                            [Field("reason", "Why is it blocked? (optional)",
+                                   placeholder=NO_REASON)],
+                            lambda answer, form: self.post_message(self.BlockRequested(
+                                task.id, answer["reason"].strip() or NO_REASON, form)))
 
-    def action_comment(self) -> None:
+    async def action_comment(self) -> None:
         if task := self.current_task:
-            self._ask(f"Comment: #{task.id} {task.title}", [Field("text", "Comment")],
-                      lambda answer: self.post_message(self.CommentRequested(
-                          task.id, answer["text"].strip())))
+            await self._ask(f"Comment: #{task.id} {task.title}", [Field("text", "Comment")],
+                            lambda answer, form: self.post_message(self.CommentRequested(
+                                task.id, answer["text"].strip(), form)))
 
-    def action_assign(self) -> None:
+    async def action_assign(self) -> None:
         if not (task := self.current_task):
             return
         names = ", ".join(self.session_names) or "no sessions yet"
 
-        def assign(answer: dict[str, str]) -> None:
+        def assign(answer: Answer, form: PromptScreen) -> None:
             who = answer["session"].strip()
-            self.post_message(self.AssignRequested(task.id, None if who in ("", "-") else who))
-        self._ask(f"Assign: #{task.id} {task.title}",
-                  [Field("session", f"Session ({names}; '-' for nobody)", task.assignee or "")],
-                  assign)
+            self.post_message(self.AssignRequested(
+                task.id, None if who in ("", "-") else who, form))
+        await self._ask(f"Assign: #{task.id} {task.title}",
+                        [Field("session", f"Session ({names}; '-' for nobody)",
+                               task.assignee or "", names=self.session_names)], assign)
 
-    def action_new_task(self) -> None:
+    async def action_new_task(self) -> None:
         fields = [Field("title", "Title"),
                   Field("assign", "Assign to (optional)",  # never pre-filled: no accidents
-                        placeholder=f"a session, e.g. {self.selected_session or 'coder'}"),
-                  Field("after", "After task ids (optional)", placeholder="e.g. 3 4"),
+                        placeholder=f"a session, e.g. {self.selected_session or 'coder'}",
+                        names=self.session_names),
+                  Field("after", "After task ids (optional)", placeholder="e.g. 3 4",
+                        check=ids_refused),
                   Field("body", "Details (optional)")]
 
-        def add(answer: dict[str, str]) -> None:
-            try:
-                after = parse_ids(answer["after"])
-            except BadInput as error:
-                self.notify(str(error), severity="error")
-                return
+        def add(answer: Answer, form: PromptScreen) -> None:
             self.post_message(self.AddRequested(answer["title"].strip(), answer["body"].strip(),
-                                                answer["assign"].strip() or None, after))
-        self._ask("New card", fields, add)
+                                                answer["assign"].strip() or None,
+                                                parse_ids(answer["after"]), form))
+        await self._ask("New card", fields, add)
+
+
+def ids_refused(text: str) -> str | None:
+    """Why `text` is not a list of task ids, or None when it is."""
+    try:
+        parse_ids(text)
+    except BadInput as error:
+        return str(error)
+    return None
 
 
 def parse_ids(text: str) -> list[int]:

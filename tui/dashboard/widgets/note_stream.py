@@ -31,10 +31,10 @@ class NoteStream(Widget, can_focus=True):
     BINDINGS = [
         Binding("up,k", "scroll_by(1)", "Older", show=False),
         Binding("down,j", "scroll_by(-1)", "Newer", show=False),
-        Binding("pageup", "scroll_by(5)", show=False),
-        Binding("pagedown", "scroll_by(-5)", show=False),
-        Binding("home", "scroll_by(1000000)", show=False),
-        Binding("end", "scroll_by(-1000000)", show=False),
+        Binding("pageup", "scroll_by(5)", "5 notes older", show=False),
+        Binding("pagedown", "scroll_by(-5)", "5 notes newer", show=False),
+        Binding("home", "scroll_by(1000000)", "Oldest", show=False),
+        Binding("end", "scroll_by(-1000000)", "Newest", show=False),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:

@@ -14,7 +14,7 @@ from board import spend
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.feed import SessionRow
 from tui.dashboard.format import age, agent_label, status_text
-from tui.dashboard.prompt import Field, PromptScreen
+from tui.dashboard.prompt import Answer, Field, PromptScreen, open_form
 from tui.dashboard.widgets.cell_cache import CellCachedTable
 
 COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "spend", "active")
@@ -209,7 +209,7 @@ class SessionsTable(CellCachedTable):
         if name := self.selected:
             self.post_message(self.LandRequested(name))
 
-    def action_spawn_session(self) -> None:
+    async def action_spawn_session(self) -> None:
         fields = [Field("name", "Name", placeholder="lower-case, e.g. tester"),
                   Field("agent", "Agent command (optional)",
                         placeholder="default from bullpen.yaml"),
@@ -217,10 +217,10 @@ class SessionsTable(CellCachedTable):
                   Field("deliver", "Deliver notes: type or inbox (optional)",
                         placeholder="type: into the pane (needed for a generic agent)")]
 
-        def spawn(answer: dict[str, str] | None) -> None:
-            if answer is not None and answer["name"].strip():
+        def spawn(answer: Answer) -> None:
+            if answer["name"].strip():
                 self.post_message(self.SpawnRequested(answer["name"].strip(),
                                                       answer["agent"].strip() or None,
                                                       answer["task"].strip() or None,
                                                       answer["deliver"].strip() or None))
-        self.app.push_screen(PromptScreen("Spawn a session", fields), spawn)
+        await open_form(self.app, PromptScreen("Spawn a session", fields), spawn)
