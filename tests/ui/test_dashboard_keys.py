@@ -12,6 +12,7 @@ from board.room import Room
 from tests.ui.fakes import FakeActions
 from tests.ui.helpers import loaded, wait_for, workers_done
 from tui.dashboard import make_app
+from tui.dashboard.app import DashboardApp
 from tui.dashboard.commands import COMMANDS
 from tui.dashboard.keys import markdown_table
 
@@ -102,4 +103,4 @@ async def test_the_palette_shows_each_actions_key(fake_room: Room,
 def test_the_docs_key_table_is_the_one_the_bindings_make() -> None:
     """docs/dashboard.md carries `keys.markdown_table()` as it is: add, drop or rename a
     binding and this fails until the table says so too."""
-    assert markdown_table() in DOCS.read_text(encoding="utf-8")
+    assert markdown_table(DashboardApp) in DOCS.read_text(encoding="utf-8")

@@ -83,3 +83,26 @@ async def test_a_narrow_column_keeps_its_chip_and_drops_the_age_first(
         lines = card_lines(done)
         assert lines[5].rstrip() == "#2 ↑ ready to land", lines[5]
         assert lines[2].rstrip() == "#1 ✓ nothing to land", lines[2]
+
+
+LONG_QUESTION = ("Claude wants to run pytest -q tests/unit in its worktree — Do you want to"
+                 " proceed? (1 yes, 2 yes and don't ask again, 3 no)")
+
+
+async def test_the_needs_you_strip_wraps_a_question_to_a_second_line(
+        team_room: Room, fake_actions: FakeActions) -> None:
+    """At 90 columns the owner saw `… — Do you want to`: the question is cut no more."""
+    from board.db import write
+    from tui.dashboard.widgets.needs_you import NeedsYou
+
+    with write(team_room.conn):
+        team_room.conn.execute("UPDATE sessions SET status_reason = ? WHERE name = 'reviewer'",
+                               (LONG_QUESTION,))
+    app = make_app(team_room.home, fake_actions, bell=False)
+    async with app.run_test(size=(90, 40)) as pilot:
+        screen = await loaded(pilot)
+        strip = screen.query_one(NeedsYou)
+        lines = strip.render().plain.splitlines()
+        assert " ".join(" ".join(lines[:2]).split()).endswith(LONG_QUESTION), lines
+        assert len(lines) == 5  # the question on two lines, three more needs on one each
+        assert strip.size.height == len(lines)  # all of it shows

@@ -12,7 +12,7 @@ from textual.screen import Screen
 
 from tui.dashboard.actions import RuntimeActions, SessionActions
 from tui.dashboard.commands import COMMANDS
-from tui.dashboard.keys import key_names
+from tui.dashboard.keys import key_names, key_rows
 from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.main import MainScreen
 
@@ -63,6 +63,13 @@ class DashboardApp(App[None]):
                                             " .bullpen/screenshots/", self.action_snapshot)}
         for offered in super().get_system_commands(screen):
             yield ours.get(offered.title, offered)
+
+    def action_help(self) -> None:
+        """Every key, panel by panel (the rows of docs/dashboard.md's key table)."""
+        from tui.dashboard.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen([(row.panel, row.keys, row.does)
+                                     for row in key_rows(type(self))]))
 
     def action_snapshot(self) -> None:
         """Save an SVG of the screen in the room's own folder and say where."""

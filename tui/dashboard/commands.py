@@ -81,7 +81,7 @@ COMMANDS: tuple[Command, ...] = (
             " the note stream", "global", show=False),
     Command("toggle_preview", "p", "Preview", "Show or hide the pane preview", "global",
             show=False),
-    Command("help", "question_mark", "Help", "Keys and actions", "global"),
+    Command("app.help", "question_mark", "Help", "Keys and actions", "global"),
 )
 
 

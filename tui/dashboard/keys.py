@@ -1,6 +1,7 @@
 """Every key of the dashboard, panel by panel, read from the bindings themselves.
 
-The help screen (`?`) shows these rows and docs/dashboard.md carries them as its key
+The app imports this (nothing below the app may: it imports every panel), and the help
+screen (`?`), given them by the app, shows these rows and docs/dashboard.md carries them as its key
 table (tests/ui/test_dashboard_keys.py keeps the two in step): a key added to a widget's
 BINDINGS shows in both, and a key taken away leaves both.
 """
@@ -13,6 +14,19 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 
 from tui.dashboard.commands import COMMANDS
+from tui.dashboard.prompt import PromptScreen
+from tui.dashboard.screens.confirm import ConfirmScreen
+from tui.dashboard.screens.graph import GraphScreen
+from tui.dashboard.screens.land import LandScreen
+from tui.dashboard.screens.main import MainScreen
+from tui.dashboard.screens.session_detail import SessionDetailScreen
+from tui.dashboard.screens.task_detail import TaskDetailScreen
+from tui.dashboard.widgets.board import Board
+from tui.dashboard.widgets.card_list import CardList
+from tui.dashboard.widgets.needs_you import NeedsYou
+from tui.dashboard.widgets.note_stream import NoteStream
+from tui.dashboard.widgets.sessions_table import SessionsTable
+from tui.dashboard.widgets.watcher_table import WatcherTable
 
 KEY_NAMES = {"up": "↑", "down": "↓", "left": "←", "right": "→", "shift+left": "shift+←",
              "shift+right": "shift+→", "slash": "/", "question_mark": "?", "escape": "esc",
@@ -33,24 +47,8 @@ def key_names(keys: str) -> str:
     return " ".join(KEY_NAMES.get(key, key) for key in keys.split(","))
 
 
-def _panels() -> tuple[tuple[str, tuple[type[DOMNode], ...]], ...]:
-    # Imported here: the widgets import commands.py, which this module sits beside.
-    from tui.dashboard.app import DashboardApp
-    from tui.dashboard.prompt import PromptScreen
-    from tui.dashboard.screens.confirm import ConfirmScreen
-    from tui.dashboard.screens.graph import GraphScreen
-    from tui.dashboard.screens.land import LandScreen
-    from tui.dashboard.screens.main import MainScreen
-    from tui.dashboard.screens.session_detail import SessionDetailScreen
-    from tui.dashboard.screens.task_detail import TaskDetailScreen
-    from tui.dashboard.widgets.board import Board
-    from tui.dashboard.widgets.card_list import CardList
-    from tui.dashboard.widgets.needs_you import NeedsYou
-    from tui.dashboard.widgets.note_stream import NoteStream
-    from tui.dashboard.widgets.sessions_table import SessionsTable
-    from tui.dashboard.widgets.watcher_table import WatcherTable
-
-    return (("anywhere", (MainScreen, DashboardApp)), ("needs you", (NeedsYou,)),
+def _panels(app: type[DOMNode]) -> tuple[tuple[str, tuple[type[DOMNode], ...]], ...]:
+    return (("anywhere", (MainScreen, app)), ("needs you", (NeedsYou,)),
             ("sessions", (SessionsTable,)), ("board", (CardList, Board)),
             ("notes", (NoteStream,)), ("watcher", (WatcherTable,)),
             ("session detail", (SessionDetailScreen,)), ("task detail", (TaskDetailScreen,)),
@@ -87,10 +85,11 @@ EXTRA = (KeyRow("anywhere", "ctrl+p", "The command palette: every action, with i
          KeyRow("form", "→", "Take the suggested session name"))
 
 
-def key_rows() -> list[KeyRow]:
-    """Every key, panel by panel, in the order the panels and their bindings come."""
+def key_rows(app: type[DOMNode]) -> list[KeyRow]:
+    """Every key, panel by panel, in the order the panels and their bindings come (`app`:
+    the dashboard's App class, whose keys work anywhere)."""
     rows: list[KeyRow] = []
-    for panel, widgets in _panels():
+    for panel, widgets in _panels(app):
         for widget in widgets:
             rows.extend(KeyRow(panel, key_names(binding.key), _does(binding))
                         for binding in own_bindings(widget))
@@ -98,8 +97,8 @@ def key_rows() -> list[KeyRow]:
     return rows
 
 
-def markdown_table() -> str:
+def markdown_table(app: type[DOMNode]) -> str:
     """The key table of docs/dashboard.md."""
     lines = ["| Where | Keys | What it does |", "|---|---|---|"]
-    lines += [f"| {row.panel} | `{row.keys}` | {row.does} |" for row in key_rows()]
+    lines += [f"| {row.panel} | `{row.keys}` | {row.does} |" for row in key_rows(app)]
     return "\n".join(lines)

@@ -47,6 +47,7 @@ class PromptScreen(ModalScreen[Answer | None]):
                 Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
                 Binding("shift+tab", "app.focus_previous", "Previous field", show=False,
                         priority=True)]
+    AUTO_FOCUS = ".-first"  # the field to type in, focused as the form is composed
 
     def __init__(self, title: str, fields: list[Field], focus: str | None = None,
                  submit: Callable[[Answer], object] | None = None) -> None:
@@ -54,7 +55,6 @@ class PromptScreen(ModalScreen[Answer | None]):
         self.title_text = title
         self.fields = fields
         self.first = focus or fields[0].name
-        self.AUTO_FOCUS = f"#field-{self.first}"  # focused as it is composed
         self.submit = submit
         self.pending = False  # submitted; waiting for the store's answer
 
@@ -65,7 +65,8 @@ class PromptScreen(ModalScreen[Answer | None]):
                 yield Label(item.label, classes="prompt-label")
                 suggester = SuggestFromList(item.names) if item.names else None
                 yield Input(item.value, placeholder=item.placeholder, id=f"field-{item.name}",
-                            suggester=suggester)
+                            suggester=suggester,
+                            classes="-first" if item.name == self.first else "")
                 yield Label("", id=f"error-{item.name}", classes="prompt-error")
             yield Label("", id="error-form", classes="prompt-error")
             yield Label("enter: OK   tab: next field   esc: cancel", classes="prompt-hint")

@@ -1,5 +1,5 @@
-"""The help screen (`?`): every key and what it does, panel by panel (`keys.key_rows`,
-the same rows as the key table of docs/dashboard.md)."""
+"""The help screen (`?`): every key and what it does, panel by panel (the app gives it
+`keys.key_rows`, the same rows as the key table of docs/dashboard.md)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tui.dashboard.keys import key_rows
-
 
 class HelpScreen(ModalScreen[None]):
     """Lists every key of every panel, grouped by where it works."""
@@ -21,18 +19,23 @@ class HelpScreen(ModalScreen[None]):
                 Binding("down,j", "scroll('down')", "Down", show=False),
                 Binding("up,k", "scroll('up')", "Up", show=False)]
 
+    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+        """`rows`: (panel, keys, what they do), in order."""
+        super().__init__()
+        self.rows = rows
+
     def compose(self) -> ComposeResult:
         table = Table(show_header=False, box=None, padding=(0, 2))
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
         panel = None
-        for row in key_rows():
-            if row.panel != panel:
+        for where, keys, does in self.rows:
+            if where != panel:
                 if panel is not None:
                     table.add_row("", "")
-                panel = row.panel
-                table.add_row(Text(panel.capitalize(), style="bold"), "")
-            table.add_row(row.keys, row.does)
+                panel = where
+                table.add_row(Text(where.capitalize(), style="bold"), "")
+            table.add_row(keys, does)
         with VerticalScroll(id="help"):
             yield Static(table)
         yield Footer(compact=True)  # the modal's own keys: how to close it

@@ -282,11 +282,6 @@ class MainScreen(WidgetRequests, LandingRequests, PanelKeys):
     def action_next_need(self) -> None:
         self.query_one(NeedsYou).next()
 
-    def action_help(self) -> None:
-        from tui.dashboard.screens.help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
-
     async def action_compose(self) -> None:
         await self._compose_to(self.sessions_table.selected or EVERYONE)
 
