@@ -104,3 +104,22 @@ def test_the_docs_key_table_is_the_one_the_bindings_make() -> None:
     """docs/dashboard.md carries `keys.markdown_table()` as it is: add, drop or rename a
     binding and this fails until the table says so too."""
     assert markdown_table(DashboardApp) in DOCS.read_text(encoding="utf-8")
+
+
+async def test_j_and_k_scroll_the_help_window(fake_room: Room,
+                                              fake_actions: FakeActions) -> None:
+    from textual.containers import VerticalScroll
+
+    from tui.dashboard.screens.help import HelpScreen
+
+    app = make_app(fake_room.home, fake_actions, bell=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        scroll = app.screen.query_one("#help", VerticalScroll)
+        await pilot.press("j", "j", "j")
+        await wait_for(pilot, lambda: scroll.scroll_y == 3, what="three lines down")
+        await pilot.press("k")
+        await wait_for(pilot, lambda: scroll.scroll_y == 2, what="one line up")

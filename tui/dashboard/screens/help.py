@@ -8,16 +8,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from tui.dashboard.screens.reading import ReadingScreen
 
-class HelpScreen(ModalScreen[None]):
+
+class HelpScreen(ReadingScreen):
     """Lists every key of every panel, grouped by where it works."""
 
-    BINDINGS = [Binding("escape,q,question_mark", "close", "Close"),
-                Binding("down,j", "scroll('down')", "Down", show=False),
-                Binding("up,k", "scroll('up')", "Up", show=False)]
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
 
     def __init__(self, rows: list[tuple[str, str, str]]) -> None:
         """`rows`: (panel, keys, what they do), in order."""
@@ -39,10 +38,6 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help"):
             yield Static(table)
         yield Footer(compact=True)  # the modal's own keys: how to close it
-
-    def action_scroll(self, direction: str) -> None:
-        scroll = self.query_one("#help", VerticalScroll)
-        scroll.scroll_relative(y=1 if direction == "down" else -1, animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)
