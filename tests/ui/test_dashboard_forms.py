@@ -156,3 +156,27 @@ async def test_keys_typed_in_a_burst_land_in_the_form_in_order(
                        and typed(app).get("field-assign") == "cod",
                        what="the burst in the form")
         assert typed(app)["field-title"] == "Hello"
+
+
+async def test_the_spawn_form_refuses_a_bad_or_taken_name_under_it(
+        fake_room: Room, fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions, bell=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("1", "s", *"Tester", "tab", "tab", *"write tests", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        assert "invalid session name 'Tester'" in error_under(app, "name")
+        assert typed(app)["field-task"] == "write tests"
+        assert app.focused is app.screen.query_one("#field-name")  # back where the fault is
+        await pilot.press("ctrl+u", *"coder", "enter")
+        await pilot.pause()
+        assert "there is a session 'coder' already" in error_under(app, "name")
+        await pilot.press("ctrl+u", *"tester", "tab", "tab", "tab", *"mail", "enter")
+        await pilot.pause()
+        assert "deliver is type or inbox, not 'mail'" in error_under(app, "deliver")
+        assert error_under(app, "name") == ""
+        await pilot.press("ctrl+u", *"inbox", "enter")
+        await workers_done(app)
+        assert ("spawn", "tester", {"agent": None, "task": "write tests",
+                                    "deliver": "inbox"}) in fake_actions.calls

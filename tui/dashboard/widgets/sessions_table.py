@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.message import Message
 
-from board import spend
+from board import spend, validate
+from board.errors import BadInput
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.feed import SessionRow
 from tui.dashboard.format import age, agent_label, status_text
@@ -18,6 +19,7 @@ from tui.dashboard.prompt import Answer, Field, PromptScreen, open_form
 from tui.dashboard.widgets.cell_cache import CellCachedTable
 
 COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "spend", "active")
+DELIVER_MODES = ("type", "inbox")  # as `bullpen spawn --deliver` takes them
 MACHINE = "machine"  # shown once the room's sessions run on two machines or more
 
 
@@ -209,13 +211,25 @@ class SessionsTable(CellCachedTable):
         if name := self.selected:
             self.post_message(self.LandRequested(name))
 
+    def _name_refused(self, name: str) -> str | None:
+        """Why a new session may not be called `name` (said in the form, under it)."""
+        try:
+            validate.session_name(name.strip())
+        except BadInput as error:
+            return str(error)
+        if name.strip() in self.rows_by_name:
+            return f"there is a session {name.strip()!r} already"
+        return None
+
     async def action_spawn_session(self) -> None:
-        fields = [Field("name", "Name", placeholder="lower-case, e.g. tester"),
+        fields = [Field("name", "Name", placeholder="lower-case, e.g. tester",
+                        check=self._name_refused),
                   Field("agent", "Agent command (optional)",
                         placeholder="default from bullpen.yaml"),
                   Field("task", "Task (optional)"),
                   Field("deliver", "Deliver notes: type or inbox (optional)",
-                        placeholder="type: into the pane (needed for a generic agent)")]
+                        placeholder="type: into the pane (needed for a generic agent)",
+                        check=deliver_refused)]
 
         def spawn(answer: Answer) -> None:
             if answer["name"].strip():
@@ -224,3 +238,10 @@ class SessionsTable(CellCachedTable):
                                                       answer["task"].strip() or None,
                                                       answer["deliver"].strip() or None))
         await open_form(self.app, PromptScreen("Spawn a session", fields), spawn)
+
+
+def deliver_refused(value: str) -> str | None:
+    """Why `value` is not a way to deliver notes (as `spawn --deliver` takes them)."""
+    if value.strip() in ("", *DELIVER_MODES):
+        return None
+    return f"deliver is {' or '.join(DELIVER_MODES)}, not {value.strip()!r}"
