@@ -123,3 +123,16 @@ async def test_j_and_k_scroll_the_help_window(fake_room: Room,
         await wait_for(pilot, lambda: scroll.scroll_y == 3, what="three lines down")
         await pilot.press("k")
         await wait_for(pilot, lambda: scroll.scroll_y == 2, what="one line up")
+
+
+async def test_the_notes_footer_shows_the_notes_keys(fake_room: Room,
+                                                     fake_actions: FakeActions) -> None:
+    app = make_app(fake_room.home, fake_actions, bell=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("3")
+        await pilot.pause()
+        keys = {key.key for key in app.screen.query_one(Footer).query("FooterKey")}  # type: ignore[attr-defined]
+        assert {"slash", "e"} <= keys, keys
+        await pilot.press("e")
+        assert screen.stream.flips

@@ -106,3 +106,18 @@ async def test_the_needs_you_strip_wraps_a_question_to_a_second_line(
         assert " ".join(" ".join(lines[:2]).split()).endswith(LONG_QUESTION), lines
         assert len(lines) == 5  # the question on two lines, three more needs on one each
         assert strip.size.height == len(lines)  # all of it shows
+
+
+async def test_a_board_with_no_cards_keeps_its_focused_column_narrow(
+        room: Room, fake_actions: FakeActions) -> None:
+    """No cards at all: the ready column keeps the focus (n adds a card there) and stays
+    16 cells wide; the strip names the other seven."""
+    app = make_app(room.home, fake_actions, bell=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        ready = screen.query_one("#lane-ready")
+        assert screen.board.column(TaskStatus.READY).has_focus
+        assert ready.outer_size.width == 16
+        assert str(screen.query_one("#board-empties").render()) == (
+            "triage 0 · todo 0 · ready 0 · running 0 · blocked 0 · review 0 · done 0"
+            " · archived 0")

@@ -35,6 +35,11 @@ class NoteStream(Widget, can_focus=True):
         Binding("pagedown", "scroll_by(-5)", "5 notes newer", show=False),
         Binding("home", "scroll_by(1000000)", "Oldest", show=False),
         Binding("end", "scroll_by(-1000000)", "Newest", show=False),
+        # The screen's own keys for the notes, in this panel's footer while it has focus.
+        Binding("slash", "screen.filter_stream", "Filter",
+                tooltip="Only the selected session's notes (again: all of them)"),
+        Binding("e", "screen.toggle_flips", "Flips",
+                tooltip="Show or hide sessions' status changes among the notes"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
