@@ -28,6 +28,13 @@ def spans_machines(rows: list[SessionRow]) -> bool:
     return len({row.session.machine for row in rows} - {None}) > 1
 
 
+def deliver_refused(value: str) -> str | None:
+    """Why `value` is not a way to deliver notes (as `spawn --deliver` takes them)."""
+    if value.strip() in ("", *DELIVER_MODES):
+        return None
+    return f"deliver is {' or '.join(DELIVER_MODES)}, not {value.strip()!r}"
+
+
 class SessionsTable(CellCachedTable):
     """Sessions as rows keyed by name; the cursor row is the selected session."""
 
@@ -238,10 +245,3 @@ class SessionsTable(CellCachedTable):
                                                       answer["task"].strip() or None,
                                                       answer["deliver"].strip() or None))
         await open_form(self.app, PromptScreen("Spawn a session", fields), spawn)
-
-
-def deliver_refused(value: str) -> str | None:
-    """Why `value` is not a way to deliver notes (as `spawn --deliver` takes them)."""
-    if value.strip() in ("", *DELIVER_MODES):
-        return None
-    return f"deliver is {' or '.join(DELIVER_MODES)}, not {value.strip()!r}"
