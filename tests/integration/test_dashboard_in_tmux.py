@@ -32,7 +32,7 @@ def test_dashboard_beside_sessions_and_focus_follows(git_repo: Path, tmp_path: P
                    server.capture(dashboard), 20, message="the dashboard to list sessions")
         # Each key, then what it visibly did: the app is a real terminal program.
         server.check("send-keys", "-t", dashboard, "1")  # the sessions panel
-        wait_until(lambda: "Focus pane" in server.capture(dashboard), 10,
+        wait_until(lambda: "Restart" in server.capture(dashboard), 10,  # its footer keys
                    message="the sessions panel to take focus")
         wait_until(lambda: _select_bob(server, dashboard), 10,
                    message=lambda: f"bob selected: {server.capture(dashboard)}")

@@ -33,6 +33,11 @@ def _strip_count(screen: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def _counted(count: int | None) -> str:
+    """What the status line says for `count`: "1 needs you", "3 need you"."""
+    return f"{count} {'needs' if count == 1 else 'need'} you"
+
+
 def test_needs_you_reaches_the_strip_and_the_status_line(git_repo: Path,
                                                          tmp_path: Path) -> None:
     (git_repo / "bullpen.yaml").write_text(PLAN)
@@ -54,7 +59,7 @@ def test_needs_you_reaches_the_strip_and_the_status_line(git_repo: Path,
                    message=lambda: f"bob in the strip:\n{server.capture(dashboard)}")
         # The status line counts what the strip lists (alice's held notes too: `cat`
         # is never typed into without `deliver: type`).
-        wait_until(lambda: f"{_strip_count(server.capture(dashboard))} need you"
+        wait_until(lambda: _counted(_strip_count(server.capture(dashboard)))
                    in _status_line(server), 10,
                    message=lambda: f"the status line {_status_line(server)!r} to count the"
                    f" strip's {_strip_count(server.capture(dashboard))}")

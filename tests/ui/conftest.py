@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from board.room import Room
-from tests.ui.fakes import BASE_TIME, FakeActions, populate, populate_team
+from tests.ui.fakes import (
+    BASE_TIME,
+    FakeActions,
+    demo_flows,
+    populate,
+    populate_demo,
+    populate_team,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -48,3 +55,18 @@ def team_room(room: Room) -> Room:
 @pytest.fixture
 def home(room: Room) -> Path:
     return room.home
+
+
+@pytest.fixture
+def demo_room(room: Room) -> Room:
+    """The operator's room as `bullpen demo` leaves it (see `populate_demo`)."""
+    populate_demo(room.conn)
+    return room
+
+
+@pytest.fixture
+def demo_actions() -> FakeActions:
+    """Fake actions saying where the demo's sessions' code stands."""
+    actions = FakeActions()
+    actions.flows = demo_flows()
+    return actions

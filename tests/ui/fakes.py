@@ -239,3 +239,38 @@ def populate_team(conn: sqlite3.Connection) -> None:
                 (7, "reviewer", "typed", None), (8, "reviewer", "read", None)):
             _deliver(conn, note, recipient, state, reason)
     fix_times(conn)
+
+
+DEMO_TITLES = ("Gather the /users usage data into data/usage.md, then mark your task done",
+               "Implement what data/usage.md asks for in src/app.py",
+               "Review each commit from coder")  # the demo's plan (workers/demo/story.py)
+
+
+def populate_demo(conn: sqlite3.Connection) -> None:
+    """The state `bullpen demo` ends in: research, coder and reviewer idle, their three
+    tasks done (the board's other columns empty), the notes they sent each other. The
+    done cards' code marks come from `demo_flows` (FakeActions.flows)."""
+    for name in ("research", "coder", "reviewer"):
+        sessions.register(conn, name, agent="/usr/bin/python3 -m workers.demo.agents",
+                          branch=f"bullpen/{name}", worktree=f"/repo/.bullpen/worktrees/{name}")
+        sessions.set_status(conn, name, "idle", activity_at=BASE_TIME)
+    for title, who in zip(DEMO_TITLES, ("research", "coder", "reviewer"), strict=True):
+        task = tasks.add(conn, OPERATOR, title, assignee=who)
+        tasks.done(conn, Caller(who), task.id, f"{who}'s summary")
+    research, coder, reviewer = Caller("research"), Caller("coder"), Caller("reviewer")
+    notes.send(conn, research, "coder", "83% of /users callers want JSON", kind="handoff")
+    asked = notes.send(conn, coder, "reviewer", "please review handler(format='json')")
+    notes.send(conn, reviewer, "coder", "looks good; README needs the format flag",
+               reply_to=asked.id)
+    alerts.record_change(conn, "reviewer", ["README.md"])
+    fix_times(conn)
+
+
+def demo_flows() -> dict:
+    """Where the demo's sessions' code stands: coder's ready to land, the others hold
+    nothing the base lacks (as `bullpen ls` says after the demo)."""
+    from workers.room.code_view import CodeFlow
+
+    return {"research": CodeFlow(ahead=0, behind=1, session="research"),
+            "coder": CodeFlow(ahead=2, behind=0, ready=True, session="coder"),
+            "reviewer": CodeFlow(ahead=0, behind=2, session="reviewer")}

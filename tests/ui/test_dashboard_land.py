@@ -98,7 +98,7 @@ async def test_the_land_key_asks_shows_the_check_running_then_what_landed(
     app = make_app(room.home, LandingActions(room.home), bell=False)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
-        await wait_for(pilot, lambda: any("↑ @coder" in line and "ready to land" in line
+        await wait_for(pilot, lambda: any("↑ ready to land @coder" in line
                                           for line in card_lines(app, "done")),
                        what="the done card saying ready to land")
         question = await ask_to_land(pilot, app)
@@ -128,7 +128,7 @@ async def test_the_land_key_asks_shows_the_check_running_then_what_landed(
         assert f"landed coder on main: {before[:7]} -> {after[:7]}" in outcome
         assert list(log.lines)[-1] == "all checks passed"
         await pilot.press("escape")
-        await wait_for(pilot, lambda: any("✓ @coder" in line and f"landed {after[:7]}" in line
+        await wait_for(pilot, lambda: any(f"✓ landed {after[:7]} @coder" in line
                                           for line in card_lines(app, "done")),
                        what="the done card saying landed")
 

@@ -38,7 +38,7 @@ async def test_a_predicted_conflict_is_badged_and_listed_in_the_detail(
         assert "⚠" not in str(table.get_row("reviewer")[0])
         column = app.screen.query_one("#column-running", CardList)
         assert column.conflicted == frozenset({"coder", "research"})
-        assert any(" ⚠ @coder" in column.render_line(y).text
+        assert any(" ⚠ conflict @coder" in column.render_line(y).text
                    for y in range(column.region.height))
         await pilot.press("1", "down", "enter")  # coder
         await wait_for(pilot, lambda: isinstance(app.screen, SessionDetailScreen),

@@ -42,7 +42,7 @@ async def test_the_palette_screenshot_saves_in_the_room(fake_room: Room,
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded(pilot)
         commands = {command.title: command for command in app.get_system_commands(screen)}
-        assert "Quit" not in commands and "Close the dashboard" in commands
+        assert "Quit" not in commands and "Close the dashboard  (q)" in commands
         commands["Screenshot"].callback()
         await pilot.pause()
         saved = list((fake_room.home / "screenshots").glob("*.svg"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from board import store
 from board.errors import BadInput
@@ -20,6 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_dashboard(args: argparse.Namespace) -> int:
     """Run the dashboard for the room of the current repository (or BULLPEN_HOME)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # else it ran for ever, writing
+        raise BadInput("bullpen dashboard needs a terminal (its input and output are not"
+                       " one); run it in a terminal, or use bullpen ls")
     home = room_home()
     on_sqlite = store.choose(home).kind == store.StoreKind.SQLITE
     if on_sqlite and not (home / DB_NAME).exists():

@@ -12,6 +12,7 @@ from textual.screen import Screen
 
 from tui.dashboard.actions import RuntimeActions, SessionActions
 from tui.dashboard.commands import COMMANDS
+from tui.dashboard.keys import key_names, key_rows
 from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.main import MainScreen
 
@@ -23,7 +24,8 @@ class DashboardApp(App[None]):
     TITLE = "bullpen"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (130, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
-    BINDINGS = [Binding("q", "close_dashboard", "Close", id="app.quit")]
+    BINDINGS = [Binding("q", "close_dashboard", "Close", id="app.quit",
+                        tooltip="Close the dashboard (asks; the room keeps running)")]
 
     def __init__(self, home: Path, actions: SessionActions, bell: bool = True) -> None:
         super().__init__()
@@ -46,19 +48,28 @@ class DashboardApp(App[None]):
             yes="close"), answered)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Every dashboard action in the command palette, plus Textual's own."""
+        """Every dashboard action in the command palette, with its key, plus Textual's
+        own."""
         if isinstance(screen, MainScreen):
             for command in COMMANDS:
-                yield SystemCommand(command.title, command.help,
+                yield SystemCommand(f"{command.title}  ({key_names(command.keys)})",
+                                    command.help,
                                     lambda command=command: screen.run_command(command))
         # Textual's Quit would skip the question; its Screenshot saves where a fresh HOME
         # has no folder (it failed): both are replaced by ones that work here.
-        ours = {"Quit": SystemCommand("Close the dashboard", "Ask, then close it (the room"
+        ours = {"Quit": SystemCommand("Close the dashboard  (q)", "Ask, then close it (the room"
                                       " keeps running)", self.action_close_dashboard),
                 "Screenshot": SystemCommand("Screenshot", "Save an SVG of the screen in"
                                             " .bullpen/screenshots/", self.action_snapshot)}
         for offered in super().get_system_commands(screen):
             yield ours.get(offered.title, offered)
+
+    def action_help(self) -> None:
+        """Every key, panel by panel (the rows of docs/dashboard.md's key table)."""
+        from tui.dashboard.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen([(row.panel, row.keys, row.does)
+                                     for row in key_rows(type(self))]))
 
     def action_snapshot(self) -> None:
         """Save an SVG of the screen in the room's own folder and say where."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 
 from board import tasks
+from board.errors import BadInput
 from tui.dashboard.actions import RUNTIME_ERRORS, SessionActions
 from tui.dashboard.detail import load_detail
 from tui.dashboard.landing import LandOutcome, LandProgress
@@ -30,6 +31,7 @@ from tui.dashboard.messages import (
     StoreWritten,
     TaskLoaded,
 )
+from tui.dashboard.prompt import PromptScreen
 from tui.dashboard.tail import EventTail
 from tui.dashboard.writer import StoreWriter
 
@@ -57,12 +59,26 @@ class Jobs:
                                exclusive=exclusive, exit_on_error=False)
 
     def write_store(self, function: Callable[..., Any], *args: Any, follow: int | None = None,
-                    **kwargs: Any) -> None:
-        """Call a board function as the operator; a moved card is followed by `follow`."""
+                    form: PromptScreen | None = None, **kwargs: Any) -> None:
+        """Call a board function as the operator; a moved card is followed by `follow`.
+        The `form` it came from closes once the store took it; refused, it stays open
+        and says why (no notification then: the form is where the operator looks)."""
         def job() -> None:
-            result = self.writer.call(function, *args, **kwargs)
+            try:
+                result = self.writer.call(function, *args, **kwargs)
+            except BadInput as error:
+                if form is None:
+                    raise
+                self.screen.app.call_from_thread(form.refuse, str(error))
+                return
+            except Exception as error:  # a fault: the form must not wait for ever
+                if form is not None:
+                    self.screen.app.call_from_thread(form.refuse, f"not written: {error}")
+                raise
             self.tail.poke()
             self.screen.post_message(StoreWritten(result, follow))
+            if form is not None:
+                self.screen.app.call_from_thread(form.accept)
         self._run(job, "store", function.__name__)
 
     def load_task(self, task_id: int) -> None:

@@ -170,10 +170,12 @@ class RoomControl:
         return lifecycle.ensure_coordinator(self.server, self.home)
 
     def show_attention(self, count: int) -> None:
-        """"N need you" on the right of the room's tmux status line (cleared at 0)."""
+        """"1 needs you", "N need you" on the right of the room's tmux status line (cleared
+        at 0)."""
         if not self.server.has_session(layout.ROOM_SESSION):
             return  # a dashboard outside `bullpen up`: there is no status line to set
-        text = f"#[fg=black,bg=yellow,bold] {count} need you #[default]" if count else ""
+        need = "needs" if count == 1 else "need"
+        text = f"#[fg=black,bg=yellow,bold] {count} {need} you #[default]" if count else ""
         self.server.check("set-option", "-t", f"={layout.ROOM_SESSION}:", "status-right", text)
 
     @staticmethod

@@ -7,10 +7,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from board.models import Task
+from tui.dashboard.screens.reading import ReadingScreen
 from tui.graph import graph_lines
 
 STATUS_COLOURS = {"triage": "magenta", "todo": "yellow", "ready": "cyan",
@@ -38,7 +38,7 @@ def graph_text(cards: list[Task]) -> Text:
     return text if text.plain else Text("no tasks yet: n adds one", style="dim")
 
 
-class GraphScreen(ModalScreen[None]):
+class GraphScreen(ReadingScreen):
     """Read-only picture of the plan, from the cards the board holds."""
 
     BINDINGS = [Binding("escape,q,G", "close", "Close")]

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer
 from textual.worker import Worker, WorkerState
@@ -24,7 +23,7 @@ from board import notes
 from board.errors import BadInput
 from board.home import DB_NAME
 from board.models import EVERYONE, Task
-from board.vocabulary import TaskStatus
+from board.vocabulary import OPERATOR, TaskStatus
 from tui.dashboard.actions import SessionActions
 from tui.dashboard.coalesce import DeltaBox
 from tui.dashboard.code_marks import code_mark
@@ -45,8 +44,9 @@ from tui.dashboard.messages import (
     TaskLoaded,
 )
 from tui.dashboard.needs import Attention
-from tui.dashboard.prompt import Field, PromptScreen
+from tui.dashboard.prompt import Answer, Field, PromptScreen, open_form
 from tui.dashboard.screens.landing_requests import LandingRequests
+from tui.dashboard.screens.panels import PanelKeys
 from tui.dashboard.screens.requests import WidgetRequests
 from tui.dashboard.screens.task_detail import TaskDetailScreen
 from tui.dashboard.tail import EventTail
@@ -61,19 +61,14 @@ from tui.dashboard.writer import StoreWriter
 PREVIEW_SECONDS = 1.0
 TAIL_SWITCH_SECONDS = 0.001
 COORDINATOR_CHECK_SECONDS = 5.0  # closing the dashboard stops nothing; it revives, too
-PANELS = {"sessions": "#sessions", "board": "#column-ready", "stream": "#stream",
-          "watcher": "#watcher"}
 
 
-class MainScreen(WidgetRequests, LandingRequests):
+class MainScreen(WidgetRequests, LandingRequests, PanelKeys):
     """Composes the panels, applies store deltas, and runs blocking work in threads (the
-    board's and the sessions table's requests: WidgetRequests; landing: LandingRequests)."""
+    board's and the sessions table's requests: WidgetRequests; landing: LandingRequests;
+    moving between panels: PanelKeys)."""
 
-    BINDINGS = [
-        *bindings_for("global"),
-        *(Binding(str(number), f"panel('{panel}')", panel.title(), show=False)
-          for number, panel in enumerate(PANELS, start=1)),
-    ]
+    BINDINGS = bindings_for("global")
 
     def __init__(self, home: Path, actions: SessionActions, bell: bool = True) -> None:
         super().__init__()
@@ -287,29 +282,21 @@ class MainScreen(WidgetRequests, LandingRequests):
     def action_next_need(self) -> None:
         self.query_one(NeedsYou).next()
 
-    def action_panel(self, panel: str) -> None:
-        if panel in ("stream", "watcher"):  # narrow: 4 puts the watcher where the notes were
-            self.set_class(panel == "watcher", "-watcher")
-        self.query_one(PANELS[panel]).focus()
+    async def action_compose(self) -> None:
+        await self._compose_to(self.sessions_table.selected or EVERYONE)
 
-    def action_help(self) -> None:
-        from tui.dashboard.screens.help import HelpScreen
+    async def action_compose_all(self) -> None:
+        await self._compose_to(EVERYONE)
 
-        self.app.push_screen(HelpScreen())
+    async def _compose_to(self, to: str) -> None:
+        names = [*self.board.session_names, EVERYONE, OPERATOR]
+        fields = [Field("to", "To (a session, 'all' or 'operator')", to, names=names),
+                  Field("text", "Note")]
 
-    def action_compose(self) -> None:
-        self._compose_to(self.sessions_table.selected or EVERYONE)
-
-    def action_compose_all(self) -> None:
-        self._compose_to(EVERYONE)
-
-    def _compose_to(self, to: str) -> None:
-        fields = [Field("to", "To (a session, 'all' or 'operator')", to), Field("text", "Note")]
-
-        def send(answer: dict[str, str] | None) -> None:
-            if answer is not None:
-                self.jobs.write_store(notes.send, answer["to"].strip(), answer["text"])
-        self.app.push_screen(PromptScreen("Send a note", fields, focus="text"), send)
+        def send(answer: Answer) -> None:
+            self.jobs.write_store(notes.send, answer["to"].strip(), answer["text"], form=form)
+        form = PromptScreen("Send a note", fields, focus="text", submit=send)
+        await open_form(self.app, form)
 
     def action_filter_stream(self) -> None:
         selected = self.sessions_table.selected

@@ -56,21 +56,23 @@ class WidgetRequests(Screen[None]):
 
     def on_board_done_requested(self, message: Board.DoneRequested) -> None:
         self.jobs.write_store(tasks.done, message.task_id, message.summary,
-                                   follow=message.task_id)
+                              follow=message.task_id, form=message.form)
 
     def on_board_block_requested(self, message: Board.BlockRequested) -> None:
         self.jobs.write_store(tasks.block, message.task_id, message.reason,
-                                   follow=message.task_id)
+                              follow=message.task_id, form=message.form)
 
     def on_board_comment_requested(self, message: Board.CommentRequested) -> None:
-        self.jobs.write_store(tasks.comment, message.task_id, message.text)
+        self.jobs.write_store(tasks.comment, message.task_id, message.text, form=message.form)
 
     def on_board_assign_requested(self, message: Board.AssignRequested) -> None:
-        self.jobs.write_store(tasks.assign, message.task_id, message.assignee)
+        self.jobs.write_store(tasks.assign, message.task_id, message.assignee,
+                              form=message.form)
 
     def on_board_add_requested(self, message: Board.AddRequested) -> None:
         self.jobs.write_store(tasks.add, message.title, body=message.body,
-                              assignee=message.assignee, after=message.after)
+                              assignee=message.assignee, after=message.after,
+                              form=message.form)
 
     def on_board_details_requested(self, message: Board.DetailsRequested) -> None:
         self.jobs.load_task(message.task_id)

@@ -12,15 +12,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from tui.dashboard.code_marks import code_mark
 from tui.dashboard.detail import SessionDetail
 from tui.dashboard.format import age, agent_label, clock, delivery_text, status_text
+from tui.dashboard.screens.reading import ReadingScreen
 
 
-class SessionDetailScreen(ModalScreen[None]):
+class SessionDetailScreen(ReadingScreen):
     """Read-only tabs about one session, as loaded by a worker."""
 
     BINDINGS = [Binding("escape,q", "close", "Close"),

@@ -7,14 +7,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from board.models import Task
 from tui.dashboard.format import clock
+from tui.dashboard.screens.reading import ReadingScreen
 
 
-class TaskDetailScreen(ModalScreen[None]):
+class TaskDetailScreen(ReadingScreen):
     """Read-only view of one task, as loaded from the store by a worker."""
 
     BINDINGS = [Binding("escape,q,enter", "close", "Close")]

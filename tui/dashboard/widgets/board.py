@@ -1,5 +1,9 @@
 """The status board: one column per status, fed with task deltas; its keys act on the
-highlighted card and post request messages up to the screen, which writes the store."""
+highlighted card and post request messages up to the screen, which writes the store.
+
+Columns with cards share the width; the empty ones are named on one row above them
+(`triage 0 · todo 0 · review 0`), and `h`/`l` step over them (a card still moves into
+them with `shift+←/→`)."""
 
 from __future__ import annotations
 
@@ -8,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.widgets import Static
 
 from board.columns import neighbour
 from board.errors import BadInput
@@ -18,7 +23,7 @@ from board.validate import STATUSES
 from board.vocabulary import TaskStatus
 from tui.dashboard.code_marks import CodeMark
 from tui.dashboard.commands import bindings_for
-from tui.dashboard.prompt import Field, PromptScreen
+from tui.dashboard.prompt import Answer, Field, PromptScreen, open_form
 from tui.dashboard.widgets.board_column import BoardColumn
 from tui.dashboard.widgets.card_list import CardList
 
@@ -27,7 +32,7 @@ CARD_ACTIONS = frozenset({"move_left", "move_right", "assign", "details", "done"
                           "archive", "comment"})
 
 
-class Board(Horizontal):
+class Board(Vertical):
     """Columns of cards; applies task changes without reloading the rest."""
 
     BINDINGS = bindings_for("board")
@@ -50,21 +55,25 @@ class Board(Horizontal):
     class DoneRequested(Message):
         task_id: int
         summary: str | None
+        form: PromptScreen | None = None  # closes once written; refused, it says why
 
     @dataclass
     class BlockRequested(Message):
         task_id: int
         reason: str
+        form: PromptScreen | None = None
 
     @dataclass
     class CommentRequested(Message):
         task_id: int
         text: str
+        form: PromptScreen | None = None
 
     @dataclass
     class AssignRequested(Message):
         task_id: int
         assignee: str | None  # None: nobody
+        form: PromptScreen | None = None
 
     @dataclass
     class AddRequested(Message):
@@ -74,6 +83,7 @@ class Board(Horizontal):
         body: str
         assignee: str | None
         after: list[int]
+        form: PromptScreen | None = None
 
     @dataclass
     class DetailsRequested(Message):
@@ -89,8 +99,17 @@ class Board(Horizontal):
         self._follow: tuple[int, str] | None = None
 
     def compose(self) -> ComposeResult:
-        for status in STATUSES:
-            yield BoardColumn(status)
+        yield Static("", id="board-empties")
+        with Horizontal(id="lanes"):
+            for status in STATUSES:
+                yield BoardColumn(status)
+
+    def _show_empties(self) -> None:
+        """Name the empty columns on the strip above the board (hidden when none is)."""
+        lanes = [lane for lane in self.query(BoardColumn) if not lane.count]
+        strip = self.query_one("#board-empties", Static)
+        strip.update(" · ".join(lane.label for lane in lanes))
+        strip.display = bool(lanes)
 
     def column(self, status: str) -> CardList:
         """The column widget for `status`."""
@@ -146,8 +165,12 @@ class Board(Horizontal):
                 touched.add(task.status)
                 if old is not None:
                     touched.add(old.status)
+        emptied = False
         for status in touched & set(STATUSES):
-            self.query_one(f"#lane-{status}", BoardColumn).show(self.columns[status], self.tasks)
+            lane = self.query_one(f"#lane-{status}", BoardColumn)
+            emptied = lane.show(self.columns[status], self.tasks) or emptied
+        if emptied:
+            self._show_empties()
         self._catch_follow()
         return touched
 
@@ -163,6 +186,13 @@ class Board(Horizontal):
                        if self.columns[status]), TaskStatus.READY)
         self.column(status).focus()
         self.current = self.column(status)
+
+    def focus_current(self) -> None:
+        """Focus the column used last, if it still has cards; else as `focus_first`."""
+        if self.current is not None and self.current.ids:
+            self.current.focus()
+        else:
+            self.focus_first()
 
     def follow(self, task_id: int, status: str) -> None:
         """Focus `task_id` in column `status` now, or as soon as the store says it is there."""
@@ -188,6 +218,8 @@ class Board(Horizontal):
     def on_card_list_leave(self, message: CardList.Leave) -> None:
         message.stop()
         status = neighbour(message.card_list.status, message.step)
+        while status is not None and not self.columns[status]:  # step over empty columns
+            status = neighbour(status, message.step)
         if status is not None:
             target = self.column(status)
             target.cursor = target.row_at(message.card_list.visible_row)
@@ -202,27 +234,27 @@ class Board(Horizontal):
             return None
         return True
 
-    def _ask(self, title: str, fields: list[Field],
-             then: Callable[[dict[str, str]], object]) -> None:
-        def answered(answer: dict[str, str] | None) -> None:
-            if answer is not None:
-                then(answer)
-        self.app.push_screen(PromptScreen(title, fields), answered)
+    async def _ask(self, title: str, fields: list[Field],
+                   then: Callable[[Answer, PromptScreen], object]) -> None:
+        """A form whose answer `then` turns into a request; the form stays open until the
+        store took it (or shows why not)."""
+        form = PromptScreen(title, fields, submit=lambda answer: then(answer, form))
+        await open_form(self.app, form)
 
-    def action_move_left(self) -> None:
-        self._move(-1)
+    async def action_move_left(self) -> None:
+        await self._move(-1)
 
-    def action_move_right(self) -> None:
-        self._move(1)
+    async def action_move_right(self) -> None:
+        await self._move(1)
 
-    def _move(self, step: int) -> None:
+    async def _move(self, step: int) -> None:
         """Move the card a column; into blocked only with a reason (asked for), into
         archived only once confirmed (L archives a done card, and L lands on sessions)."""
         if not (task := self.current_task):
             return
         target = neighbour(task.status, step)
         if target == TaskStatus.BLOCKED:
-            self.action_block()
+            await self.action_block()
         elif target == TaskStatus.ARCHIVED:
             self.post_message(self.ArchiveRequested(task.id, ask=True))
         else:
@@ -236,56 +268,64 @@ class Board(Horizontal):
         if task := self.current_task:
             self.post_message(self.DetailsRequested(task.id))
 
-    def action_done(self) -> None:
+    async def action_done(self) -> None:
         if task := self.current_task:
-            self._ask(f"Done: #{task.id} {task.title}",
-                      [Field("summary", "Handoff summary (optional)",
-                             placeholder="what the next session needs to know")],
-                      lambda answer: self.post_message(self.DoneRequested(
-                          task.id, answer["summary"].strip() or None)))
+            await self._ask(f"Done: #{task.id} {task.title}",
+                            [Field("summary", "Handoff summary (optional)",
+                                   placeholder="what the next session needs to know")],
+                            lambda answer, form: self.post_message(self.DoneRequested(
+                                task.id, answer["summary"].strip() or None, form)))
 
-    def action_block(self) -> None:
+    async def action_block(self) -> None:
         if task := self.current_task:
-            self._ask(f"Block: #{task.id} {task.title}",
-                      [Field("reason", "Why is it blocked? (optional)",
-                             placeholder=NO_REASON)],
-                      lambda answer: self.post_message(self.BlockRequested(
-                          task.id, answer["reason"].strip() or NO_REASON)))
+            await self._ask(f"Block: #{task.id} {task.title}",
+                            [Field("reason", "Why is it blocked? (optional)",
+                                   placeholder=NO_REASON)],
+                            lambda answer, form: self.post_message(self.BlockRequested(
+                                task.id, answer["reason"].strip() or NO_REASON, form)))
 
-    def action_comment(self) -> None:
+    async def action_comment(self) -> None:
         if task := self.current_task:
-            self._ask(f"Comment: #{task.id} {task.title}", [Field("text", "Comment")],
-                      lambda answer: self.post_message(self.CommentRequested(
-                          task.id, answer["text"].strip())))
+            await self._ask(f"Comment: #{task.id} {task.title}", [Field("text", "Comment")],
+                            lambda answer, form: self.post_message(self.CommentRequested(
+                                task.id, answer["text"].strip(), form)))
 
-    def action_assign(self) -> None:
+    async def action_assign(self) -> None:
         if not (task := self.current_task):
             return
         names = ", ".join(self.session_names) or "no sessions yet"
 
-        def assign(answer: dict[str, str]) -> None:
+        def assign(answer: Answer, form: PromptScreen) -> None:
             who = answer["session"].strip()
-            self.post_message(self.AssignRequested(task.id, None if who in ("", "-") else who))
-        self._ask(f"Assign: #{task.id} {task.title}",
-                  [Field("session", f"Session ({names}; '-' for nobody)", task.assignee or "")],
-                  assign)
+            self.post_message(self.AssignRequested(
+                task.id, None if who in ("", "-") else who, form))
+        await self._ask(f"Assign: #{task.id} {task.title}",
+                        [Field("session", f"Session ({names}; '-' for nobody)",
+                               task.assignee or "", names=self.session_names)], assign)
 
-    def action_new_task(self) -> None:
+    async def action_new_task(self) -> None:
         fields = [Field("title", "Title"),
                   Field("assign", "Assign to (optional)",  # never pre-filled: no accidents
-                        placeholder=f"a session, e.g. {self.selected_session or 'coder'}"),
-                  Field("after", "After task ids (optional)", placeholder="e.g. 3 4"),
+                        placeholder=f"a session, e.g. {self.selected_session or 'coder'}",
+                        names=self.session_names),
+                  Field("after", "After task ids (optional)", placeholder="e.g. 3 4",
+                        check=ids_refused),
                   Field("body", "Details (optional)")]
 
-        def add(answer: dict[str, str]) -> None:
-            try:
-                after = parse_ids(answer["after"])
-            except BadInput as error:
-                self.notify(str(error), severity="error")
-                return
+        def add(answer: Answer, form: PromptScreen) -> None:
             self.post_message(self.AddRequested(answer["title"].strip(), answer["body"].strip(),
-                                                answer["assign"].strip() or None, after))
-        self._ask("New card", fields, add)
+                                                answer["assign"].strip() or None,
+                                                parse_ids(answer["after"]), form))
+        await self._ask("New card", fields, add)
+
+
+def ids_refused(text: str) -> str | None:
+    """Why `text` is not a list of task ids, or None when it is."""
+    try:
+        parse_ids(text)
+    except BadInput as error:
+        return str(error)
+    return None
 
 
 def parse_ids(text: str) -> list[int]:

@@ -1,8 +1,9 @@
 """One board column: a header (status and count) above the column's `CardList`.
 
-An empty column collapses to a narrow spine (its name spelt downwards and its count) so
-the width goes to columns with cards; it opens again while it holds the focus (see
-`.board-column.-empty` in dashboard.tcss).
+An empty column takes no width: the board names it, with its count, on the one-row
+strip above the columns (`triage 0 · todo 0 · review 0`), so the width goes to columns
+with cards. Should an empty column hold the focus (a board with no cards at all), it
+shows as a narrow column of its own (see `.board-column.-empty` in dashboard.tcss).
 """
 
 from __future__ import annotations
@@ -25,21 +26,23 @@ class BoardColumn(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(self.status, classes="column-header")
-        yield Static(self._spine(0), classes="column-spine")
         yield CardList(self.status, id=f"column-{self.status}")
 
-    def _spine(self, count: int) -> str:
-        return "\n".join([*self.status[:8], "", str(count)])
+    @property
+    def label(self) -> str:
+        """`done 3`: the header, and the column's name on the board's strip of empties."""
+        return f"{self.status} {max(self.count, 0)}"
 
-    def show(self, ids: list[int], tasks: dict[int, Task]) -> None:
-        """Show these cards and their count; collapse when there are none. The header and
-        the spine keep their size whatever the count: no layout for a new count (a layout
-        costs a redraw of the whole screen)."""
+    def show(self, ids: list[int], tasks: dict[int, Task]) -> bool:
+        """Show these cards and their count; collapse when there are none. Returns whether
+        the column emptied or filled (the board's strip of empty columns changes then). The
+        header keeps its size whatever the count: no layout for a new count (a layout costs
+        a redraw of the whole screen)."""
+        changed = False
         if len(ids) != self.count:
+            changed = self.count < 0 or (self.count == 0) != (not ids)
             self.count = len(ids)
-            self.query_one(".column-header", Static).update(f"{self.status} {len(ids)}",
-                                                            layout=False)
-            self.query_one(".column-spine", Static).update(self._spine(len(ids)),
-                                                           layout=False)
+            self.query_one(".column-header", Static).update(self.label, layout=False)
             self.set_class(not ids, "-empty")
         self.query_one(CardList).show(ids, tasks)
+        return changed

@@ -2,9 +2,10 @@
 
 A column may hold thousands of tasks, so cards are not widgets: the column keeps task ids
 and draws three lines per card on demand (Textual's line API): the title over two
-lines, then the id, assignee, age and marks (⧗ waits on parents, ⊘ blocked, ◆ review,
-⚠ a predicted conflict; on a done card, whether its session's work landed:
-✓ landed abc1234, ↑ ready to land).
+lines, then the id, marks (⧗ waits on parents, ⊘ blocked, ◆ review, ⚠ conflict: a
+predicted conflict; on a done card, whether its session's work landed: ✓ landed abc1234,
+↑ ready to land), assignee and age. The marks are kept whole; the assignee and the age
+give way to them in a narrow column.
 """
 
 from __future__ import annotations
@@ -42,12 +43,14 @@ class CardList(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "cursor(-10)", show=False),
-        Binding("pagedown", "cursor(10)", show=False),
-        Binding("home", "cursor(-1000000)", show=False),
-        Binding("end", "cursor(1000000)", show=False),
-        Binding("left,h", "neighbour(-1)", "Column left", show=False),
-        Binding("right,l", "neighbour(1)", "Column right", show=False),
+        Binding("pageup", "cursor(-10)", "10 cards up", show=False),
+        Binding("pagedown", "cursor(10)", "10 cards down", show=False),
+        Binding("home", "cursor(-1000000)", "First card", show=False),
+        Binding("end", "cursor(1000000)", "Last card", show=False),
+        Binding("left,h", "neighbour(-1)", "Column left", show=False,
+                tooltip="The previous column with cards"),
+        Binding("right,l", "neighbour(1)", "Column right", show=False,
+                tooltip="The next column with cards"),
     ]
     COMPONENT_CLASSES = {"card-list--cursor", "card-list--cursor-blurred"}
     DEFAULT_CSS = """
@@ -184,15 +187,7 @@ class CardList(ScrollView, can_focus=True):
             lines = wrap_title(task.title, width, TITLE_LINES)
             segments = [Segment(lines[part])] if part < len(lines) else []
         else:
-            segments = self._meta_line(task)
-            if task.status == TaskStatus.RUNNING and task.assignee in self.conflicted:
-                segments.insert(1, Segment(" ⚠", BLOCK_STYLE))  # narrow columns crop the end
-            mark = self.code.get(task.assignee or "") if task.status == TaskStatus.DONE \
-                else None
-            if mark is not None:
-                style = Style.parse(mark.style)
-                segments[1:1] = [Segment(f" {mark.symbol}", style)]
-                segments.append(Segment(f" {mark.text}", style))
+            segments = self._meta_line(task, width)
         style = base
         if index == self.cursor:
             component = "card-list--cursor" if self.has_focus else "card-list--cursor-blurred"
@@ -202,16 +197,29 @@ class CardList(ScrollView, can_focus=True):
             strip = Strip([*strip.crop(0, max(width - 1, 0)), Segment("…")])
         return strip.apply_style(style).adjust_cell_length(width, style)
 
-    @staticmethod
-    def _meta_line(task: Task) -> list[Segment]:
-        segments = [Segment(f"#{task.id}", ID_STYLE), Segment(" "),
-                    Segment(f"@{task.assignee}" if task.assignee else "-", META_STYLE),
-                    Segment(f" {age(task.updated_at)}", META_STYLE)]
+    def _meta_line(self, task: Task, width: int) -> list[Segment]:
+        """`#2 ↑ ready to land @coder 5m`: the id and the card's marks stay whole; the
+        assignee and the age are left out, in that order from the end, when the width
+        does not hold them (only a mark's own detail is ever cut)."""
+        marks: list[Segment] = []
+        if task.status == TaskStatus.RUNNING and task.assignee in self.conflicted:
+            marks.append(Segment(" ⚠ conflict", BLOCK_STYLE))
+        mark = self.code.get(task.assignee or "") if task.status == TaskStatus.DONE else None
+        if mark is not None:
+            marks.append(Segment(f" {mark.symbol} {mark.text}", Style.parse(mark.style)))
         if task.waiting:
             waits = ",".join(f"#{parent}" for parent in task.parents)
-            segments.append(Segment(f" ⧗{waits}", WAIT_STYLE))
+            marks.append(Segment(f" ⧗{waits}", WAIT_STYLE))
         elif task.status == TaskStatus.BLOCKED:
-            segments.append(Segment(f" ⊘ {task.block_reason or ''}".rstrip(), BLOCK_STYLE))
+            marks.append(Segment(f" ⊘ {task.block_reason or ''}".rstrip(), BLOCK_STYLE))
         elif task.status == TaskStatus.REVIEW:
-            segments.append(Segment(" ◆", REVIEW_STYLE))
+            marks.append(Segment(" ◆", REVIEW_STYLE))
+        segments = [Segment(f"#{task.id}", ID_STYLE), *marks]
+        room = width - sum(segment.cell_length for segment in segments)
+        for extra in (Segment(f" @{task.assignee}" if task.assignee else " -", META_STYLE),
+                      Segment(f" {age(task.updated_at)}", META_STYLE)):
+            if extra.cell_length > room:
+                break
+            segments.append(extra)
+            room -= extra.cell_length
         return segments

@@ -21,6 +21,7 @@ from typing import Any, Self
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.geometry import Region
 from textual.render import measure
 from textual.widgets import DataTable
@@ -42,7 +43,11 @@ def text_key(value: object) -> object:
 
 
 class CellCachedTable(DataTable):
-    """DataTable with cell renders cached per cell, not per table update."""
+    """DataTable with cell renders cached per cell, not per table update; `j`/`k` move
+    its cursor as the arrows do (as in every list of the dashboard)."""
+
+    BINDINGS = [Binding("up,k", "cursor_up", "Up", show=False),
+                Binding("down,j", "cursor_down", "Down", show=False)]
 
     _sizing = False  # inside `_update_dimensions` (a class default: refresh runs early)
     _updating: RowKey | None = None  # inside `update_cell`: the row whose cell it sets

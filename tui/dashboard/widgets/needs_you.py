@@ -1,4 +1,5 @@
-"""The needs-you strip: what waits on the human, one line each, above everything else.
+"""The needs-you strip: what waits on the human, one or two lines each (a question wraps
+before it is cut), above everything else.
 
 Hidden while nothing waits. `enter` (or a click) on a line asks the screen to take you
 there: the session's tmux pane, or the blocked card on the board. On a conversation the
@@ -16,10 +17,14 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from tui.dashboard.format import wrap_title
 from tui.dashboard.needs import Need, NeedKind
 
 MAX_ROWS = 4  # more scroll inside the strip (2 in a terminal under SHORT rows)
 SHORT = 30
+LINES_EACH = 2  # a need's text (a question) wraps to a second line before it is cut
+INDENT = 2 + 11 + 1  # the marker, the kind's label, a space
+CHROME = 4  # the strip's border and padding, left and right
 KIND_LABELS = {NeedKind.COORDINATOR: ("coordinator", "bold white on red"),
                NeedKind.UNREADABLE: ("unreadable", "bold white on red"),
                NeedKind.INPUT: ("needs input", "bold black on yellow"),
@@ -78,9 +83,7 @@ class NeedsYou(Widget, can_focus=True):
                                                                       max(len(needs) - 1, 0))
         if self.display != bool(needs):
             self.display = bool(needs)
-        height = min(len(needs), self.rows) + 2
-        if self.styles.height is None or self.styles.height.value != height:
-            self.styles.height = height
+        self._fit_height()
         self.border_title = f"needs you {len(needs)}"
         more = f" · {self.rows} of {len(needs)} shown" if len(needs) > self.rows else ""
         loop = " · r release · x end" if any(need.chain is not None for need in needs) else ""
@@ -97,7 +100,27 @@ class NeedsYou(Widget, can_focus=True):
         return max(0, min(value, len(self.needs) - 1)) if self.needs else 0
 
     def watch_cursor(self) -> None:
+        if self.is_mounted:
+            self._fit_height()
         self.refresh()
+
+    def on_resize(self) -> None:
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As tall as the needs in view take, each on one or two lines (a layout only when
+        that changes: it costs ~100 ms with 50 sessions)."""
+        top = self._top
+        height = sum(len(self._text_lines(need)) for need in self.needs[top:top + self.rows])
+        height += 2
+        if self.styles.height is None or self.styles.height.value != height:
+            self.styles.height = height
+
+    def _text_lines(self, need: Need) -> list[str]:
+        """The need's text over at most two lines of the strip's width (the strip spans
+        the screen, so its width is known before it is first shown)."""
+        return list(wrap_title(need.text, max(self.app.size.width - CHROME - INDENT, 8),
+                               LINES_EACH))
 
     def action_cursor(self, step: int) -> None:
         self.cursor += step
@@ -147,7 +170,7 @@ class NeedsYou(Widget, can_focus=True):
             marker = "▸ " if index == self.cursor and self.has_focus else "  "
             lines.append(marker, style="bold")
             lines.append(f"{label:<11}", style=style)
-            lines.append(" " + need.text)
+            lines.append(" " + "\n".ljust(INDENT + 1).join(self._text_lines(need)))
         return lines
 
     def on_focus(self) -> None:

@@ -31,10 +31,15 @@ class NoteStream(Widget, can_focus=True):
     BINDINGS = [
         Binding("up,k", "scroll_by(1)", "Older", show=False),
         Binding("down,j", "scroll_by(-1)", "Newer", show=False),
-        Binding("pageup", "scroll_by(5)", show=False),
-        Binding("pagedown", "scroll_by(-5)", show=False),
-        Binding("home", "scroll_by(1000000)", show=False),
-        Binding("end", "scroll_by(-1000000)", show=False),
+        Binding("pageup", "scroll_by(5)", "5 notes older", show=False),
+        Binding("pagedown", "scroll_by(-5)", "5 notes newer", show=False),
+        Binding("home", "scroll_by(1000000)", "Oldest", show=False),
+        Binding("end", "scroll_by(-1000000)", "Newest", show=False),
+        # The screen's own keys for the notes, in this panel's footer while it has focus.
+        Binding("slash", "screen.filter_stream", "Filter",
+                tooltip="Only the selected session's notes (again: all of them)"),
+        Binding("e", "screen.toggle_flips", "Flips",
+                tooltip="Show or hide sessions' status changes among the notes"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:

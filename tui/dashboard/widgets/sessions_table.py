@@ -10,20 +10,29 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.message import Message
 
-from board import spend
+from board import spend, validate
+from board.errors import BadInput
 from tui.dashboard.commands import bindings_for
 from tui.dashboard.feed import SessionRow
 from tui.dashboard.format import age, agent_label, status_text
-from tui.dashboard.prompt import Field, PromptScreen
+from tui.dashboard.prompt import Answer, Field, PromptScreen, open_form
 from tui.dashboard.widgets.cell_cache import CellCachedTable
 
 COLUMNS = ("session", "agent", "status", "branch", "chg", "unread", "spend", "active")
+DELIVER_MODES = ("type", "inbox")  # as `bullpen spawn --deliver` takes them
 MACHINE = "machine"  # shown once the room's sessions run on two machines or more
 
 
 def spans_machines(rows: list[SessionRow]) -> bool:
     """Whether the sessions run on more than one machine (as `bullpen ls` decides)."""
     return len({row.session.machine for row in rows} - {None}) > 1
+
+
+def deliver_refused(value: str) -> str | None:
+    """Why `value` is not a way to deliver notes (as `spawn --deliver` takes them)."""
+    if value.strip() in ("", *DELIVER_MODES):
+        return None
+    return f"deliver is {' or '.join(DELIVER_MODES)}, not {value.strip()!r}"
 
 
 class SessionsTable(CellCachedTable):
@@ -209,21 +218,33 @@ class SessionsTable(CellCachedTable):
         if name := self.selected:
             self.post_message(self.LandRequested(name))
 
-    def action_spawn_session(self) -> None:
-        fields = [Field("name", "Name", placeholder="lower-case, e.g. tester"),
+    def _name_refused(self, name: str) -> str | None:
+        """Why a new session may not be called `name` (said in the form, under it)."""
+        try:
+            validate.session_name(name.strip())
+        except BadInput as error:
+            return str(error)
+        if name.strip() in self.rows_by_name:
+            return f"there is a session {name.strip()!r} already"
+        return None
+
+    async def action_spawn_session(self) -> None:
+        fields = [Field("name", "Name", placeholder="lower-case, e.g. tester",
+                        check=self._name_refused),
                   Field("agent", "Agent command (optional)",
                         placeholder="default from bullpen.yaml"),
                   Field("task", "Task (optional)"),
                   Field("deliver", "Deliver notes: type or inbox (optional)",
-                        placeholder="type: into the pane (needed for a generic agent)")]
+                        placeholder="type: into the pane (needed for a generic agent)",
+                        check=deliver_refused)]
 
-        def spawn(answer: dict[str, str] | None) -> None:
-            if answer is not None and answer["name"].strip():
+        def spawn(answer: Answer) -> None:
+            if answer["name"].strip():
                 self.post_message(self.SpawnRequested(answer["name"].strip(),
                                                       answer["agent"].strip() or None,
                                                       answer["task"].strip() or None,
                                                       answer["deliver"].strip() or None))
-        self.app.push_screen(PromptScreen("Spawn a session", fields), spawn)
+        await open_form(self.app, PromptScreen("Spawn a session", fields), spawn)
 
 
 def _status(row: SessionRow) -> Text:
