@@ -32,7 +32,8 @@ from board.identity import Caller
 from board.models import Session
 from board.room import open_room
 from board.vocabulary import IdentityVariable, RoomLayout
-from workers.room import config, land, lifecycle, remote_verbs, spawn
+from workers.room import answers, config, land, lifecycle, remote_verbs, spawn
+from workers.room.answers import Answered, Question
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.land import LandingPreview
 from workers.room.land_rules import RuleChange
@@ -277,6 +278,17 @@ class RoomControl:
         taken = time.strftime("%H:%M:%S", time.localtime(preview.captured_at))
         return "\n".join([f"{name} runs on machine {session.machine} (capture {taken})",
                           *preview.lines])
+
+    def questions(self) -> list[Question]:
+        """What each session that needs input asks now, with the choices it offers."""
+        return answers.questions(self.home, self.server)
+
+    def answer(self, name: str, choice: str, question_id: str | None = None,
+               via: str | None = None) -> Answered:
+        """Type the operator's `choice` into `name`'s question, only while it is still
+        the question `question_id` (refused and audited otherwise; `answers`)."""
+        return answers.answer(self.home, self.server, self.caller, name, choice,
+                              question_id, via)
 
     # -- code flow -----------------------------------------------------------------------
 
