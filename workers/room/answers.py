@@ -131,8 +131,9 @@ class _Answer:
     """One answer in progress: refusals are audited with what was asked and chosen."""
 
     def __init__(self, home: Path, caller: Caller, name: str, wanted: str,
-                 via: str | None) -> None:
+                 question_id: str | None, via: str | None) -> None:
         self.home, self.caller, self.name, self.wanted = home, caller, name, wanted
+        self.question_id = question_id
         self.actor = f"{caller.name}@{via}" if via else caller.name
 
     def audit(self, outcome: str, detail: str) -> None:
@@ -140,7 +141,8 @@ class _Answer:
             audit.record(room.conn, self.actor, ANSWER, self.name, outcome, detail)
 
     def refuse(self, reason: str, asked: Question | None = None) -> Refused:
-        where = f"question {asked.id} ({asked.question}), " if asked else ""
+        meant = self.question_id or (asked.id if asked else None)  # the one answered
+        where = f"question {meant}, " if meant else ""
         self.audit(authority.REFUSED, f"{where}choice {self.wanted!r}: {reason}")
         return Refused(reason)
 
@@ -150,7 +152,7 @@ def answer(home: Path, server: RoomServer, caller: Caller, name: str, wanted: st
     """Type the choice `wanted` (its number or label) into `name`'s question, only while
     it is the question `question_id` (default: the one on screen now) and `name` still
     needs input. `via` names the surface in the audit (`web`: `operator@web`)."""
-    doing = _Answer(home, caller, name, wanted, via)
+    doing = _Answer(home, caller, name, wanted, question_id, via)
     with open_operator_room(home) as room:
         authority.check_operator(room.conn, caller, ANSWER, name,
                                  "only the human answers an agent's question")
