@@ -112,6 +112,17 @@ def check_task(conn: Connection, caller: Caller, task_id: int, verb: str) -> Non
     raise Refused(reason)
 
 
+def check_operator(conn: Connection, caller: Caller, action: str, target: str | None,
+                   why: str) -> None:
+    """Refuse (audited) `caller` unless it is the operator: for the verbs no plan can
+    grant, such as answering an agent's question (`why` says what only the human does)."""
+    if caller.is_operator:
+        return
+    reason = f"session {caller.name!r} may not {action} {target or ''}".rstrip() + f": {why}"
+    audit.record(conn, caller.name, action, target, REFUSED, reason)
+    raise Refused(reason)
+
+
 # Verbs that act on a session's pane or worktree: only the machine that runs it can.
 ON_ITS_MACHINE = frozenset({Power.STOP, Power.RESTART, Power.REMOVE})
 

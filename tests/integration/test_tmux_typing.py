@@ -111,3 +111,18 @@ def test_type_line_refuses_unclean_text_and_missing_panes(room_tmux: RoomServer)
 ])
 def test_is_shell(command: str, expected: bool) -> None:
     assert is_shell(command) is expected
+
+
+def test_press_keys_sends_only_menu_keys(room_tmux: RoomServer, tmp_path: Path) -> None:
+    """An answer can press Up, Down and Enter and nothing else: no text, no C-c."""
+    from workers.tmux.keyboard import press_keys
+
+    log = tmp_path / "agent.jsonl"
+    pane = room_tmux.launch("bullpen", command_line(log), tmp_path, {}, "k", new_window=True)
+    wait_for_text(lambda: room_tmux.capture(pane), "agent>")
+    for keys in (("y",), ("C-c",), ("Enter", "rm -rf ~"), ("Escape",)):
+        with pytest.raises(ValueError):
+            press_keys(room_tmux, pane, keys)
+    assert logged(log) == []  # nothing reached the agent
+    press_keys(room_tmux, pane, ("Enter",))
+    wait_until(lambda: logged(log) == [""], message="the one Enter to reach the agent")

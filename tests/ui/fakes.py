@@ -40,6 +40,8 @@ class FakeActions:
         self.attention: list[int] = []  # every count shown in the tmux status line
         self.coordinator: str | None = None  # the coordinator's trouble, as ls shows it
         self.flows: dict = {}  # name -> workers.room.code_view.CodeFlow, as code_flows says
+        self.asked: list = []  # what questions() returns
+        self.answer_refusal: str | None = None  # answer() raises Refused with it
         self._lock = threading.Lock()
 
     def _record(self, verb: str, name: str, **kwargs: object) -> None:
@@ -99,6 +101,16 @@ class FakeActions:
     def land(self, name: str, on_output, accepted: tuple = ()) -> str:  # noqa: ANN001
         self._record("land", name)
         return f"landed {name} on main: 1111111 -> 2222222 (1 commit, merge)"
+
+    def questions(self) -> list:
+        return list(self.asked)  # workers.room.answers.Question rows a test sets
+
+    def answer(self, name: str, choice: str, question_id: str) -> None:
+        from board.errors import Refused
+
+        self._record("answer", name, choice=choice, question=question_id)
+        if self.answer_refusal:
+            raise Refused(self.answer_refusal)
 
 
 def populate(conn: sqlite3.Connection) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from board.errors import BullpenError
 
 if TYPE_CHECKING:  # the runtime is imported lazily (see RuntimeActions)
+    from workers.room.answers import Question
     from workers.room.code_view import CodeFlow
     from workers.room.land import LandingPreview
     from workers.room.land_rules import RuleChange
@@ -84,6 +85,13 @@ class SessionActions(Protocol):
         the line saying what landed. `accepted`: the changes to the room's rules the
         operator said yes to. Raises a BullpenError saying why it was refused."""
 
+    def questions(self) -> list[Question]:
+        """What each session that needs input asks now, with its choices and ids."""
+
+    def answer(self, name: str, choice: str, question_id: str) -> None:
+        """Type `choice` into the session's question while it is still `question_id`
+        (a BadInput says why it was refused: the question changed)."""
+
 
 class RuntimeActions:
     """The room façade (`workers.room.control`), imported on first use so the dashboard
@@ -146,3 +154,9 @@ class RuntimeActions:
     def land(self, name: str, on_output: Callable[[str], None],
              accepted: tuple[RuleChange, ...] = ()) -> str:
         return self._room().land(name, on_output, accepted)
+
+    def questions(self) -> list[Question]:
+        return self._room().questions()
+
+    def answer(self, name: str, choice: str, question_id: str) -> None:
+        self._room().answer(name, choice, question_id)

@@ -15,6 +15,7 @@ from textual.dom import DOMNode
 
 from tui.dashboard.commands import COMMANDS
 from tui.dashboard.prompt import PromptScreen
+from tui.dashboard.screens.answer import AnswerScreen
 from tui.dashboard.screens.confirm import ConfirmScreen
 from tui.dashboard.screens.graph import GraphScreen
 from tui.dashboard.screens.land import LandScreen
@@ -53,7 +54,8 @@ def _panels(app: type[DOMNode]) -> tuple[tuple[str, tuple[type[DOMNode], ...]], 
             ("notes", (NoteStream,)), ("watcher", (WatcherTable,)),
             ("session detail", (SessionDetailScreen,)), ("task detail", (TaskDetailScreen,)),
             ("plan graph", (GraphScreen,)), ("form", (PromptScreen,)),
-            ("question", (ConfirmScreen,)), ("landing", (LandScreen,)))
+            ("question", (ConfirmScreen,)), ("agent's question", (AnswerScreen,)),
+            ("landing", (LandScreen,)))
 
 
 def own_bindings(widget: type[DOMNode]) -> list[Binding]:

@@ -198,6 +198,9 @@ class Adapter:
     route: Route = Route.TYPE
     has_hooks: bool = False  # it runs `bullpen hook KIND`, which pulls notes into its turn
     uses_alternate_screen: bool = False  # full-screen TUI: the alternate screen is its own
+    # Its questions are menus moved with arrow keys and confirmed with Enter
+    # (readers.menus), so bullpen can type an answer the human chose; False: never.
+    answers_menus: bool = False
     opted_in: bool = True  # generic agents: typed text only with `deliver: type`
     line_oriented: bool = False  # its input is the cursor's line (the tty echoes typing)
     prompt_known: bool = True  # False: still and asking nothing is all "idle" can mean

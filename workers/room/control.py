@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,7 +31,8 @@ from board.identity import Caller
 from board.models import Session
 from board.room import open_room
 from board.vocabulary import IdentityVariable, RoomLayout
-from workers.room import config, land, lifecycle, listing, remote_verbs, removal, spawn
+from workers.room import answers, config, land, lifecycle, listing, remote_verbs, removal, spawn
+from workers.room.answers import Answered, Question
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.land import LandingPreview
 from workers.room.land_rules import RuleChange
@@ -277,23 +277,21 @@ class RoomControl:
     def capture(self, name: str) -> str:
         """The visible text of the session's pane; for a session on another machine, the
         capture its coordinator stored, saying where it runs."""
-        remote = self._remote_preview(name)
+        from workers.room.remote_preview import remote_preview  # here: previews, presence
+
+        remote = remote_preview(self.home, name)
         return remote if remote is not None else self.server.capture(self.pane(name))
 
-    def _remote_preview(self, name: str) -> str | None:
-        from board import previews
-        from workers.coordinator.presence import Presence
+    def questions(self) -> list[Question]:
+        """What each session that needs input asks now, with the choices it offers."""
+        return answers.questions(self.home, self.server)
 
-        with spawn.open_operator_room(self.home) as room:
-            session = sessions.require(room.conn, name)
-            if Presence(self.home, room.conn).mine([session]):
-                return None
-            preview = previews.get(room.conn, name)
-        if preview is None:
-            return f"{name} runs on machine {session.machine}; no capture from it yet"
-        taken = time.strftime("%H:%M:%S", time.localtime(preview.captured_at))
-        return "\n".join([f"{name} runs on machine {session.machine} (capture {taken})",
-                          *preview.lines])
+    def answer(self, name: str, choice: str, question_id: str | None = None,
+               via: str | None = None) -> Answered:
+        """Type the operator's `choice` into `name`'s question, only while it is still
+        the question `question_id` (refused and audited otherwise; `answers`)."""
+        return answers.answer(self.home, self.server, self.caller, name, choice,
+                              question_id, via)
 
     # -- code flow -----------------------------------------------------------------------
 

@@ -60,6 +60,19 @@ def press_enter(server: RoomServer, pane_id: str) -> None:
     server.check("send-keys", "-t", pane_id, "Enter")
 
 
+MENU_KEYS = frozenset({"Up", "Down", "Enter"})  # all an answer to a menu may press
+
+
+def press_keys(server: RoomServer, pane_id: str, keys: tuple[str, ...]) -> None:
+    """Press named keys in the pane, in one tmux call; only `MENU_KEYS`, so no text
+    (and no key an agent would read as a command) can travel this way."""
+    unknown = set(keys) - MENU_KEYS
+    if unknown:
+        raise ValueError(f"press_keys takes only {sorted(MENU_KEYS)}, not {sorted(unknown)}")
+    if keys:
+        server.check("send-keys", "-t", pane_id, *keys)
+
+
 def announce(server: RoomServer, pane_id: str, text: str, seconds: float = 8.0) -> None:
     """Show `text` on the status line of clients viewing the pane, and keep it in the
     pane's `@bullpen_waiting` option (for status-line formats). Nothing reaches the

@@ -266,6 +266,11 @@ class MainScreen(WidgetRequests, LandingRequests, PanelKeys):
         elif need.session is not None:
             self.jobs.run_runtime(f"focus {need.session}", self.actions.focus, need.session)
 
+    def on_needs_you_answer_requested(self, message: NeedsYou.AnswerRequested) -> None:
+        from tui.dashboard.screens.answer import ask_and_answer
+
+        ask_and_answer(self, self.jobs, self.actions, message.session)
+
     @on(DataTable.RowHighlighted, "#sessions")
     def _session_highlighted(self) -> None:
         self.board.selected_session = self.sessions_table.selected

@@ -44,6 +44,7 @@ class NeedsYou(Widget, can_focus=True):
         Binding("enter", "choose", "Go there", id="needs.choose"),
         Binding("r", "release", "Release loop", id="needs.release"),
         Binding("x", "end", "End loop", id="needs.end"),
+        Binding("a", "answer", "Answer", id="needs.answer"),
     ]
 
     cursor: reactive[int] = reactive(0)
@@ -65,6 +66,12 @@ class NeedsYou(Widget, can_focus=True):
         """End this held chain: drop its held notes, tell their senders."""
 
         chain: int
+
+    @dataclass
+    class AnswerRequested(Message):
+        """Show this session's question with its choices (screens/answer.py)."""
+
+        session: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -132,7 +139,17 @@ class NeedsYou(Widget, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("release", "end"):  # only on a held conversation
             return self._chain() is not None
+        if action == "answer":  # only on a session's question
+            return self._asking() is not None
         return True
+
+    def _asking(self) -> str | None:
+        need = self.needs[self.cursor] if self.cursor < len(self.needs) else None
+        return need.session if need is not None and need.kind == NeedKind.INPUT else None
+
+    def action_answer(self) -> None:
+        if (session := self._asking()) is not None:
+            self.post_message(self.AnswerRequested(session))
 
     def _chain(self) -> int | None:
         return self.needs[self.cursor].chain if self.cursor < len(self.needs) else None

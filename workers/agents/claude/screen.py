@@ -37,6 +37,7 @@ class ClaudeScreen(Adapter):
 
     kind = AgentKind.CLAUDE
     programs = frozenset({"claude", "node"})
+    answers_menus = True  # "↑/↓ to select, Enter to confirm"
     # 2.1.332 draws its whole UI on the alternate screen (2.1.197 did not): that screen
     # is Claude's own, and a program run from it is still seen as a child in front.
     uses_alternate_screen = True

@@ -66,6 +66,7 @@ class CodexScreen(Adapter):
 
     kind = AgentKind.CODEX
     programs = frozenset({"codex", "node"})
+    answers_menus = True  # "↑/↓ to select, Enter to confirm"
     uses_alternate_screen = True
 
     def read(self, screen: Screen) -> Reading:

@@ -63,6 +63,7 @@ class HermesScreen(Adapter):
 
     kind = AgentKind.HERMES
     programs = frozenset({"hermes", "python", "python3"})
+    answers_menus = True  # "↑/↓ to select, Enter to confirm"
 
     def read(self, screen: Screen) -> Reading:
         approval = approval_question(screen.lines)
