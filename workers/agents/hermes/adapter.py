@@ -22,6 +22,7 @@ from workers.agents.hook_call import HookCall
 TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
 if TYPE_CHECKING:
     from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
+    from workers.agents.pre_tool import Refusal
 
 
 class HermesAdapter(HermesScreen):
@@ -102,6 +103,11 @@ class HermesAdapter(HermesScreen):
         from workers.agents.hermes import hooks
 
         return hooks.notes_reply(context)
+
+    def deny_reply(self, refusal: Refusal) -> dict:
+        from workers.agents.hermes import hooks
+
+        return hooks.deny_reply(refusal)
 
     def export_setup(self, request: ExportRequest) -> Setup | None:
         """The profile's SOUL.md, skills and config (secrets as references)."""

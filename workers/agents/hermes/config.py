@@ -2,8 +2,9 @@
 bullpen's MCP server and hooks merged in or taken out, and whether they are still there.
 
 The MCP server goes under `mcp_servers` (identity passed through `${…}` interpolation,
-since Hermes scrubs a stdio server's environment); three shell hooks run `bullpen hook
-hermes`; `memory.provider: bullpen` selects the notebook-backed memory plugin
+since Hermes scrubs a stdio server's environment); four shell hooks run `bullpen hook
+hermes` (the one before a terminal command refuses what the room's policy denies);
+`memory.provider: bullpen` selects the notebook-backed memory plugin
 (`workers.agents.hermes.memory`) unless the profile already uses another provider.
 Hermes' terminal tool runs a login shell whose /etc/profile resets PATH, so
 `terminal.shell_init_files` gets `${BULLPEN_HOME}/hermes-path.sh` (written by each launch:
@@ -25,8 +26,10 @@ from workers.agents.hermes.memory import PLUGIN_NAME
 
 AUTO = "auto"
 SERVER_NAME = "bullpen"
-HOOK_EVENTS = ("pre_llm_call", "post_tool_call", "on_session_end")
-HOOK_TIMEOUT_SECONDS = 10
+HOOK_EVENTS = ("pre_llm_call", "pre_tool_call", "post_tool_call", "on_session_end")
+HOOK_TIMEOUT_SECONDS = 10  # the pre-tool decision answers within pre_tool.DECIDE_SECONDS
+# The hook before a tool runs only for the terminal tool: its command is checked.
+HOOK_MATCHERS = {"pre_tool_call": "terminal"}
 IDENTITY_ENV = {name.value: f"${{{name}}}" for name in IDENTITY_VARIABLES}
 PATH_FILE = "hermes-path.sh"  # in the room's home; Hermes expands the variable itself
 PATH_INIT = "${BULLPEN_HOME}/" + PATH_FILE
@@ -99,8 +102,11 @@ def with_bullpen(config: dict, executable: str) -> dict:
         existing = hooks.get(event) or []
         if not isinstance(existing, list):
             raise BadInput(f"hooks.{event} of the hermes config is not a list; fix it first")
-        hooks[event] = [entry for entry in existing if not is_ours(entry)] + [
-            {"command": hook_command(executable), "timeout": HOOK_TIMEOUT_SECONDS}]
+        ours: dict[str, object] = {"command": hook_command(executable),
+                                   "timeout": HOOK_TIMEOUT_SECONDS}
+        if event in HOOK_MATCHERS:
+            ours["matcher"] = HOOK_MATCHERS[event]
+        hooks[event] = [entry for entry in existing if not is_ours(entry)] + [ours]
     merged["hooks"] = hooks
     memory = section(merged, "memory")
     if memory.get("provider") in (None, "", PLUGIN_NAME):  # never replace one
