@@ -5,8 +5,8 @@ request anyone on the machine can send (the hook port). So every log rotates at
 `CAP_BYTES` keeping `GENERATIONS` old files, a value in a line is cut to a short prefix
 with its length (`clip`), every line (a traceback's too) to `LINE_CHARS`, and lines
 for refused requests go through a `Sampler`: the first few in each window, then one line
-counting the rest. Stdlib only, and cheap to
-import: the command hook writes its line through `append_line`.
+counting the rest. Stdlib only, and cheap to import: the command hook writes its line
+through `append_line`.
 """
 
 from __future__ import annotations
