@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,37 +22,19 @@ from board import audit, sessions
 from board.home import DB_NAME
 from board.room import Room
 from tests.cli_runner import identity
+from tests.store_lock import store_locked as locked_by_another_process
 from tests.waiting import wait_until
 from workers.agents import agent_files, command_policy, pre_tool
 from workers.surfaces import hooks
 from workers.surfaces.hook_server import serving
 
-# Holds the store's write lock from another process until its stdin closes.
-LOCKER = """
-import sqlite3, sys
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("BEGIN " + sys.argv[2])
-print("locked", flush=True)
-sys.stdin.read()
-conn.execute("ROLLBACK")
-"""
 PROMPT = pre_tool.DECIDE_SECONDS  # every answer below comes within the decision's bound
 COULD_NOT = "bullpen could not check this command"
 
 
-@contextlib.contextmanager
-def store_locked(room: Room, mode: str = "EXCLUSIVE") -> Iterator[None]:
-    """The room's SQLite store write-locked by another process (a real connection in
-    BEGIN EXCLUSIVE / IMMEDIATE) while the block runs."""
-    holder = subprocess.Popen([sys.executable, "-c", LOCKER, str(room.home / DB_NAME), mode],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        yield
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=30)
+def store_locked(room: Room, mode: str = "EXCLUSIVE") -> contextlib.AbstractContextManager:
+    """The room's SQLite store write-locked by another process while the block runs."""
+    return locked_by_another_process(room.home / DB_NAME, mode)
 
 
 @pytest.fixture
