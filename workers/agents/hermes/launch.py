@@ -45,6 +45,7 @@ def launch_command(agent: str, session: Session, home: Path, env: dict[str, str]
         raise Refused(f"hermes profile {session.profile!r} no longer has bullpen's MCP server"
                       f" and hooks; set it up again with: bullpen hermes setup"
                       f" {session.profile}")
+    config.add_missing_hooks(config.profile_dir(session.profile, root))
     hermes_deny.write(config.profile_dir(session.profile, root), deny)
     env.update(launch_secrets(session.profile, root))
     write_path_file(home, env.get("PATH", ""))
