@@ -146,6 +146,7 @@ def test_the_hook_server_refuses_at_once_while_another_process_locks_the_store(
     wait_until(lambda: refusals(room), 30, message="the refusal to be audited")
 
 
+@pytest.mark.both_stores  # the audit process writes to either store
 @pytest.mark.parametrize("kind", ["claude", "hermes"])
 @pytest.mark.parametrize("size", [2_000_000, 9_000_000])
 @pytest.mark.parametrize("coordinator", [False, True], ids=["alone", "served"])
@@ -179,6 +180,7 @@ def test_the_hook_server_refuses_a_command_too_long_to_check(
     assert status == 200 and COULD_NOT in refusal_of("claude", printed)
 
 
+@pytest.mark.both_stores  # the audit process writes to either store
 @pytest.mark.parametrize("kind", ["claude", "hermes"])
 @pytest.mark.parametrize("command", ["echo \ud800", "git push --force \ud800"])
 @pytest.mark.parametrize("coordinator", [False, True], ids=["alone", "served"])
@@ -209,6 +211,7 @@ def test_bytes_that_are_not_utf8_are_refused(room: Room, git_repo: Path,
     assert COULD_NOT in refusal_of("claude", printed)
 
 
+@pytest.mark.both_stores  # the audit process writes to either store
 def test_the_hook_server_refuses_a_lone_surrogate(room: Room, git_repo: Path,
                                                   bob_env: dict[str, str]) -> None:
     body = json.dumps(claude_call("git push --force \ud800", git_repo)).encode()
@@ -260,6 +263,7 @@ def test_a_patterns_file_that_never_answers_is_a_refusal_in_time(
     assert took < pre_tool.DECIDE_SECONDS + 3
 
 
+@pytest.mark.both_stores  # the audit process writes to either store
 def test_a_refusal_that_cannot_be_audited_is_logged_and_still_a_refusal(
         room: Room, git_repo: Path, bob_env: dict[str, str]) -> None:
     """A forged token: the command is refused all the same, and nothing is audited in
