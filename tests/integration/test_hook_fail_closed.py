@@ -249,17 +249,29 @@ def test_an_exception_inside_the_servers_decision_refuses(
     assert status == 200 and "RuntimeError: the policy broke" in reason
 
 
-def test_a_patterns_file_that_never_answers_is_a_refusal_in_time(
+def test_a_patterns_file_that_would_never_answer_is_a_refusal_at_once(
         room: Room, git_repo: Path, bob_env: dict[str, str]) -> None:
-    """The patterns file a FIFO nobody writes: reading it never ends. The hook refuses
-    once its bound passed, long before Claude's hook timeout (it used to hang for good,
-    and Claude runs a command whose hook it gave up on)."""
+    """The patterns file a FIFO nobody writes: reading it would never end (the hook used
+    to hang for good, and Claude runs a command whose hook it gave up on)."""
     deny = agent_files.agent_dir(room.home, "bob") / command_policy.DENY
     deny.unlink()
     os.mkfifo(deny)
     printed, took = hook("claude", json.dumps(claude_call("ls", git_repo)), bob_env, git_repo)
-    print(f"\na patterns file that never answers: refused in {took:.2f} s")
-    assert f"the check took over {pre_tool.DECIDE_SECONDS:g} s" in refusal_of("claude", printed)
+    assert "patterns file is not a regular file" in refusal_of("claude", printed)
+    assert took < PROMPT
+
+
+def test_a_check_slower_than_its_bound_is_a_refusal_in_time(
+        room: Room, git_repo: Path, bob_env: dict[str, str]) -> None:
+    """Ten thousand patterns against a command of 64,000 simple commands: minutes of
+    matching. The hook refuses once its bound passed, long before the agent's timeout."""
+    command_policy.store(room.home, "bob", [f"tool{n} --flag*" for n in range(10_000)])
+    command = "a;" * 64_000
+    printed, took = hook("claude", json.dumps(claude_call(command, git_repo)), bob_env,
+                         git_repo)
+    print(f"\na check slower than its bound: refused in {took:.2f} s")
+    reason = refusal_of("claude", printed)
+    assert f"the check took over {pre_tool.DECIDE_SECONDS:g} s" in reason
     assert took < pre_tool.DECIDE_SECONDS + 3
 
 

@@ -112,10 +112,20 @@ def guarded(command: str, patterns: Callable[[], Iterable[str]]) -> Refusal | No
 
 
 def session_patterns(home: Path, session: str) -> Callable[[], tuple[str, ...]]:
-    """The patterns `session` was launched with, read when asked."""
+    """The patterns `session` was launched with, read when asked. What is not a regular
+    file there (a FIFO would never answer) fails the check."""
     def read() -> tuple[str, ...]:
-        from workers.agents import command_policy
+        import os
+        import stat
 
+        from workers.agents import agent_files, command_policy
+
+        try:
+            mode = os.stat(home / agent_files.AGENTS_DIR / session / command_policy.DENY).st_mode
+        except FileNotFoundError:
+            mode = stat.S_IFREG  # none kept: the policy's own default
+        if not stat.S_ISREG(mode):
+            raise OSError("the session's patterns file is not a regular file")
         return command_policy.stored(home, session)
     return read
 

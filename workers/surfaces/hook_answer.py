@@ -71,8 +71,7 @@ def answer(server: Server, sock: socket.socket, request: hook_http.Request) -> N
         return
     # Bytes that are not UTF-8 must reach the command check as they are (and refuse it).
     raw = request.body.decode("utf-8", errors="surrogateescape")
-    if pre_tool.might_be_pre_tool(raw) and _answered_before_the_store(kind, raw, identity,
-                                                                       sock):
+    if _answered_before_the_store(kind, raw, identity, sock):
         return
     sent = False
     try:
@@ -111,7 +110,10 @@ def answer(server: Server, sock: socket.socket, request: hook_http.Request) -> N
 def _answered_before_the_store(kind: str, text: str, identity: dict[str, str],
                                sock: socket.socket) -> bool:
     """A call before a tool runs, answered from the session's patterns file alone (its
-    refusal audited later, for the identity it proves): True once answered."""
+    refusal audited later, for the identity it proves): True once answered. Told by the
+    event's name in the text, as the command hook tells it (the agents never escape it)."""
+    if not pre_tool.might_be_pre_tool(text):
+        return False
     try:
         decided = pre_tool_hook.answer(kind, text, identity)
     except Exception as error:  # answer itself never fails open: refuse what it asked
