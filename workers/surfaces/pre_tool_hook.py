@@ -70,8 +70,9 @@ def audit_later(kind: str, identity: Mapping[str, str], refusal: pre_tool.Refusa
            "detail": pre_tool.audit_detail(refusal, f"{kind}'s hook"),
            "unchecked": isinstance(refusal, pre_tool.Unchecked)}
     try:
-        # -I: the agent's directory (it could hold a `workers` package) is not on the path.
-        child = subprocess.Popen([sys.executable, "-I", "-c", _AUDIT_MAIN],
+        # -P, and "/" for its directory: the agent's directory (it could hold a `workers`
+        # package) is not on the path; PYTHONPATH still is (a checkout run from source).
+        child = subprocess.Popen([sys.executable, "-P", "-c", _AUDIT_MAIN],
                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True,
                                  cwd="/")
