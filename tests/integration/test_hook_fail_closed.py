@@ -296,3 +296,28 @@ def test_a_command_the_policy_allows_runs_and_nothing_is_audited(
                              git_repo)
     assert printed == "" and took < PROMPT
     assert refusals(room) == []
+
+
+def test_a_failure_of_the_answer_itself_refuses(room: Room, git_repo: Path,
+                                                bob_env: dict[str, str],
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Should answering itself raise, in the hook process or the server, the command is
+    refused: a traceback (exit 1) or an error status would be an allow."""
+    import io
+
+    from workers.surfaces import hook_entry, pre_tool_hook
+
+    def broken(kind: str, text: str, identity: object) -> None:
+        raise MemoryError("no room left")
+
+    monkeypatch.setattr(pre_tool_hook, "answer", broken)
+    body = json.dumps(claude_call("ls", git_repo))
+    for name, value in bob_env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body.encode())))
+    assert hook_entry.main("claude") == 0
+    assert "MemoryError: no room left" in refusal_of("claude", capsys.readouterr().out)
+    with serving(room.home) as port:
+        status, printed, _ = post(port, "claude", body.encode(), bob_env)
+    assert status == 200 and "MemoryError: no room left" in refusal_of("claude", printed)

@@ -11,7 +11,6 @@ was killed) has been handed nothing. Refusals go to the server's sampled log.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import socket
 from pathlib import Path
@@ -118,20 +117,11 @@ def _answered_before_the_store(kind: str, text: str, identity: dict[str, str],
         decided = pre_tool_hook.answer(kind, text, identity)
     except Exception as error:  # answer itself never fails open: refuse what it asked
         log.warning("a pre-tool hook request failed", exc_info=True)
-        decided = _refusal_reply(kind, text, error)
+        decided = pre_tool_hook.refusal_reply(kind, text, error)
     if decided is pre_tool_hook.NOT_PRE_TOOL:
         return False
     _reply(sock, 200, decided)
     return True
-
-
-def _refusal_reply(kind: str, text: str, error: Exception) -> str | None:
-    from workers.agents.kinds import hook_adapter
-
-    adapter = hook_adapter(kind)
-    if adapter is None:
-        return pre_tool_hook.NOT_PRE_TOOL
-    return json.dumps(adapter.deny_reply(pre_tool.Unchecked(text, pre_tool.failure(error))))
 
 
 def _caller_left(sock: socket.socket) -> bool:

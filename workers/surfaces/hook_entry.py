@@ -44,7 +44,10 @@ def main(kind: str, ends_process: bool = False) -> int:
     if might_be_pre_tool(text):
         from workers.surfaces import pre_tool_hook
 
-        decided = pre_tool_hook.answer(kind, text, os.environ)
+        try:
+            decided = pre_tool_hook.answer(kind, text, os.environ)
+        except Exception as error:  # a traceback here would be an allow
+            decided = pre_tool_hook.refusal_reply(kind, text, error)
         if decided is not pre_tool_hook.NOT_PRE_TOOL:
             if decided:
                 print(decided, flush=True)

@@ -53,6 +53,17 @@ def answer(kind: str, text: str, identity: Mapping[str, str]) -> str | None:
     return reply
 
 
+def refusal_reply(kind: str, text: str, error: Exception) -> str | None:
+    """The refusal for a pre-tool call `answer` itself failed on (NOT_PRE_TOOL for a kind
+    that takes none)."""
+    from workers.agents.kinds import hook_adapter
+
+    adapter = hook_adapter(kind)
+    if adapter is None:
+        return NOT_PRE_TOOL
+    return json.dumps(adapter.deny_reply(pre_tool.Unchecked(text, pre_tool.failure(error))))
+
+
 def _path(home: str):
     from pathlib import Path  # here: only a shell command is checked
 
