@@ -27,11 +27,13 @@ def answer(kind: str, text: str, identity: Mapping[str, str]) -> str | None:
     """What the hook answers a call before a tool runs ("" lets the tool run; a refusal
     is audited later), or NOT_PRE_TOOL for any other call. `identity` holds the
     IdentityVariable names (the hook's environment, or the server's headers)."""
+    payload = pre_tool.payload_of(text)
+    if payload is not None and not pre_tool.is_pre_tool(payload):
+        return NOT_PRE_TOOL  # it only mentions the event (a prompt about hooks …)
     from workers.agents.kinds import hook_adapter
 
-    payload = pre_tool.payload_of(text)
     adapter = hook_adapter(kind)
-    if adapter is None or (payload is not None and not pre_tool.is_pre_tool(payload)):
+    if adapter is None:
         return NOT_PRE_TOOL
     refusal: pre_tool.Refusal | None
     if payload is None:  # it names a pre-tool event, but cannot be read
