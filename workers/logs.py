@@ -3,9 +3,10 @@
 A full disk would make the store refuse every note, and a log line can be written for a
 request anyone on the machine can send (the hook port). So every log rotates at
 `CAP_BYTES` keeping `GENERATIONS` old files, a value in a line is cut to a short prefix
-with its length (`clip`), and lines for refused requests go through a `Sampler`: the
-first few in each window, then one line counting the rest. Stdlib only, and cheap to
-import: the command hook writes its line through `append_line`.
+with its length (`clip`), every line (a traceback's too) to `LINE_CHARS`, and lines
+for refused requests go through a `Sampler`: the first few in each window, then one line
+counting the rest. Stdlib only, and cheap to import: the command hook writes its line
+through `append_line`.
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ def append_line(path: str, line: str, cap: int = CAP_BYTES) -> None:
     """Append one line to `path`, rotating it first when it reached `cap` (several
     processes may race here: the worst case is a line in the newer file, never a log
     that grows past its cap by more than a line each)."""
+    line = cut_line(" ".join(line.splitlines()))  # one line, whatever the caller cut
     try:
         if os.path.getsize(path) >= cap:
             rotate(path)
     except OSError:
         pass  # not there yet
     with open(path, "a", encoding="utf-8", errors="replace") as handle:
-        handle.write(line if line.endswith("\n") else line + "\n")
+        handle.write(line + "\n")
 
 
 def handler(path: str):
@@ -107,21 +109,46 @@ class Sampler:
             return dropped
 
 
-LINE_CHARS = 2000  # a log message's own text; a traceback after it stays whole
+LINE_CHARS = 2000  # one line of a log: a message, or one line of a traceback
+TRACE_LINES = 80  # lines of one record (its traceback's); past it the middle is dropped
+TRACE_HEAD = 10  # of those, the first ones kept (the rest are the traceback's end)
+
+
+def cut_line(line: str, limit: int = LINE_CHARS) -> str:
+    """`line` cut to `limit` characters with its full length said (indent kept)."""
+    return line if len(line) <= limit else f"{line[:limit]}… ({len(line)} chars)"
+
+
+def cut_lines(text: str, limit: int = LINE_CHARS, most: int = TRACE_LINES) -> str:
+    """`text` (a formatted record: message, traceback) with every line cut to `limit`
+    and at most `most` lines: the first `TRACE_HEAD` and the last ones, where a
+    traceback names its exception."""
+    lines = text.splitlines()
+    if len(lines) > most:
+        tail = most - TRACE_HEAD - 1
+        lines = [*lines[:TRACE_HEAD], f"… ({len(lines) - most + 1} lines not logged)",
+                 *lines[-tail:]]
+    return "\n".join(cut_line(line, limit) for line in lines)
+
+
+def handler_for(path: os.PathLike | str):
+    """A long-running process's log handler: rotating at the cap, each record's every
+    line cut (`cut_lines`), its traceback's included."""
+    import logging
+
+    class Cutting(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            # The whole text: logging keeps the first handler's traceback on the record
+            # (exc_text), so cutting only formatException would miss one made elsewhere.
+            return cut_lines(super().format(record))
+
+    log_handler = handler(str(path))
+    log_handler.setFormatter(Cutting("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    return log_handler
 
 
 def configure(path: os.PathLike | str) -> None:
-    """A long-running process's logging: INFO and up into `path`, rotating at the cap,
-    each message cut to `LINE_CHARS`."""
+    """A long-running process's logging: INFO and up into `path` (`handler_for`)."""
     import logging
 
-    class Clipping(logging.Formatter):
-        def format(self, record: logging.LogRecord) -> str:
-            message = record.getMessage()
-            if len(message) > LINE_CHARS:
-                record.msg, record.args = clip(message, LINE_CHARS), None
-            return super().format(record)
-
-    log_handler = handler(str(path))
-    log_handler.setFormatter(Clipping("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=logging.INFO, handlers=[log_handler])
+    logging.basicConfig(level=logging.INFO, handlers=[handler_for(path)])

@@ -1,7 +1,9 @@
 """The room's command policy on the real Claude Code (both lanes), against the scripted
 Anthropic server: the PreToolUse hook bullpen installs refuses `git push --force origin
-main` (bullpen's floor) and a `bash -c` wrapping a `deny:` pattern of the room, before
-either runs, with a reason the model receives; both refusals are in `bullpen audit`.
+main` (bullpen's floor) — while another process holds the store's write lock, as a busy
+room may — and a `bash -c` wrapping a `deny:` pattern of the room, before either runs,
+with a reason the model receives; both refusals are in `bullpen audit` (the push's once
+the lock is gone).
 
 Bash is allowed outright for this session (`--allowedTools Bash`), so nothing but the
 hook stands between the model and the command: a bare remote whose `main` the local
@@ -22,6 +24,7 @@ from tests.agents.fake_model import FakeAnthropic, Reply, Text, ToolCall, sessio
 from tests.conftest import commit_file, git
 from tests.e2e.conftest import real_claude_room
 from tests.rooms import LiveRoom
+from tests.store_lock import LockHolder
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -39,24 +42,42 @@ def results(request: dict) -> list[str]:
             for part in message["content"] if part.get("type") == "tool_result"]
 
 
-def respond(request: dict) -> Reply:
-    """coder, asked to ship: a force push, then a wrapped publish, then it stops."""
-    if session_of(request) != "coder" or "SHIP-IT" not in json.dumps(request["messages"]):
-        return Text("noted")
-    step = len(results(request))
-    if step == 0:
-        return ToolCall("Bash", {"command": PUSH, "description": "push"})
-    if step == 1:
-        return ToolCall("Bash", {"command": PUBLISH, "description": "publish"})
-    return Text("shipping refused")
+class Coder:
+    """coder, asked to ship: a force push (asked for while another process holds the
+    store's write lock), then a wrapped publish (the lock let go), then it stops."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.lock: LockHolder | None = None
+
+    def __call__(self, request: dict) -> Reply:
+        if session_of(request) != "coder" or "SHIP-IT" not in json.dumps(request["messages"]):
+            return Text("noted")
+        step = len(results(request))
+        if step == 0:
+            self.lock = self.lock or LockHolder(self.db)
+            return ToolCall("Bash", {"command": PUSH, "description": "push"})
+        self.release()
+        if step == 1:
+            return ToolCall("Bash", {"command": PUBLISH, "description": "publish"})
+        return Text("shipping refused")
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
 
 @pytest.fixture
 def claude_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                 claude_release: str) -> Iterator[tuple[LiveRoom, FakeAnthropic]]:
-    with real_claude_room(git_repo, tmp_path / "logs", monkeypatch, claude_release,
-                          respond) as room:
-        yield room
+    coder = Coder(git_repo / ".bullpen" / "bullpen.db")
+    try:
+        with real_claude_room(git_repo, tmp_path / "logs", monkeypatch, claude_release,
+                              coder) as room:
+            yield room
+    finally:
+        coder.release()
 
 
 def test_real_claude_is_denied_a_force_push_before_it_runs(
@@ -88,7 +109,10 @@ def test_real_claude_is_denied_a_force_push_before_it_runs(
     worktree = Path(live.sessions()["coder"]["worktree"])
     assert not (worktree / "published.flag").exists()
 
-    entries = json.loads(live.cli("audit", "--json").stdout)
+    def audited() -> list[dict] | None:
+        found = json.loads(live.cli("audit", "--json").stdout)
+        return found if sum(e["action"] == "run command" for e in found) == 2 else None
+    entries = wait_until(audited, 30, message="both refusals to be audited")
     denied = [(e["actor"], e["target"], e["outcome"]) for e in entries
               if e["action"] == "run command"]
     assert denied == [("coder", PUSH, "refused"), ("coder", PUBLISH, "refused")], entries

@@ -1,11 +1,12 @@
 """The room's command policy on the real Hermes Agent (both lanes), against the scripted
 chat-completions server: a launch writes bullpen's floor and the room's `deny:` into the
-session profile's `approvals.deny`, and bullpen's own `pre_tool_call` hook, which reads
-the command as bash does. `git -C . push --force origin main` (which Hermes' fnmatch
-over the list lets through) and a chain ending in a `deny:` pattern are then refused
-before either runs (origin's `main` does not move although the local `main` is ahead,
-the chain's first step leaves no marker), the model is told, and both refusals are in
-`bullpen audit` with the rule that refused them.
+session profile's `approvals.deny`, beneath bullpen's own `pre_tool_call` hook, which
+reads the command as bash does. The hook refuses `git -C . push --force origin main`
+(which Hermes' fnmatch over the list lets through) — while another process holds the
+store's write lock, as a busy room may — and a chain ending in a `deny:` pattern before
+either runs (origin's `main` does not move although the local `main` is ahead, the
+chain's first step leaves no marker), the model is told why, and both refusals are in
+`bullpen audit` with the rule that refused them (the push's once the lock is gone).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tests.agents.fake_model import tool_results_since_user as step_of
 from tests.conftest import commit_file, git
 from tests.hermes_install import install_beside_hermes
 from tests.rooms import LiveRoom, live_room
+from tests.store_lock import LockHolder
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -35,21 +37,44 @@ PUBLISH = "touch published.flag && npm publish --tag next"
 BLOCKED = ("bullpen's floor refuses", "bullpen room policy")
 
 
-def respond(request: dict) -> Reply:
-    """shipper, asked to ship: a force push, then a chain ending in a publish."""
-    if session_of(request) != "shipper" or "SHIP-IT" not in all_text(request):
-        return Text("noted")
-    step = step_of(request)
-    if step == 0:
-        return ToolCall("terminal", {"command": PUSH})
-    if step == 1:
-        return ToolCall("terminal", {"command": PUBLISH})
-    return Text("shipping refused")
+class Shipper:
+    """shipper, asked to ship: a force push (asked for while another process holds the
+    store's write lock), then a chain ending in a publish (the lock let go)."""
+
+    def __init__(self) -> None:
+        self.db: Path | None = None  # the room's store, once it is up
+        self.lock: LockHolder | None = None
+
+    def __call__(self, request: dict) -> Reply:
+        if session_of(request) != "shipper" or "SHIP-IT" not in all_text(request):
+            return Text("noted")
+        step = step_of(request)
+        if step == 0:
+            assert self.db is not None
+            self.lock = self.lock or LockHolder(self.db)
+            return ToolCall("terminal", {"command": PUSH})
+        self.release()
+        if step == 1:
+            return ToolCall("terminal", {"command": PUBLISH})
+        return Text("shipping refused")
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+
+@pytest.fixture
+def shipper() -> Iterator[Shipper]:
+    model = Shipper()
+    yield model
+    model.release()
 
 
 @pytest.fixture
 def hermes_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                hermes_release: str) -> Iterator[tuple[LiveRoom, FakeModel, Path, Path]]:
+                hermes_release: str, shipper: Shipper,
+                ) -> Iterator[tuple[LiveRoom, FakeModel, Path, Path]]:
     bin_dir = install_beside_hermes(hermes_release)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     root = tmp_path / "hermes-home"
@@ -57,7 +82,8 @@ def hermes_room(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("HERMES_HOME", str(root))
     (root / ".update_check").write_text(json.dumps({"ts": 4102444800,
                                                     "latest": hermes_release}))
-    with FakeModel(respond) as model:
+    shipper.db = git_repo / ".bullpen" / "bullpen.db"
+    with FakeModel(shipper) as model:
         config = {"model": {"provider": "custom", "base_url": model.base_url,
                             "default": "stub-model", "context_length": 131072},
                   "security": {"tirith_enabled": False}}
@@ -103,6 +129,9 @@ def test_real_hermes_gets_the_room_policy_and_refuses_a_force_push(
     deny = written["approvals"]["deny"]
     assert {"git push *--force*", "*\ngit push *--force*", "npm publish*",
             "*\nnpm publish*"} <= set(deny), deny
+    hooks = written["hooks"]["pre_tool_call"]
+    assert [(h["matcher"], h["command"].endswith(" hook hermes")) for h in hooks] == [
+        ("terminal", True)], hooks
 
     bullpen(bin_dir, live, "note", "send", "shipper", "SHIP-IT: push main, then publish")
     done = wait_until(lambda: [e for e in model.exchanges()
@@ -111,6 +140,7 @@ def test_real_hermes_gets_the_room_policy_and_refuses_a_force_push(
     told = tool_results(done[0].request)
     assert len(told) == 2 and all(any(words in text for words in BLOCKED) for text in told), \
         told
+    assert "forced push" in told[0] and "'npm publish*'" in told[1]
     assert git(remote, "rev-parse", "main").strip() == pushed != ahead
     worktree = Path(live.sessions()["shipper"]["worktree"])
     assert not (worktree / "published.flag").exists()
@@ -122,5 +152,5 @@ def test_real_hermes_gets_the_room_policy_and_refuses_a_force_push(
                        message=lambda: f"the refusals audited: {refusals()}")
     assert [(e["actor"], e["target"], e["outcome"]) for e in found] == [
         ("shipper", PUSH, "refused"), ("shipper", PUBLISH, "refused")]
-    assert "floor: a forced push" in found[0]["detail"]
-    assert "'npm publish*'" in found[1]["detail"]
+    assert found[0]["detail"] == "denied by pattern 'floor: a forced push' (hermes's hook)"
+    assert found[1]["detail"] == "denied by pattern 'npm publish*' (hermes's hook)"

@@ -191,3 +191,39 @@ def test_restart_refuses_a_profile_that_lost_its_set_up(
         launch_plan(session, "t", room.home)
     assert str(refused.value) == ("hermes profile 'coder' no longer has bullpen's MCP server"
                                   " and hooks; set it up again with: bullpen hermes setup coder")
+
+
+def test_setup_adds_the_hook_that_checks_each_terminal_command(hermes_home: Path) -> None:
+    plan = hermes_profile.prepare_profile("coder", "research", hermes_home, executable=BULLPEN)
+    hermes_profile.apply_plan(plan)
+    config = yaml.safe_load(plan.config_path.read_text())
+    assert config["hooks"]["pre_tool_call"] == [
+        {"command": f"{BULLPEN} hook hermes", "timeout": 10, "matcher": "terminal"}]
+    hermes_profile.unsetup("coder", hermes_home)
+    assert plan.config_path.read_text() == USER_CONFIG
+
+
+def test_a_profile_set_up_before_the_pre_tool_hook_gets_it_at_its_next_launch(
+        room: Room, hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Set up by an earlier bullpen (no pre_tool_call hook): still set up, and its next
+    launch adds the hook, run as the profile's other bullpen hooks run."""
+    from workers.agents.launch import launch_plan
+
+    monkeypatch.setenv("HERMES_HOME", str(hermes_home))
+    plan = hermes_profile.prepare_profile("coder", "x", hermes_home, executable="/old/bullpen")
+    hermes_profile.apply_plan(plan)
+    config = yaml.safe_load(plan.config_path.read_text())
+    del config["hooks"]["pre_tool_call"]
+    plan.config_path.write_text(yaml.safe_dump(config))
+    sessions.register(room.conn, "coder", agent="hermes", profile="coder")
+    session = sessions.require(room.conn, "coder")
+    assert "hermes -p coder --cli" in launch_plan(session, "t", room.home).command
+    upgraded = yaml.safe_load(plan.config_path.read_text())
+    assert upgraded["hooks"]["pre_tool_call"] == [
+        {"command": "/old/bullpen hook hermes", "timeout": 10, "matcher": "terminal"}]
+    assert {key: value for key, value in upgraded.items() if key != "approvals"} == {
+        **config, "hooks": {**config["hooks"], "pre_tool_call": upgraded["hooks"][
+            "pre_tool_call"]}}
+    text = plan.config_path.read_text()
+    launch_plan(session, "t", room.home)
+    assert plan.config_path.read_text() == text  # once

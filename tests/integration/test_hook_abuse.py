@@ -105,3 +105,48 @@ def answered(port: int, token: str, read: str) -> bool:
 
 def read_paths(room: Room, session: str) -> list[str]:
     return sorted(path for path, _ in reads.of_session(room.conn, session))
+
+
+def test_a_huge_file_path_leaves_every_log_under_its_cap_and_every_line_cut(
+        git_repo: Path, tmp_path: Path) -> None:
+    """A real coordinator's hook server fed a PostToolUse whose file_path is 8 MB: the
+    read fails (the name is too long), and its traceback goes into coordinator.log. It
+    used to be written whole, one 8 MB line in a log that promises a 1 MiB cap."""
+    import yaml
+
+    from board.db import write
+    from tests.rooms import live_room
+    from workers.agents import agent_files
+
+    with live_room(git_repo, tmp_path / "logs") as live:
+        (git_repo / "bullpen.yaml").write_text(yaml.safe_dump({
+            "layout": "windows", "sessions": {"helper": {"agent": live.agent("helper")}}}))
+        live.cli("up", "--detach", "--no-dashboard")
+        port = wait_until(lambda: agent_files.hook_port(live.home), 15,
+                          message="the coordinator to serve hooks")
+        conn = live.db()
+        with write(conn):
+            token = sessions.register(conn, "probe")
+        conn.close()
+        body = json.dumps({"hook_event_name": "PostToolUse", "tool_name": "Read",
+                           "cwd": str(git_repo),
+                           "tool_input": {"file_path": "/" + "p" * 8_000_000}}).encode()
+        answer = wait_until(lambda: _posted(port, "probe", token, body), 15,
+                            message="the hook server to answer")
+        assert answer.startswith(b"HTTP/1.0 200")
+        coordinator_log = live.home / logs.DIR_NAME / "coordinator.log"
+        wait_until(lambda: "a hook request failed" in coordinator_log.read_text(), 15,
+                   message="the failure to be logged")
+        for name, size in logs.sizes(live.home).items():
+            assert size < logs.CAP_BYTES, f"{name} holds {size} bytes"
+            text = (live.home / logs.DIR_NAME / name).read_text()
+            longest = max(len(line) for line in text.splitlines())
+            assert longest <= logs.LINE_CHARS + 40, f"{name} has a line of {longest}"
+        assert "File name too long" in coordinator_log.read_text()
+
+
+def _posted(port: int, session: str, token: str, body: bytes) -> bytes | None:
+    try:
+        return raw_post(port, session, token, body)
+    except OSError:
+        return None  # not listening yet

@@ -15,9 +15,8 @@ from board.models import Session
 from tui.dashboard.feed import SessionRow
 from tui.dashboard.needs import NeedKind, needs_you
 from workers.agents import agent_files, command_policy
-from workers.agents.hermes import deny, releases
+from workers.agents.hermes import releases
 from workers.agents.hermes.adapter import HermesAdapter
-from workers.agents.hermes.config import with_bullpen, without_bullpen
 from workers.agents.hermes.hooks import read_hook
 from workers.agents.levers import lost_levers
 from workers.room.doctor import _version
@@ -138,8 +137,8 @@ def test_bullpens_own_pre_tool_call_hook_blocks_what_the_room_denies(
     reply = HermesAdapter().deny_reply(call.denied)
     # The model is told why, in the words of the rule that refused it (the room's pattern
     # or the floor's rule).
-    assert reply == {"action": "block", "message": call.denied.reason()}
-    assert reply["message"].startswith(("bullpen room policy", "bullpen's floor refuses"))
+    assert reply == {"decision": "block", "reason": call.denied.reason()}
+    assert reply["reason"].startswith(("bullpen room policy", "bullpen's floor refuses"))
 
 
 @pytest.mark.parametrize("payload", [_before("npm test"), _before("npm publish", "read_file"),
@@ -147,27 +146,6 @@ def test_bullpens_own_pre_tool_call_hook_blocks_what_the_room_denies(
 def test_other_calls_pass_the_pre_tool_call_hook(stored: Path, payload: dict) -> None:
     call = read_hook(payload, stored, "shipper")
     assert call.denied is None and not call.refuse
-
-
-def test_a_launch_writes_the_own_hook_only_where_needed_and_unsetup_takes_it(
-        tmp_path: Path) -> None:
-    profile = tmp_path / "profile"
-    profile.mkdir()
-    theirs = {"command": "/usr/bin/audit-hook", "matcher": "terminal"}
-    config = with_bullpen({"hooks": {"pre_tool_call": [theirs]}}, "/venv/bin/bullpen")
-    (profile / "config.yaml").write_text(yaml.safe_dump(config))
-
-    def hooks() -> dict:
-        return yaml.safe_load((profile / "config.yaml").read_text())["hooks"]
-    deny.write(profile, ["npm publish*"], own_hook=True)
-    assert hooks()["pre_tool_call"] == [theirs, {
-        "command": "/venv/bin/bullpen hook hermes", "matcher": "terminal", "timeout": 10}]
-    deny.write(profile, ["npm publish*"], own_hook=True)  # again: once
-    assert len(hooks()["pre_tool_call"]) == 2
-    after = yaml.safe_load((profile / "config.yaml").read_text())
-    assert without_bullpen(after)["hooks"] == {"pre_tool_call": [theirs]}
-    deny.write(profile, ["npm publish*"], own_hook=False)  # a release with the list
-    assert hooks()["pre_tool_call"] == [theirs]
 
 
 def test_up_says_in_one_line_that_a_release_with_neither_way_cannot_be_stopped(

@@ -27,8 +27,8 @@ from workers.agents.hook_call import HookCall, HookInputError
 TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
 if TYPE_CHECKING:  # the plan, policy and spend modules are for `plan`, denied commands
     from board.spend import Usage  # and the spend reader
-    from workers.agents.command_policy import Denial
     from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
+    from workers.agents.pre_tool import Refusal
 
 
 class AgentKind(StrEnum):
@@ -341,6 +341,7 @@ class Adapter:
 
         return Installed()
 
-    def deny_reply(self, denial: Denial) -> dict:
-        """What the hook prints to refuse a tool call the room's policy denies."""
+    def deny_reply(self, refusal: Refusal) -> dict:
+        """What the hook prints to refuse a tool call (the room's policy denies it, or it
+        could not be checked)."""
         raise HookInputError(f"{self.kind} agents take no refusal from a hook")

@@ -18,7 +18,7 @@ from board.vocabulary import SessionStatus
 
 TYPE_CHECKING = False  # not typing's
 if TYPE_CHECKING:
-    from workers.agents.command_policy import Denial
+    from workers.agents.pre_tool import Refusal
 
 
 class HookInputError(BadInput):
@@ -35,8 +35,9 @@ class HookCall:
     answered: bool = False  # a question it was asking is answered, if it was asking
     conversation: str | None = None  # the agent's conversation id (a restart resumes it)
     question: str | None = None  # what it asks the human (with status needs_input)
-    denied: Denial | None = None  # a command the room's policy refuses (Claude: before
-    # it runs, answered with `deny_reply`; Hermes: after its own deny list refused it)
+    denied: Refusal | None = None  # a command refused (before it runs, answered with
+    # `deny_reply`: denied by the room's policy or not checkable; Hermes: also after its
+    # own deny list refused it)
     refuse: bool = False  # answer with the kind's `deny_reply` (False: only audit it)
 
 

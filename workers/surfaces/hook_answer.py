@@ -1,5 +1,8 @@
 """One hook request answered against the store, as the command hook answers it.
 
+A call before a tool runs is answered first, before the store is touched, as the command
+hook answers it (workers.surfaces.pre_tool_hook): a refusal on any failure.
+
 The handlers are `hooks.answer`'s, run inside one write transaction that commits only
 after the answer was sent: a caller that left before its answer (its timeout passed, it
 was killed) has been handed nothing. Refusals go to the server's sampled log.
@@ -20,7 +23,8 @@ from board.identity import Caller, resolve_caller, resolve_hook_caller
 from board.room import Room
 from board.vocabulary import IdentityVariable
 from workers import logs
-from workers.surfaces import hook_http, hooks
+from workers.agents import pre_tool
+from workers.surfaces import hook_http, hooks, pre_tool_hook
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +68,10 @@ def answer(server: Server, sock: socket.socket, request: hook_http.Request) -> N
         server.refused(identity, logs.clip(kind, 40), "no such hook")
         _reply(sock, 404)
         return
+    # Bytes that are not UTF-8 must reach the command check as they are (and refuse it).
+    raw = request.body.decode("utf-8", errors="surrogateescape")
+    if _answered_before_the_store(kind, raw, identity, sock):
+        return
     sent = False
     try:
         payload = hooks.decode(request.body.decode("utf-8", errors="replace"))
@@ -96,6 +104,24 @@ def answer(server: Server, sock: socket.socket, request: hook_http.Request) -> N
         hooks.log_line(identity, kind, f"unexpected {type(error).__name__}: {error}")
         if not sent:
             _reply(sock, 200)
+
+
+def _answered_before_the_store(kind: str, text: str, identity: dict[str, str],
+                               sock: socket.socket) -> bool:
+    """A call before a tool runs, answered from the session's patterns file alone (its
+    refusal audited later, for the identity it proves): True once answered. Told by the
+    event's name in the text, as the command hook tells it (the agents never escape it)."""
+    if not pre_tool.might_be_pre_tool(text):
+        return False
+    try:
+        decided = pre_tool_hook.answer(kind, text, identity)
+    except Exception as error:  # answer itself never fails open: refuse what it asked
+        log.warning("a pre-tool hook request failed", exc_info=True)
+        decided = pre_tool_hook.refusal_reply(kind, text, error)
+    if decided is pre_tool_hook.NOT_PRE_TOOL:
+        return False
+    _reply(sock, 200, decided)
+    return True
 
 
 def _caller_left(sock: socket.socket) -> bool:

@@ -1,5 +1,9 @@
 """`bullpen hook KIND`, the process an agent starts after every tool call and at each turn.
 
+A call before a tool runs (Claude's PreToolUse, Hermes' pre_tool_call) is answered here
+and now, from the session's patterns file (workers.surfaces.pre_tool_hook): never
+forwarded, never waiting on the store, and a refusal on any failure.
+
 When the room's coordinator serves hooks (workers.surfaces.hook_server, on the port in
 `.bullpen/hooks.port`), the payload is forwarded to it over one local socket: this
 process then imports nothing of bullpen's store and costs about what the interpreter
@@ -14,6 +18,8 @@ from __future__ import annotations
 
 import os
 import sys
+
+from workers.agents.pre_tool import might_be_pre_tool
 
 CONNECT_TIMEOUT = 0.5  # seconds: a coordinator on 127.0.0.1 accepts at once, or is not there
 ANSWER_TIMEOUT = 8.0  # seconds: it answers in ms; under Hermes' 10 s hook timeout
@@ -33,7 +39,19 @@ def main(kind: str, ends_process: bool = False) -> int:
     `ends_process`: this call is the whole process (the `bullpen` command), so a call
     handled here ends it at once, leaving the store's connection to the OS (board.room:
     SQLite would otherwise fold its log into the database when it is the last one)."""
-    text = sys.stdin.read()
+    # Bytes, made text here: bytes that are not UTF-8 must reach the check, not raise.
+    text = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
+    if might_be_pre_tool(text):
+        from workers.surfaces import pre_tool_hook
+
+        try:
+            decided = pre_tool_hook.answer(kind, text, os.environ)
+        except Exception as error:  # a traceback here would be an allow
+            decided = pre_tool_hook.refusal_reply(kind, text, error)
+        if decided is not pre_tool_hook.NOT_PRE_TOOL:
+            if decided:
+                print(decided, flush=True)
+            return 0
     output = forward(kind, text, os.environ)
     handled_here = output is NOT_SERVED
     if handled_here:

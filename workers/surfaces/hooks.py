@@ -24,7 +24,7 @@ from board.home import room_home
 from board.room import Room, open_room
 from board.vocabulary import DeliveryChannel, IdentityVariable, ReadSource, SessionStatus
 from workers import logs
-from workers.agents import agent_files
+from workers.agents import agent_files, pre_tool
 from workers.agents.adapter import Adapter
 from workers.agents.hook_call import HookInputError
 from workers.agents.kinds import hook_adapter, hook_kinds
@@ -32,7 +32,7 @@ from workers.agents.kinds import hook_adapter, hook_kinds
 TYPE_CHECKING = False  # not typing's: the hook process pays for every import
 if TYPE_CHECKING:
     from board.models import Note
-    from workers.agents.command_policy import Denial
+    from workers.agents.pre_tool import Refusal
 
 __all__ = ["HookInputError", "answer", "decode", "handle", "handler", "is_per_tool_call",
            "knows", "log_line", "run_hook"]
@@ -102,7 +102,8 @@ def handle(kind: str, payload: Mapping[str, object], room: Room) -> dict | None:
                                     IdentityVariable.SESSION: session}
         log_line(identity, kind, f"needs input: {call.question}")
     if call.denied is not None:
-        _audit_denial(room, kind, session, call.denied)
+        how = f"{kind}'s hook" if call.refuse else f"{kind}'s own deny list"
+        audit_refusal(room, kind, session, call.denied, how)
         return adapter.deny_reply(call.denied) if call.refuse else None
     if not call.take_notes:
         return None
@@ -110,19 +111,19 @@ def handle(kind: str, payload: Mapping[str, object], room: Room) -> dict | None:
     return adapter.notes_reply(context) if context else None
 
 
-def _audit_denial(room: Room, kind: str, session: str, denial: Denial) -> None:
-    """One audit entry per blocked command: who, the command (cut), the pattern. The
-    refusal stands even when the store cannot take the entry (it is logged instead)."""
+def audit_refusal(room: Room, kind: str, session: str, refusal: Refusal, how: str) -> None:
+    """One audit entry per blocked command: who, the command (cut), why. The refusal
+    stands whatever happens here: an entry the store cannot take is logged instead."""
     from board import audit  # here: most hook calls deny nothing
     from board.authority import REFUSED
 
-    how = f"{kind}'s hook" if kind == "claude" else f"{kind}'s own deny list"
-    detail = f"denied by pattern {denial.pattern!r} ({how})"
+    detail = pre_tool.audit_detail(refusal, how)
+    target = pre_tool.shown(refusal.shown)
     try:
-        audit.record(room.conn, session, DENIED_ACTION, denial.shown, REFUSED, detail)
-    except BullpenError as error:
+        audit.record(room.conn, session, DENIED_ACTION, target, REFUSED, detail)
+    except Exception as error:  # a store fault, or text it cannot take
         log_line({IdentityVariable.HOME: str(room.home), IdentityVariable.SESSION: session},
-                 kind, f"{detail}: {denial.shown} (not audited: {error})")
+                 kind, f"{detail}: {target} (not audited: {pre_tool.failure(error)})")
 
 
 def handler(kind: str) -> Callable[[Mapping[str, object], Room], dict | None]:

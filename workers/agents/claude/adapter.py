@@ -23,8 +23,8 @@ from workers.agents.hook_call import HookCall
 
 TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
 if TYPE_CHECKING:
-    from workers.agents.command_policy import Denial
     from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
+    from workers.agents.pre_tool import Refusal
 
 
 class ClaudeAdapter(ClaudeScreen):
@@ -115,10 +115,10 @@ class ClaudeAdapter(ClaudeScreen):
 
         return hooks.notes_reply(context)
 
-    def deny_reply(self, denial: Denial) -> dict:
+    def deny_reply(self, refusal: Refusal) -> dict:
         from workers.agents.claude import hooks
 
-        return hooks.deny_reply(denial)
+        return hooks.deny_reply(refusal)
 
     def export_setup(self, request: ExportRequest) -> Setup | None:
         """Claude's settings (without bullpen's), CLAUDE.md, agents and skills."""

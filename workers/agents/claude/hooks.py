@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from board.vocabulary import SessionStatus
+from workers.agents import pre_tool
 from workers.agents.claude.tool_reads import claude_read_paths
 from workers.agents.hook_call import (
     HookCall,
@@ -30,7 +31,7 @@ SHELL_TOOL = "Bash"  # the one tool whose input is a shell command
 
 TYPE_CHECKING = False  # not typing's: the hook after every tool call imports this module
 if TYPE_CHECKING:
-    from workers.agents.command_policy import Denial
+    from workers.agents.pre_tool import Refusal
 
 
 def _floor() -> tuple[str, ...]:
@@ -50,10 +51,8 @@ def read_hook(payload: Mapping[str, object],
         command = tool_input.get("command") if isinstance(tool_input, dict) else None
         if payload.get("tool_name") != SHELL_TOOL or not isinstance(command, str):
             return HookCall()
-        from workers.agents import command_policy  # only a shell command is checked
-
-        denial = command_policy.check(command, deny())
-        return HookCall(denied=denial, refuse=True) if denial else HookCall()
+        refusal = pre_tool.guarded(command, deny)
+        return HookCall(denied=refusal, refuse=True) if refusal else HookCall()
     if event == PER_TOOL:
         found = claude_read_paths(payload.get("tool_name"), payload.get("tool_input"),
                                   payload_cwd(payload))
@@ -76,11 +75,11 @@ def notes_reply(context: str) -> dict:
     return {"hookSpecificOutput": {"hookEventName": NOTES_EVENT, "additionalContext": context}}
 
 
-def deny_reply(denial: Denial) -> dict:
+def deny_reply(refusal: Refusal) -> dict:
     """PreToolUse's output that refuses the call; Claude gives the model the reason."""
     return {"hookSpecificOutput": {"hookEventName": BEFORE_TOOL,
                                    "permissionDecision": "deny",
-                                   "permissionDecisionReason": denial.reason()}}
+                                   "permissionDecisionReason": refusal.reason()}}
 
 
 def permission_question(payload: Mapping[str, object]) -> str:

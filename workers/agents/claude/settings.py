@@ -36,6 +36,10 @@ ALLOWED_TOOLS = ("mcp__bullpen",)  # bullpen's own MCP tools run without a promp
 SETTINGS_FILE = "claude-settings.json"
 MCP_FILE = "claude-mcp.json"
 HTTP_HOOK_TIMEOUT = 5  # seconds; the coordinator answers in milliseconds
+# Claude runs a command whose PreToolUse hook it gave up on. The hook answers within
+# pre_tool.DECIDE_SECONDS whatever happens; this is Claude's own default (2.1.x), written
+# down so that a later release with a shorter one cannot undercut that bound.
+PRE_TOOL_TIMEOUT = 600  # seconds
 
 
 @record(frozen=True)
@@ -168,7 +172,8 @@ def launch_settings(executable: str, hook_port: int | None = None) -> dict:
     return {
         "hooks": {
             # A command hook: the room's deny list must hold with the coordinator down.
-            "PreToolUse": [{"matcher": DENY_MATCHER, "hooks": [command]}],
+            "PreToolUse": [{"matcher": DENY_MATCHER,
+                            "hooks": [{**command, "timeout": PRE_TOOL_TIMEOUT}]}],
             "PostToolUse": [{"matcher": LAUNCH_READ_MATCHER, "hooks": [per_tool]}],
             "UserPromptSubmit": everywhere,
             "Stop": everywhere,

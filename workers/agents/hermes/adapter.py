@@ -28,8 +28,8 @@ from workers.agents.hook_call import HookCall
 
 TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
 if TYPE_CHECKING:
-    from workers.agents.command_policy import Denial
     from workers.agents.plan_setup import ExportRequest, Installed, InstallRequest, Setup
+    from workers.agents.pre_tool import Refusal
 
 
 class HermesAdapter(HermesScreen):
@@ -120,10 +120,10 @@ class HermesAdapter(HermesScreen):
 
         return hooks.notes_reply(context)
 
-    def deny_reply(self, denial: Denial) -> dict:
-        from workers.agents.hermes import deny
+    def deny_reply(self, refusal: Refusal) -> dict:
+        from workers.agents.hermes import hooks
 
-        return deny.block_reply(denial)
+        return hooks.deny_reply(refusal)
 
     def export_setup(self, request: ExportRequest) -> Setup | None:
         """The profile's SOUL.md, skills and config (secrets as references)."""

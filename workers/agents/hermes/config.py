@@ -2,8 +2,9 @@
 bullpen's MCP server and hooks merged in or taken out, and whether they are still there.
 
 The MCP server goes under `mcp_servers` (identity passed through `${…}` interpolation,
-since Hermes scrubs a stdio server's environment); three shell hooks run `bullpen hook
-hermes`; `memory.provider: bullpen` selects the notebook-backed memory plugin
+since Hermes scrubs a stdio server's environment); four shell hooks run `bullpen hook
+hermes` (the one before a terminal command refuses what the room's policy denies);
+`memory.provider: bullpen` selects the notebook-backed memory plugin
 (`workers.agents.hermes.memory`) unless the profile already uses another provider.
 Hermes' terminal tool runs a login shell whose /etc/profile resets PATH, so
 `terminal.shell_init_files` gets `${BULLPEN_HOME}/hermes-path.sh` (written by each launch:
@@ -21,13 +22,18 @@ import yaml
 
 from board.errors import BadInput
 from board.vocabulary import IDENTITY_VARIABLES
+from workers.agents.hermes import files
 from workers.agents.hermes.memory import PLUGIN_NAME
 
 AUTO = "auto"
 SERVER_NAME = "bullpen"
-HOOK_EVENTS = ("pre_llm_call", "post_tool_call", "on_session_end")
-LAUNCH_HOOKS = ("pre_tool_call",)  # written by a launch where needed (hermes/deny.py)
-HOOK_TIMEOUT_SECONDS = 10
+HOOK_EVENTS = ("pre_llm_call", "pre_tool_call", "post_tool_call", "on_session_end")
+HOOK_TIMEOUT_SECONDS = 10  # the pre-tool decision answers within pre_tool.DECIDE_SECONDS
+BEFORE_TOOL = "pre_tool_call"  # hooks.BEFORE_TOOL (not imported: the hook process has no yaml)
+HOOK_MATCHERS = {BEFORE_TOOL: "terminal"}  # its command is checked; no other tool's
+# A profile set up before bullpen had its pre_tool_call hook is still set up: its next
+# launch adds the hook (`add_missing_hooks`).
+SET_UP_EVENTS = tuple(event for event in HOOK_EVENTS if event != BEFORE_TOOL)
 IDENTITY_ENV = {name.value: f"${{{name}}}" for name in IDENTITY_VARIABLES}
 PATH_FILE = "hermes-path.sh"  # in the room's home; Hermes expands the variable itself
 PATH_INIT = "${BULLPEN_HOME}/" + PATH_FILE
@@ -101,7 +107,7 @@ def with_bullpen(config: dict, executable: str) -> dict:
         if not isinstance(existing, list):
             raise BadInput(f"hooks.{event} of the hermes config is not a list; fix it first")
         hooks[event] = [entry for entry in existing if not is_ours(entry)] + [
-            {"command": hook_command(executable), "timeout": HOOK_TIMEOUT_SECONDS}]
+            _hook_entry(event, executable)]
     merged["hooks"] = hooks
     memory = section(merged, "memory")
     if memory.get("provider") in (None, "", PLUGIN_NAME):  # never replace one
@@ -112,6 +118,34 @@ def with_bullpen(config: dict, executable: str) -> dict:
         init = list(HERMES_INIT_DEFAULTS)  # keep what Hermes sourced by itself
     merged["terminal"] = {**terminal, "shell_init_files": [*init, PATH_INIT]}
     return merged
+
+
+def _hook_entry(event: str, executable: str) -> dict[str, object]:
+    entry: dict[str, object] = {"command": hook_command(executable),
+                                "timeout": HOOK_TIMEOUT_SECONDS}
+    if event in HOOK_MATCHERS:
+        entry["matcher"] = HOOK_MATCHERS[event]
+    return entry
+
+
+def add_missing_hooks(directory: Path) -> None:
+    """Give a set-up profile the bullpen hooks it lacks (a profile set up before bullpen
+    had them), run as its other bullpen hooks run; at each launch."""
+    path = directory / "config.yaml"
+    _text, config = read_config(path)
+    hooks = section(config, "hooks")
+    command = next((str(entry["command"]) for event in SET_UP_EVENTS
+                    for entry in hooks.get(event) or [] if is_ours(entry)), None)
+    missing = [event for event in HOOK_EVENTS
+               if not any(is_ours(entry) for entry in hooks.get(event) or [])]
+    if command is None or not missing or any(
+            not isinstance(hooks.get(event) or [], list) for event in missing):
+        return
+    executable = shlex.split(command)[0]
+    for event in missing:
+        hooks[event] = [*(hooks.get(event) or []), _hook_entry(event, executable)]
+    files.write_keeping_mode(path, yaml.safe_dump({**config, "hooks": hooks}, sort_keys=False,
+                                                  default_flow_style=False))
 
 
 def _init_files(terminal: dict) -> list:
@@ -128,7 +162,7 @@ def without_bullpen(config: dict) -> dict:
     servers = section(cleaned, "mcp_servers")
     servers.pop(SERVER_NAME, None)
     hooks = section(cleaned, "hooks")
-    for event in (*HOOK_EVENTS, *LAUNCH_HOOKS):
+    for event in HOOK_EVENTS:
         if isinstance(hooks.get(event), list):
             kept = [entry for entry in hooks[event] if not is_ours(entry)]
             if kept:
@@ -170,4 +204,4 @@ def is_set_up(profile: str, hermes_home: Path) -> bool:
         return False
     return SERVER_NAME in servers and all(
         isinstance(hooks.get(event), list) and any(is_ours(entry) for entry in hooks[event])
-        for event in HOOK_EVENTS)
+        for event in SET_UP_EVENTS)

@@ -17,10 +17,11 @@ a plan export that must leave bullpen's parts behind).
 A refusal is Hermes' own; bullpen sees it in its `post_tool_call` hook (the tool's
 error names the pattern) and audits it: `refused_command`.
 
-A release without `approvals.deny` (0.17.0 ignores it: hermes/releases.py) gets bullpen's
-own `pre_tool_call` hook on its terminal tool instead (`own_hook`): the hook judges the
-command with `command_policy`, as Claude's PreToolUse does, and answers Hermes' block
-directive (`block_reply`). The launch writes or removes that hook with the list.
+The list is the second layer. Every release from 0.17 runs bullpen's own `pre_tool_call`
+hook on its terminal tool (part of the profile's set-up: hermes/config.py), which judges
+the command as bash reads it (`workers/agents/pre_tool`, failing closed) and answers
+Hermes' block directive; 0.17.0 ignores `approvals.deny` (hermes/releases.py), so there
+the hook alone holds the list.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from pathlib import Path
 from board.errors import BadInput
 from workers.agents.command_policy import Denial
 from workers.agents.hermes import files
-from workers.agents.hermes.config import is_ours, read_config, section
+from workers.agents.hermes.config import read_config, section
 
 BEFORE_TOOL = "pre_tool_call"
 
@@ -96,32 +97,14 @@ def without_deny(config: dict, previous: Iterable[str]) -> dict:
     return cleaned
 
 
-def with_own_hook(config: dict, wanted: bool) -> dict:
-    """`config` with bullpen's `pre_tool_call` hook on the terminal tool (`wanted`) or
-    without it; it runs the command bullpen's other hooks run (none: left as it is)."""
-    hooks = section(config, "hooks")
-    mine = [entry for entry in hooks.get("pre_llm_call") or [] if is_ours(entry)]
-    existing = [entry for entry in hooks.get(BEFORE_TOOL) or [] if not is_ours(entry)]
-    if wanted and mine:
-        existing.append({"command": mine[0]["command"], "matcher": TERMINAL,
-                         "timeout": mine[0].get("timeout", 10)})
-    if existing:
-        hooks[BEFORE_TOOL] = existing
-    else:
-        hooks.pop(BEFORE_TOOL, None)
-    changed = {key: value for key, value in config.items() if key != "hooks"}
-    return {**changed, "hooks": hooks} if hooks else changed
-
-
-def write(directory: Path, patterns: Iterable[str], own_hook: bool = False) -> None:
-    """Put the session's patterns into the profile's `approvals.deny` (at launch), and
-    bullpen's `pre_tool_call` hook when `own_hook` (a release that ignores the list)."""
+def write(directory: Path, patterns: Iterable[str]) -> None:
+    """Put the session's patterns into the profile's `approvals.deny` (at launch)."""
     import yaml
 
     path = directory / "config.yaml"
     text, config = read_config(path)
     entries = hermes_patterns(patterns)
-    merged = with_own_hook(with_deny(config, entries, ours(directory)), own_hook)
+    merged = with_deny(config, entries, ours(directory))
     if merged != config or text is None:
         if text and "approvals" not in config and merged.get("hooks") == config.get("hooks"):
             # appended: the file's comments stay
@@ -145,8 +128,3 @@ def refused_command(payload: Mapping[str, object]) -> Denial | None:
     if found is None or not isinstance(command, str):
         return None
     return Denial(command, found["pattern"].removeprefix(LATER))
-
-
-def block_reply(denial: Denial) -> dict:
-    """`pre_tool_call`'s output that blocks the call; Hermes gives the model the message."""
-    return {"action": "block", "message": denial.reason()}

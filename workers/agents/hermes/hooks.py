@@ -1,5 +1,9 @@
 """Hermes' shell-hook calls, read: which event, and whether it is the session's own turn.
 
+`pre_tool_call` (before each terminal command) refuses a command the room's policy denies
+or bullpen could not check (`workers.agents.pre_tool`), with the reason the model is
+given; Hermes' own `approvals.deny` holds the same patterns beneath it (`deny`).
+
 Hermes runs side agents inside a session — the background review (its user message
 starts "Review the conversation above"), the skill curator, delegated subagents — with
 the session's environment, so they fire the same hooks. Only the session's own turn
@@ -15,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from board.vocabulary import SessionStatus
-from workers.agents import agent_files
+from workers.agents import agent_files, pre_tool
 from workers.agents.hermes.tool_reads import hermes_read_paths
 from workers.agents.hook_call import (
     HookCall,
@@ -28,6 +32,11 @@ from workers.agents.hook_call import (
 HERMES_SIDE_PROMPTS = ("Review the conversation above",
                        "You are running as Hermes' background skill CURATOR")
 OPEN, DONE = "open", "done"
+BEFORE_TOOL = "pre_tool_call"  # before each terminal command: the room's policy decides
+
+TYPE_CHECKING = False  # not typing's: the hook process imports this module
+if TYPE_CHECKING:
+    from workers.agents.pre_tool import Refusal
 
 
 def _extra(payload: Mapping[str, object]) -> dict:
@@ -56,8 +65,12 @@ def read_hook(payload: Mapping[str, object], home: Path, session: str) -> HookCa
     """One Hermes shell-hook call (`hook_event_name`, `tool_name`, `tool_input`, `cwd`,
     `extra`), keeping the session's own turn in `agent_files.MAIN_TURN`."""
     event = event_name(payload)
-    if event == "pre_tool_call":  # bullpen's own check, on a release without approvals.deny
-        return _before_tool(payload, home, session)
+    if event == BEFORE_TOOL:
+        command = pre_tool.shell_command(payload)
+        if command is None:
+            return HookCall()
+        refusal = pre_tool.guarded(command, pre_tool.session_patterns(home, session))
+        return HookCall(denied=refusal, refuse=True) if refusal else HookCall()
     if event == "post_tool_call":
         if _extra(payload).get("status") in ("error", "blocked"):
             # Its own approvals.deny refused the command: audited, nothing to answer.
@@ -81,18 +94,11 @@ def read_hook(payload: Mapping[str, object], home: Path, session: str) -> HookCa
     raise HookInputError(f"unknown hermes hook event {event!r}")
 
 
-def _before_tool(payload: Mapping[str, object], home: Path, session: str) -> HookCall:
-    """A terminal command the session's patterns deny is refused (`block_reply`)."""
-    tool_input = payload.get("tool_input")
-    command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if payload.get("tool_name") != "terminal" or not isinstance(command, str):
-        return HookCall()
-    from workers.agents import command_policy  # only a shell command is checked
-
-    denial = command_policy.check(command, command_policy.stored(home, session))
-    return HookCall(denied=denial, refuse=True) if denial else HookCall()
-
-
 def notes_reply(context: str) -> dict:
     """`pre_llm_call`'s output that appends `context` to the turn's user message."""
     return {"context": context}
+
+
+def deny_reply(refusal: Refusal) -> dict:
+    """`pre_tool_call`'s output that blocks the command; Hermes gives the model the reason."""
+    return {"decision": "block", "reason": refusal.reason()}

@@ -16,7 +16,7 @@ from board.errors import BadInput, Refused
 from board.models import Session
 from workers.agents import agent_files
 from workers.agents.command_line import split_command, takes_flags, with_flags
-from workers.agents.hermes import config, files, releases
+from workers.agents.hermes import config, files
 from workers.agents.hermes import deny as hermes_deny
 
 
@@ -35,9 +35,9 @@ def launch_command(agent: str, session: Session, home: Path, env: dict[str, str]
                    fresh: bool, deny: tuple[str, ...] = ()) -> str:
     """Hermes' command (its profile, the conversation to resume) and environment (hook
     consent, the secrets its auto profile refers to); the room's command patterns `deny`
-    go into the profile's `approvals.deny`, and bullpen's own `pre_tool_call` hook where
-    the installed release ignores that list (hermes/releases.py). Refused when the
-    profile lost bullpen's set-up since spawn checked it."""
+    go into the profile's `approvals.deny`, beneath bullpen's own `pre_tool_call` hook
+    (added here to a profile set up before it existed). Refused when the profile lost
+    bullpen's set-up since spawn checked it."""
     env.update(hermes_env())
     if not session.profile:
         return agent
@@ -46,9 +46,8 @@ def launch_command(agent: str, session: Session, home: Path, env: dict[str, str]
         raise Refused(f"hermes profile {session.profile!r} no longer has bullpen's MCP server"
                       f" and hooks; set it up again with: bullpen hermes setup"
                       f" {session.profile}")
-    how = releases.deny_mechanism(agent, env.get("PATH", ""))
-    hermes_deny.write(config.profile_dir(session.profile, root), deny,
-                      own_hook=how in (releases.OWN_HOOK, releases.BOTH))
+    config.add_missing_hooks(config.profile_dir(session.profile, root))
+    hermes_deny.write(config.profile_dir(session.profile, root), deny)
     env.update(launch_secrets(session.profile, root))
     write_path_file(home, env.get("PATH", ""))
     if fresh:
