@@ -30,9 +30,10 @@ from tests.waiting import wait_until
 pytestmark = pytest.mark.slow
 
 TURN = 120.0  # seconds; a turn takes a few seconds here
-PUSH = "git push --force origin main"
+PUSH = "git -C . push --force origin main"  # git's global options: read through
 PUBLISH = "bash -c 'touch published.flag && npm publish --tag next'"
-REASON = "bullpen room policy"
+# bullpen's words in the refused tool's result: the floor's rule, or the room's pattern
+REASON = ("bullpen's floor refuses", "bullpen room policy")
 
 
 def results(request: dict) -> list[str]:
@@ -101,8 +102,9 @@ def test_real_claude_is_denied_a_force_push_before_it_runs(
                       message=lambda: f"coder's turn: {live.pane_text('coder')}")
     # The model was told why, for each command, in the tool's result.
     told = results(done[0].request)
-    assert len(told) == 2 and all(REASON in text for text in told), told
-    assert "git push *--force*" in told[0] and "npm publish*" in told[1]
+    assert len(told) == 2 and all(any(words in text for words in REASON) for text in told), \
+        told
+    assert "forced push" in told[0] and "npm publish*" in told[1]
     # Neither command ran: origin's main did not move although local main is ahead,
     # and the wrapped command's first step left no marker.
     assert git(remote, "rev-parse", "main").strip() == pushed != ahead
@@ -117,6 +119,6 @@ def test_real_claude_is_denied_a_force_push_before_it_runs(
               if e["action"] == "run command"]
     assert denied == [("coder", PUSH, "refused"), ("coder", PUBLISH, "refused")], entries
     details = [e["detail"] for e in entries if e["action"] == "run command"]
-    assert "'git push *--force*'" in details[0] and "'npm publish*'" in details[1]
+    assert "'floor: a forced push'" in details[0] and "'npm publish*'" in details[1]
     table = live.cli("audit").stdout
     assert PUSH in table and "run command" in table

@@ -21,7 +21,7 @@ def floor() -> tuple[str, ...]:
 
 def test_a_denied_command_is_the_policys_denial() -> None:
     refusal = pre_tool.guarded("git push --force origin main", floor)
-    assert refusal is not None and refusal.pattern == "git push *--force*"
+    assert refusal is not None and refusal.pattern == "floor: a forced push"
     assert pre_tool.guarded("git status", floor) is None
 
 
