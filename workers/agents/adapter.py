@@ -23,6 +23,7 @@ from board.models import Session
 from board.records import field, record
 from board.vocabulary import CANNOT_READ, SessionStatus
 from workers.agents.hook_call import HookCall, HookInputError
+from workers.agents.spread import TestedVersions
 
 TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
 if TYPE_CHECKING:  # the plan, policy and spend modules are for `plan`, denied commands
@@ -172,7 +173,7 @@ class Adapter:
     line_oriented: bool = False  # its input is the cursor's line (the tty echoes typing)
     prompt_known: bool = True  # False: still and asking nothing is all "idle" can mean
     says_version: bool = False  # `PROGRAM --version` names its release
-    tested_versions: tuple[str, ...] = ()  # the releases bullpen's tests run it at
+    tested_versions = TestedVersions()  # the releases bullpen supports (spread.toml)
     version: str | None = None  # what this session's agent said of itself at launch
 
     def unreadable_reason(self) -> str:

@@ -27,6 +27,7 @@ from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.room import config, policy_check
 from workers.room.findings import Finding
+from workers.room.spread_finding import spread_finding
 from workers.tmux import layout
 from worktrees.naming import worktree_path
 from worktrees.repo import list_worktrees
@@ -210,6 +211,4 @@ def _version(session: Session, adapter: Adapter) -> list[Finding]:
     if unread:
         return [Finding("agents", False, f"{running}, whose screen bullpen cannot read",
                         f"run a release bullpen is tested with ({tested}), or report it")]
-    known = session.agent_version in adapter.tested_versions
-    return [Finding("agents", True, f"{running} ({'tested' if known else 'untested'};"
-                    f" tested: {tested})")]
+    return [spread_finding(running, adapter.kind, session.agent_version)]

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 class HermesAdapter(HermesScreen):
     has_hooks = True  # pre_llm_call hands pending notes to the next model call
     says_version = True
-    tested_versions = ("0.19.0",)  # tests/hermes_install.py (PyPI's newest too)
 
     def serves_mcp(self, agent: str, session: Session) -> bool:
         return session.profile is not None  # a profile bullpen set up has its MCP server
