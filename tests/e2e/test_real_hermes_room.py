@@ -123,6 +123,7 @@ def transcript(model: FakeModel) -> str:
                      for e in model.exchanges())
 
 
+@pytest.mark.spread  # the smoke subset ./dev spread runs on every listed release
 def test_real_hermes_room_keeps_every_promise(
         hermes_room: tuple[LiveRoom, FakeModel, Path]) -> None:
     live, model, bin_dir = hermes_room

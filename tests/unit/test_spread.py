@@ -9,7 +9,7 @@ import pytest
 
 from board.models import Session
 from board.vocabulary import DesiredState, SessionStatus
-from tests import claude_install, codex_install, hermes_install
+from tests import claude_install, codex_install, hermes_install, spread_run
 from tests.installs import SPREAD_VARIABLE, Lane, lane_version, spread_release
 from tests.spread_table import DOC, table, table_in
 from workers.agents import spread
@@ -117,3 +117,27 @@ def test_a_spread_file_that_says_something_wrong_is_refused_naming_it(
 def test_the_spread_ships_with_the_package() -> None:
     text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert '"agents/spread.toml"' in text and spread.DATA.is_file()
+
+
+def test_a_spread_run_rewrites_only_its_releases_result_line(tmp_path: Path) -> None:
+    copy = tmp_path / "spread.toml"
+    copy.write_text(spread.DATA.read_text())
+    spread_run.record("claude", "2.1.250", "1 passed on 2026-12-04 (80 s)", copy)
+    after = spread.load(copy)
+    assert spread.release("claude", "2.1.250") is not None
+    assert after["claude"].releases[1].spread == "1 passed on 2026-12-04 (80 s)"
+    before = spread.load(spread.DATA)
+    assert [r for a in after.values() for r in a.releases if r.version != "2.1.250"] == \
+        [r for a in before.values() for r in a.releases if r.version != "2.1.250"]
+
+
+def test_a_spread_run_says_what_its_junit_report_holds(tmp_path: Path) -> None:
+    report = tmp_path / "r.xml"
+    report.write_text('<testsuites><testsuite><testcase name="test_a[claude-pinned]">'
+                      '<failure message="AssertionError: assert &quot;x&quot; | y\nmore"/>'
+                      '</testcase></testsuite></testsuites>')
+    said = spread_run.verdict(report)
+    assert said.startswith("failed on ") and 'test_a: AssertionError: assert \'x\' / y' in said
+    report.write_text('<testsuites><testsuite><testcase name="t"/></testsuite></testsuites>')
+    assert " passed on " in spread_run.verdict(report)
+    assert "no report" in spread_run.verdict(tmp_path / "none.xml")
