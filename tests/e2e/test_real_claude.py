@@ -113,7 +113,7 @@ def respond(request: dict) -> Reply:
         if pointer and step == 0:
             return ToolCall("mcp__bullpen__show_note", {"id": int(pointer.group(1))})
     if who == "reviewer" and "committed" in text and step == 0:
-        # A network call: asked about in manual mode, the reviewer's, on every release.
+        # A network call: every release asks before it (auto mode checks it first).
         return ToolCall("Bash", {"command": "curl -s http://127.0.0.1:9/reviewed",
                                  "description": "tell the tracker"})
     return Text(f"{who} noted")
@@ -131,21 +131,6 @@ def _worktree_file(request: dict, path: str) -> str:
 def press(live: LiveRoom, name: str, *keys: str) -> None:
     """The human presses `keys` in `name`'s pane."""
     live.server.run("send-keys", "-t", live.sessions()[name]["pane"], *keys)
-
-
-def go_past_notice(live: LiveRoom, model: FakeAnthropic, name: str, done: str) -> None:
-    """The notice on `name`'s screen is its reason (bullpen showed it, answered nothing);
-    Enter, then wait for what follows it: another dialog, or the turn ending in `done`."""
-    notice = live.pane_text(name)
-    reason = wait_until(lambda: (r := str(live.sessions()[name].get("reason") or ""))
-                        and r in notice and r, TURN,
-                        message=lambda: f"{name}'s reason: {live.sessions()[name]}")
-    press(live, name, "Enter")
-    wait_until(lambda: reason not in live.pane_text(name), TURN,
-               message=lambda: f"the notice to go: {live.pane_text(name)}")
-    wait_until(lambda: dialog_kind(live.pane_text(name)) is not None or any(
-        done in str(e.reply) for e in model.exchanges()), TURN,
-               message=lambda: f"what follows the notice: {live.pane_text(name)}")
 
 
 def type_text(live: LiveRoom, name: str, text: str) -> None:
@@ -205,11 +190,11 @@ def test_real_claude_room_keeps_every_promise(
         claude_room: tuple[LiveRoom, FakeAnthropic]) -> None:
     live, model = claude_room
     write_plan(live.repo, {"research": {"task": "Gather the usage data"},
-                           "coder": {"after": ["research"], "task": "Implement the endpoint"},
-                           # Manual mode: its network call asks on every release (auto
-                           # mode in 2.1.300 runs it unasked once its notice was seen)
-                           "reviewer": {"agent": "claude --permission-mode default",
-                                        "on_commit": "coder", "task": "Review each commit"}})
+                           # Manual mode: its commit asks on every release (auto mode
+                           # in 2.1.300 through this server blocks it unasked)
+                           "coder": {"agent": "claude --permission-mode default",
+                                     "after": ["research"], "task": "Implement the endpoint"},
+                           "reviewer": {"on_commit": "coder", "task": "Review each commit"}})
     live.cli("up", "--detach", "--no-dashboard")
 
     # Promise 4 and 1: research claims, writes its notebook (one entry private), notes
@@ -226,27 +211,17 @@ def test_real_claude_room_keeps_every_promise(
     assert not any(STILL_CONNECTING in result for request in model.snapshot()
                    for _, result in turn_calls(request)), transcript(model)
 
-    # The commit stops at a question, seen as needs_input with the screen's words as the
-    # reason `ls` (and the needs-you strip) show; bullpen answers none of it. In auto
-    # mode (the default since 2.1.300) through a gateway that passes no server-side check,
-    # as this server is, a notice comes first (no hook fires for it), worded per release;
-    # Enter goes on. Then 2.1.332 asks ("Do you want to proceed?", default "No") and
-    # 2.1.300 runs the command itself. Manual mode (2.1.197) asks at once, through the
-    # PermissionRequest hook.
+    # The commit needs the human's permission: needs_input with the question as the
+    # reason `ls` (and the needs-you strip) show, in the PermissionRequest hook's words
+    # ("Claude asks to use Bash (echo v2 …"); bullpen answers nothing. The coder runs in
+    # manual mode, which asks on every release ("❯ 1. Yes" first).
     wait_until(lambda: live.sessions()["coder"]["status"] == "needs_input", TURN,
-               message=lambda: f"coder's question: {live.pane_text('coder')}")
+               message=lambda: f"coder's permission prompt: {live.pane_text('coder')}")
+    assert dialog_kind(live.pane_text("coder")) == PERMISSION, live.pane_text("coder")
     asked = "echo v2 > src/v2.py"
-    while dialog_kind(live.pane_text("coder")) == NOTICE:
-        go_past_notice(live, model, "coder", "coder done")
-    if dialog_kind(live.pane_text("coder")) == PERMISSION:
-        # The hook's words ("Claude asks to use Bash (echo v2 …"), or in auto mode, where
-        # no hook reports this prompt, the screen's ("Bash command: echo v2 … — Do you …").
-        wait_until(lambda: asked in str(live.sessions()["coder"].get("reason")), TURN,
-                   message=lambda: f"coder's reason: {live.sessions()['coder']}")
-        yes_is_first = "❯ 1. Yes" in live.pane_text("coder")
-        if not yes_is_first:
-            press(live, "coder", "Down")  # "Yes"
-        press(live, "coder", "Enter")
+    wait_until(lambda: asked in str(live.sessions()["coder"].get("reason")), TURN,
+               message=lambda: f"coder's reason: {live.sessions()['coder']}")
+    press(live, "coder", "Enter")
     wait_until(lambda: any("coder done" in str(e.reply) for e in model.exchanges()), TURN,
                message=lambda: f"coder's turn to end: {live.pane_text('coder')}")
 
@@ -264,10 +239,19 @@ def test_real_claude_room_keeps_every_promise(
     assert all("mcp__bullpen" not in line for line in live.pane_text("coder").splitlines()
                if "Do you want" in line)
 
-    # The reviewer is pinged with the commit; its Bash call asks, Esc refuses it, and
-    # the session is idle again although Claude's Stop hook never fires after Esc.
+    # The reviewer is pinged with the commit; its Bash call stops at a question, Esc
+    # refuses it, and the session is idle again although Claude's Stop hook never fires
+    # after Esc. The reviewer runs in the release's default mode: manual in 2.1.197 (a
+    # permission prompt), auto from 2.1.300, whose first question through a gateway that
+    # passes no server-side check, as this server is, is a notice worded per release
+    # (tests/agents/claude_dialogs.py); no hook fires for it, so the reason is the screen's.
     wait_until(lambda: live.sessions()["reviewer"]["status"] == "needs_input", TURN,
                message=lambda: f"reviewer's prompt: {live.pane_text('reviewer')}")
+    screen = live.pane_text("reviewer")
+    assert dialog_kind(screen) in (NOTICE, PERMISSION), screen
+    wait_until(lambda: (r := live.sessions()["reviewer"].get("reason")) and (
+        r in screen or "curl" in r), TURN,
+               message=lambda: f"reviewer's reason: {live.sessions()['reviewer']}")
     press(live, "reviewer", "Escape")
     live.wait_status("reviewer", "idle", timeout=TURN)
 
