@@ -20,6 +20,31 @@ _HERMES_USAGE = (
     " WHERE (s.cwd = ? OR s.cwd LIKE ?) AND s.started_at >= ? GROUP BY u.model")
 
 
+_HERMES_BEGAN = "SELECT started_at FROM sessions WHERE id = ?"
+_HERMES_USER_TEXT = ("SELECT content FROM messages WHERE session_id = ? AND role = 'user'"
+                     " ORDER BY id")
+
+
+def hermes_conversation(store: Path, conversation: str) -> tuple[float, str] | None:
+    """When Hermes conversation `conversation` began and the text of its user messages
+    as the store keeps them (what a `--resume` gives the model again); None when the
+    store cannot say (missing, busy, of another shape, no such conversation)."""
+    try:
+        conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1.0)
+    except sqlite3.Error:
+        return None
+    try:
+        began = conn.execute(_HERMES_BEGAN, (conversation,)).fetchone()
+        rows = conn.execute(_HERMES_USER_TEXT, (conversation,)).fetchall()
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    if began is None or began[0] is None:
+        return None
+    return float(began[0]), "\n".join(str(row[0] or "") for row in rows)
+
+
 def hermes_usage(store: Path, cwd: str, since: float) -> dict[str, list[int]] | None:
     """Tokens by model — [input, output, cache read, cache write] — of the Hermes
     conversations run in `cwd` (or below it) that started at `since` or later."""

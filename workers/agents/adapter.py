@@ -248,6 +248,13 @@ class Adapter:
         path -> when, from the agent's own records. The default knows none."""
         return {}
 
+    def kept_conversation(self, session: Session,
+                          conversation: str) -> tuple[float, str] | None:
+        """When `conversation` began and the text the agent's own store keeps of it, for
+        finding the notes a hook handed that a resume would not give the model again;
+        None (the default): not known, and nothing is handed again."""
+        return None
+
     def read_spend(self, home: Path, session: Session, state: dict) -> SpendReading | None:
         """The tokens the agent's own records say it spent, read on from `state` (the
         last reading's; {} at first). None: it keeps no record bullpen reads, or none
