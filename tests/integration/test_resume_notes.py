@@ -23,18 +23,25 @@ pytestmark = pytest.mark.both_stores
 CONVERSATION = "20261204_120000_abcd"
 
 
-def state_db(profile: Path, began: float, user_lines: list[str]) -> None:
-    """A Hermes state.db holding one conversation and its user messages."""
+def state_db(profile: Path, began: float, user_lines: list[str],
+             sent: list[str] | None = None) -> None:
+    """A Hermes state.db holding one conversation and its user messages: as 0.17 and
+    0.18 write it (the typed lines only), or, given `sent`, as 0.19 does (beside each
+    clean line, `api_content`: what was sent, a hook's context included)."""
     profile.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(profile / "state.db")
+    extra = ", api_content TEXT" if sent is not None else ""
     conn.executescript("CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, cwd TEXT,"
                        " started_at REAL);"
                        "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT,"
-                       " session_id TEXT, role TEXT, content TEXT, timestamp REAL);")
+                       f" session_id TEXT, role TEXT, content TEXT, timestamp REAL{extra});")
     conn.execute("INSERT INTO sessions VALUES (?, 'cli', '/w', ?)", (CONVERSATION, began))
     conn.executemany("INSERT INTO messages (session_id, role, content, timestamp)"
                      " VALUES (?, 'user', ?, ?)", [(CONVERSATION, line, began + 1)
                                                    for line in user_lines])
+    if sent is not None:
+        conn.executemany("UPDATE messages SET api_content = ? WHERE content = ?",
+                         list(zip(sent, user_lines, strict=True)))
     conn.commit()
     conn.close()
 
@@ -67,9 +74,10 @@ def test_a_resume_that_lost_the_hooks_notes_hands_them_again_marked(
     assert second is not None and second.body.count(f"({AGAIN})") == 1
 
 
-def test_a_resume_that_kept_them_repeats_nothing(room: Room, coder: Path) -> None:
+def test_a_resume_whose_store_kept_them_repeats_nothing(room: Room, coder: Path) -> None:
     handed = deliveries.handed_by_hook(room.conn, "coder", 0)
-    state_db(coder, time.time() - 60, [f"carry on\n{framing.hook_form(note)}" for note in handed])
+    context = "\n".join(framing.hook_form(note) for note in handed)
+    state_db(coder, time.time() - 60, ["carry on"], sent=[f"carry on\n\n{context}"])
     assert hand_again(room.conn, sessions.require(room.conn, "coder"), CONVERSATION) is None
     assert deliveries.waiting(room.conn, "coder") == []
 
