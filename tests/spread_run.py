@@ -78,14 +78,23 @@ def verdict(report: Path) -> str:
     skipped = [case.find("skipped") for case in cases if case.find("skipped") is not None]
     if failed:
         case, found = failed[0]
-        first = (found.get("message") or "").splitlines()[0][:160] if found is not None else ""
         name = case.get("name", "?").split("[")[0]
-        return f"failed on {today}: {name}: {_plain(first)}"
+        return f"failed on {today}: {name}: {_plain(_where(found))}"
     if cases and not skipped:
         return f"{len(cases)} passed on {today}"
     if skipped and skipped[0] is not None:
         return f"skipped on {today}: {_plain(skipped[0].get('message') or '')[:160]}"
     return f"nothing ran on {today}"
+
+
+def _where(found: ElementTree.Element | None) -> str:
+    """The failing line of the test (pytest's `>` line) and the error's first words."""
+    if found is None:
+        return ""
+    lines = (found.text or "").splitlines()
+    source = [line[1:].strip() for line in lines if line.startswith(">")]
+    error = ((found.get("message") or "").splitlines() or [""])[0]
+    return f"{source[-1][:100]} ({error[:80]})" if source else error[:160]
 
 
 def _plain(text: str) -> str:

@@ -134,10 +134,12 @@ def test_a_spread_run_rewrites_only_its_releases_result_line(tmp_path: Path) -> 
 def test_a_spread_run_says_what_its_junit_report_holds(tmp_path: Path) -> None:
     report = tmp_path / "r.xml"
     report.write_text('<testsuites><testsuite><testcase name="test_a[claude-pinned]">'
-                      '<failure message="AssertionError: assert &quot;x&quot; | y\nmore"/>'
+                      '<failure message="AssertionError: assert &quot;x&quot; | y\nmore">'
+                      'def test_a():\n&gt;       assert "x" in y\nE   AssertionError</failure>'
                       '</testcase></testsuite></testsuites>')
     said = spread_run.verdict(report)
-    assert said.startswith("failed on ") and 'test_a: AssertionError: assert \'x\' / y' in said
+    assert said.startswith("failed on ")
+    assert "test_a: assert 'x' in y (AssertionError: assert 'x' / y" in said
     report.write_text('<testsuites><testsuite><testcase name="t"/></testsuite></testsuites>')
     assert " passed on " in spread_run.verdict(report)
     assert "no report" in spread_run.verdict(tmp_path / "none.xml")
