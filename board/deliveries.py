@@ -83,6 +83,18 @@ def waiting(conn: Connection, recipient: str, limit: int | None = None) -> list[
     return [_note(row) for row in rows]
 
 
+def handed_by_hook(conn: Connection, recipient: str, since: float,
+                   limit: int = 20) -> list[Note]:
+    """The newest `limit` notes a hook handed to `recipient` at `since` or later, oldest
+    first (what a resumed conversation should hold)."""
+    rows = conn.execute(
+        "SELECT n.* FROM deliveries d JOIN notes n ON n.id = d.note"
+        " WHERE d.recipient = ? AND d.state = ? AND d.via = ? AND d.delivered_at >= ?"
+        " ORDER BY n.id DESC LIMIT ?",
+        (recipient, DeliveryState.HANDED, DeliveryChannel.HOOK, since, limit)).fetchall()
+    return [_note(row) for row in reversed(rows)]
+
+
 def recipients_waiting(conn: Connection) -> set[str]:
     """Every recipient with a note `waiting` would return (one query for a whole tick)."""
     rows = conn.execute(f"SELECT DISTINCT d.recipient FROM deliveries d WHERE {_WAITING_SQL}",

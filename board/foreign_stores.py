@@ -33,6 +33,37 @@ class UnknownShape(Exception):
     """A store whose tables are of no shape bullpen knows (what it has is the message)."""
 
 
+_HERMES_BEGAN = "SELECT started_at FROM sessions WHERE id = ?"
+# What the model was given of each user turn: 0.19 keeps the bytes sent, a hook's context
+# included, in `api_content` beside the clean `content`; 0.17 and 0.18 only `content`.
+_HERMES_USER_TEXT = ("SELECT {columns} FROM messages WHERE session_id = ? AND role = 'user'"
+                     " ORDER BY id")
+_HERMES_MESSAGE_COLUMNS = "SELECT name FROM pragma_table_info('messages')"
+
+
+def hermes_conversation(store: Path, conversation: str) -> tuple[float, str] | None:
+    """When Hermes conversation `conversation` began and the text of its user messages
+    as the store keeps them to send again at a `--resume`; None when the
+    store cannot say (missing, busy, of another shape, no such conversation)."""
+    try:
+        conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1.0)
+    except sqlite3.Error:
+        return None
+    try:
+        began = conn.execute(_HERMES_BEGAN, (conversation,)).fetchone()
+        known = {row[0] for row in conn.execute(_HERMES_MESSAGE_COLUMNS)}
+        columns = "content, api_content" if "api_content" in known else "content, NULL"
+        rows = conn.execute(_HERMES_USER_TEXT.format(columns=columns),
+                            (conversation,)).fetchall()
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    if began is None or began[0] is None:
+        return None
+    return float(began[0]), "\n".join(str(row[1] or row[0] or "") for row in rows)
+
+
 def hermes_usage(store: Path, cwd: str, since: float) -> dict[str, list[int]] | None:
     """Tokens — [input, output, cache read, cache write] — of each Hermes conversation
     run in `cwd` (or below it) that started at `since` or later, by `conversation\tmodel`;

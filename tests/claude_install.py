@@ -13,16 +13,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.installs import Lane, install_npm_cli, lane_version, newest_npm_version
+from tests.installs import Lane, install_npm_cli, lane_version, newest_npm_version, pinned_version
 
 PACKAGE = "@anthropic-ai/claude-code"
-CLAUDE_VERSION = "2.1.332"  # the pinned lane; the newest lane asks npm at test time
+CLAUDE_VERSION = pinned_version("claude")  # newest lane: npm, at test time
 API_KEY = "sk-ant-bullpen-test-0123456789abcdef"
 
 
 def claude_version(lane: Lane) -> str:
     """The Claude Code version `lane` runs."""
-    return lane_version(lane, CLAUDE_VERSION, newest_npm_version(PACKAGE), "Claude Code")
+    return lane_version(lane, "claude", newest_npm_version(PACKAGE), "Claude Code")
 
 
 def install_claude(version: str = CLAUDE_VERSION) -> Path:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.installs import Lane, install_npm_cli, lane_version, newest_npm_version
+from tests.installs import Lane, install_npm_cli, lane_version, newest_npm_version, pinned_version
 
 PACKAGE = "@openai/codex"
-CODEX_VERSION = "0.171.0"  # the pinned lane; the newest lane asks npm at test time
+CODEX_VERSION = pinned_version("codex")  # newest lane: npm, at test time
 API_KEY = "sk-bullpen-codex-test-0123456789"
 KEY_VARIABLE = "BULLPEN_TEST_CODEX_KEY"
 MODEL = "stub-model"
@@ -32,7 +32,7 @@ OFFLINE_FEATURES = ("plugins", "remote_plugin", "plugin_sharing", "apps", "in_ap
 
 def codex_version(lane: Lane) -> str:
     """The Codex CLI version `lane` runs."""
-    return lane_version(lane, CODEX_VERSION, newest_npm_version(PACKAGE), "the Codex CLI")
+    return lane_version(lane, "codex", newest_npm_version(PACKAGE), "the Codex CLI")
 
 
 def install_codex(version: str = CODEX_VERSION) -> Path:

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.installs import Lane, cache_dir, lane_version, newest_pypi_version
+from tests.installs import Lane, cache_dir, lane_version, newest_pypi_version, pinned_version
 
-HERMES_VERSION = "0.19.0"  # the pinned lane; the newest lane asks PyPI at test time
+HERMES_VERSION = pinned_version("hermes")  # newest lane: PyPI, at test time
 ROOT = Path(__file__).resolve().parents[1]
 # What each installer prints when the two cannot share a venv.
 RESOLUTION_FAILED = ("ResolutionImpossible", "No solution found when resolving")
@@ -31,7 +31,7 @@ RESOLUTION_FAILED = ("ResolutionImpossible", "No solution found when resolving")
 
 def hermes_version(lane: Lane) -> str:
     """The hermes-agent version `lane` runs."""
-    return lane_version(lane, HERMES_VERSION, newest_pypi_version("hermes-agent"),
+    return lane_version(lane, "hermes", newest_pypi_version("hermes-agent"),
                         "hermes-agent")
 
 

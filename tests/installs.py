@@ -23,6 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from workers.agents import spread
+
+SPREAD_VARIABLE = "BULLPEN_TEST_RELEASE"  # kind=version: ./dev spread's one release
+
 
 def cache_dir() -> Path:
     """The cache every real-agent install lives in."""
@@ -101,9 +105,25 @@ def newest_pypi_version(package: str) -> str:
     return found.group(1)
 
 
-def lane_version(lane: Lane, pinned: str, newest: str, label: str) -> str:
+def pinned_version(kind: str) -> str:
+    """The release of `kind` the tests pin: the version spread's (workers/agents/spread.toml)."""
+    return spread.listed()[kind].pinned
+
+
+def spread_release(kind: str) -> str | None:
+    """The release of `kind` a `./dev spread` run asks for in place of the pinned one
+    (`BULLPEN_TEST_RELEASE=claude=2.1.250`), None in every other run."""
+    asked, _, version = os.environ.get(SPREAD_VARIABLE, "").partition("=")
+    return version if asked == kind and version else None
+
+
+def lane_version(lane: Lane, kind: str, newest: str, label: str) -> str:
     """The version `lane` runs. The newest lane is skipped, saying so, when the newest
-    release is the pinned one: the pinned lane already runs it."""
+    release is the pinned one: the pinned lane already runs it. In a `./dev spread` run
+    the pinned lane runs the release asked for and the newest lane is skipped."""
+    pinned = spread_release(kind) or pinned_version(kind)
+    if spread_release(kind) and lane == Lane.NEWEST:
+        pytest.skip(f"this spread run runs {label} {pinned} in the pinned lane only")
     if lane == Lane.PINNED:
         return pinned
     if newest == pinned:

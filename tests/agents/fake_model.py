@@ -357,6 +357,37 @@ def _text_of(content: object) -> str:
     return str(content or "")
 
 
+def conversation(request: dict) -> list[dict]:
+    """The request's user, assistant and tool messages, without those of role system:
+    Claude 2.1.250 and 2.1.300 put one after the prompt and after each tool result
+    (`<total_tokens>… tokens left</total_tokens>`), so a script that read the last
+    message saw no tool result and called its tool again, ~800 times."""
+    return [message for message in request.get("messages", [])
+            if message.get("role") in ("user", "assistant", "tool")]
+
+
+def last_message(request: dict) -> dict:
+    """The last user, assistant or tool message: the turn a script answers ({} if none)."""
+    messages = conversation(request)
+    return messages[-1] if messages else {}
+
+
+def answered_tool(request: dict) -> bool:
+    """Whether the last turn is a tool's result (either format), system messages after
+    it aside: the script's tool call came back."""
+    last = last_message(request)
+    content = last.get("content")
+    return last.get("role") == "tool" or (isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") == "tool_result" for part in content))
+
+
+def mcp_tool_named(text: str, server: str, tool: str) -> bool:
+    """Whether `text` names MCP tool `tool` of `server` as any release spells it:
+    `mcp__bullpen__notebook_write` (Claude, Hermes 0.19), `mcp_bullpen_notebook_write`
+    (Hermes 0.17's `<untrusted_tool_result source=…>` wrapper)."""
+    return re.search(rf"mcp_{{1,2}}{server}_{{1,2}}{tool}\b", text) is not None
+
+
 def last_user_text(request: dict) -> str:
     """The text of the last user message that is not only tool results (both formats)."""
     for message in reversed(request.get("messages", [])):
@@ -373,7 +404,7 @@ def last_user_text(request: dict) -> str:
 def tool_results_since_user(request: dict) -> int:
     """How many tool results follow the last user message (the step within a turn)."""
     count = 0
-    for message in reversed(request.get("messages", [])):
+    for message in reversed(conversation(request)):
         content = message.get("content")
         results = [part for part in content if isinstance(part, dict)
                    and part.get("type") == "tool_result"] if isinstance(content, list) else []

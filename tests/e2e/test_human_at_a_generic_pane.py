@@ -8,6 +8,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ import libtmux
 import pytest
 
 from board.room import Room
+from tests.agents import raw_repl
 from tests.agents.scripted_agent import command_line
 from tests.e2e.delivery_bench import Bench, received
 from tests.waiting import wait_for_text, wait_until
@@ -71,3 +73,31 @@ def test_text_a_human_left_on_a_generic_agents_line_is_never_typed_onto(bench: B
     finally:
         client.kill()
         client.wait(5)
+
+
+@pytest.mark.parametrize("program", ["canonical", "raw"])
+def test_a_half_line_typed_without_a_client_key_is_never_typed_onto(
+        bench: Bench, program: str) -> None:
+    """`tmux send-keys` of a half line (a paste, a script, a multiplexer inside: no tmux
+    client pressed a key), left alone past the key hold: the note waits, for a program
+    reading a line in canonical mode (the terminal echoes, the program writes nothing)
+    and for a raw-mode one (it reads each key and echoes it itself)."""
+    log = bench.tmp / "typist.jsonl"
+    command = command_line(log) if program == "canonical" else shlex.join(
+        [sys.executable, str(Path(raw_repl.__file__).resolve()), "--log", str(log)])
+    prompt = "agent> " if program == "canonical" else "raw> "
+    pane = bench.start("typist", command, deliver="type")
+    bench.wait_status("typist", "idle")
+    bench.server.check("send-keys", "-t", pane, "-l", "half typed")
+    wait_for_text(lambda: bench.screen(pane), f"{prompt}half typed")
+    typed_at = time.time()
+    note = bench.send("typist", "for the agent")
+    bench.wait_held(note, "typist", "human typing")
+    wait_until(lambda: time.time() - typed_at > KEY_QUIET + 4, timeout=15,
+               message="longer than the key hold and the key echo together")
+    bench.wait_held(note, "typist", "human typing")  # still: the line is not the program's
+    assert received(log, note) == [] and "half typed[note" not in bench.screen(pane)
+    bench.server.check("send-keys", "-t", pane, "C-u")  # the line is cleared
+    bench.wait_typed(note, "typist", timeout=15)
+    wait_until(lambda: received(log, note), timeout=15, message="the note received")
+    assert received(log, note)[0]["line"] == f"[note #{note.id} from operator] for the agent"

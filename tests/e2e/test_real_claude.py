@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.agents.claude_dialogs import NOTICE, PERMISSION, dialog_kind
 from tests.agents.fake_model import (
     COMMIT,
     READY,
@@ -35,6 +36,8 @@ from tests.agents.fake_model import (
     ToolCall,
     all_text,
     coder_turn,
+    conversation,
+    last_message,
     last_user_text,
     research_turn,
     session_of,
@@ -50,7 +53,6 @@ pytestmark = pytest.mark.slow
 TURN = 120.0  # seconds; a turn takes a few seconds here, CI machines are slower
 PROMPT = "❯"
 INTERRUPTED = "sent a new message while you were working"
-AUTO_MODE_NOTICE = "Auto mode can't check actions in this session"
 SHOW_NOTE = re.compile(r"full text: bullpen note show (\d+)")
 OVERFLOW = "older notes were not typed"
 STILL_CONNECTING = "still connecting"  # Claude's answer to a tool of an MCP server not up
@@ -60,7 +62,7 @@ READ_WHILE_DOWN = "READ-WHILE-DOWN"  # typed to coder: it reads src/app.py
 def turn_calls(request: dict) -> list[tuple[str, str]]:
     """(tool name, result text) of each call in the current turn, oldest first."""
     turn: list[dict] = []
-    for message in reversed(request.get("messages", [])):
+    for message in reversed(conversation(request)):
         content = message.get("content")
         results = [part for part in content if isinstance(part, dict)
                    and part.get("type") == "tool_result"] if isinstance(content, list) else []
@@ -155,7 +157,7 @@ def transcript(model: FakeAnthropic) -> str:
     """Each exchange as `session: reply <- last tool result`, for failure messages."""
     rows = []
     for exchange in model.exchanges():
-        last = exchange.request["messages"][-1]["content"]
+        last = last_message(exchange.request).get("content")
         result = (json.dumps(last[-1]) if isinstance(last, list) and last else str(last))[:200]
         rows.append(f"{session_of(exchange.request)}: {exchange.reply} <- {result}")
     return "\n".join(rows)
@@ -183,11 +185,15 @@ def tool_result_text(request: dict, tool: str) -> str:
     return ""
 
 
+@pytest.mark.spread  # the smoke subset ./dev spread runs on every listed release
 def test_real_claude_room_keeps_every_promise(
         claude_room: tuple[LiveRoom, FakeAnthropic]) -> None:
     live, model = claude_room
     write_plan(live.repo, {"research": {"task": "Gather the usage data"},
-                           "coder": {"after": ["research"], "task": "Implement the endpoint"},
+                           # Manual mode: its commit asks on every release (auto mode
+                           # in 2.1.300 through this server blocks it unasked)
+                           "coder": {"agent": "claude --permission-mode default",
+                                     "after": ["research"], "task": "Implement the endpoint"},
                            "reviewer": {"on_commit": "coder", "task": "Review each commit"}})
     live.cli("up", "--detach", "--no-dashboard")
 
@@ -206,26 +212,15 @@ def test_real_claude_room_keeps_every_promise(
                    for _, result in turn_calls(request)), transcript(model)
 
     # The commit needs the human's permission: needs_input with the question as the
-    # reason `ls` (and the needs-you strip) show. In auto mode (the default since
-    # 2.1.332) through a gateway that passes no server-side check, as this server is,
-    # auto mode's notice comes first (no hook fires for it: the screen's words); Enter
-    # stays in auto mode and brings the permission prompt, whose default is "No".
+    # reason `ls` (and the needs-you strip) show, in the PermissionRequest hook's words
+    # ("Claude asks to use Bash (echo v2 …"); bullpen answers nothing. The coder runs in
+    # manual mode, which asks on every release ("❯ 1. Yes" first).
     wait_until(lambda: live.sessions()["coder"]["status"] == "needs_input", TURN,
                message=lambda: f"coder's permission prompt: {live.pane_text('coder')}")
-    auto_mode = AUTO_MODE_NOTICE in live.pane_text("coder")
-    if auto_mode:
-        wait_until(lambda: AUTO_MODE_NOTICE in str(live.sessions()["coder"].get("reason")),
-                   TURN, message=lambda: f"coder's reason: {live.sessions()['coder']}")
-        press(live, "coder", "Enter")
-        wait_for_text(lambda: live.pane_text("coder"), "Do you want to proceed", timeout=TURN)
-    assert "Do you want to proceed" in live.pane_text("coder")
-    # The hook's words ("Claude asks to use Bash (echo v2 …"), or in auto mode, where no
-    # hook reports this prompt, the screen's ("Bash command: echo v2 … — Do you …").
+    assert dialog_kind(live.pane_text("coder")) == PERMISSION, live.pane_text("coder")
     asked = "echo v2 > src/v2.py"
     wait_until(lambda: asked in str(live.sessions()["coder"].get("reason")), TURN,
                message=lambda: f"coder's reason: {live.sessions()['coder']}")
-    if auto_mode:
-        press(live, "coder", "Down")  # "Yes"
     press(live, "coder", "Enter")
     wait_until(lambda: any("coder done" in str(e.reply) for e in model.exchanges()), TURN,
                message=lambda: f"coder's turn to end: {live.pane_text('coder')}")
@@ -244,10 +239,19 @@ def test_real_claude_room_keeps_every_promise(
     assert all("mcp__bullpen" not in line for line in live.pane_text("coder").splitlines()
                if "Do you want" in line)
 
-    # The reviewer is pinged with the commit; its Bash call asks, Esc refuses it, and
-    # the session is idle again although Claude's Stop hook never fires after Esc.
+    # The reviewer is pinged with the commit; its Bash call stops at a question, Esc
+    # refuses it, and the session is idle again although Claude's Stop hook never fires
+    # after Esc. The reviewer runs in the release's default mode: manual in 2.1.197 (a
+    # permission prompt), auto from 2.1.300, whose first question through a gateway that
+    # passes no server-side check, as this server is, is a notice worded per release
+    # (tests/agents/claude_dialogs.py); no hook fires for it, so the reason is the screen's.
     wait_until(lambda: live.sessions()["reviewer"]["status"] == "needs_input", TURN,
                message=lambda: f"reviewer's prompt: {live.pane_text('reviewer')}")
+    screen = live.pane_text("reviewer")
+    assert dialog_kind(screen) in (NOTICE, PERMISSION), screen
+    wait_until(lambda: (r := live.sessions()["reviewer"].get("reason")) and (
+        r in screen or "curl" in r), TURN,
+               message=lambda: f"reviewer's reason: {live.sessions()['reviewer']}")
     press(live, "reviewer", "Escape")
     live.wait_status("reviewer", "idle", timeout=TURN)
 

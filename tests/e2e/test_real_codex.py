@@ -104,6 +104,7 @@ def room_logs(live: LiveRoom) -> str:
     return text
 
 
+@pytest.mark.spread  # the smoke subset ./dev spread runs on every listed release
 def test_real_codex_session_in_a_room(codex_room: tuple[LiveRoom, FakeResponses]) -> None:
     live, model = codex_room
     config = {"agent": "codex", "layout": "windows",

@@ -28,6 +28,7 @@ from tests.agents.fake_model import (
     Text,
     ToolCall,
     last_user_text,
+    mcp_tool_named,
     tool_results_since_user,
 )
 from tests.hermes_install import install_beside_hermes
@@ -115,7 +116,7 @@ def test_real_hermes_reads_calls_mcp_goes_idle_and_gets_notes(
             wait_for_text(lambda: server.capture(pane), "survey done", timeout=TURN_SECONDS)
             tool_results = [m.get("content") or "" for m in model.snapshot()[-1]["messages"]
                             if m.get("role") == "tool"]
-            assert "mcp__bullpen__notebook_write" in tool_results[-1]
+            assert mcp_tool_named(tool_results[-1], "bullpen", "notebook_write")
             assert "survey: handler returns v1" in tool_results[-1]  # the MCP result came back
 
             note = notes.send(room.conn, Caller(OPERATOR), "scout", "NOTE-7: use the v2 API")

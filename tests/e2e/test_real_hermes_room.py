@@ -43,6 +43,7 @@ from tests.hermes_install import install_beside_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 from workers.agents.hermes.profile import auto_profile_name
+from workers.agents.spread import version_key
 
 pytestmark = pytest.mark.slow
 
@@ -123,8 +124,9 @@ def transcript(model: FakeModel) -> str:
                      for e in model.exchanges())
 
 
+@pytest.mark.spread  # the smoke subset ./dev spread runs on every listed release
 def test_real_hermes_room_keeps_every_promise(
-        hermes_room: tuple[LiveRoom, FakeModel, Path]) -> None:
+        hermes_room: tuple[LiveRoom, FakeModel, Path], hermes_release: str) -> None:
     live, model, bin_dir = hermes_room
     plan = {"agent": "hermes", "layout": "windows", "sessions": {
         "research": {"task": "Gather the usage data"},
@@ -190,6 +192,11 @@ def test_real_hermes_room_keeps_every_promise(
     resumed = wait_until(lambda: main_requests(model, "coder")[before:], TURN,
                          message=lambda: f"coder after restart: {live.pane_text('coder')}")
     assert "SUMMARY-R" in all_text(resumed[0]) and "AFTER-RESTART" in all_text(resumed[0])
+    # The handoff came through a hook. 0.19 keeps what a hook added to a turn in its
+    # state.db, so the resume holds it and nothing is repeated; 0.17 and 0.18 keep only
+    # the typed lines, so bullpen hands it again, marked.
+    again = "again after a restart" in all_text(resumed[0])
+    assert again == (version_key(hermes_release) < (0, 19)), all_text(resumed[0])[-3000:]
 
     # The secret reached the model, and no file bullpen wrote holds it; modes private.
     assert all(exchange.credential == f"Bearer {SECRET}" for exchange in model.exchanges())

@@ -28,6 +28,7 @@ from tests.agents.fake_model import (
     Text,
     ToolCall,
     all_text,
+    answered_tool,
     last_user_text,
     session_of,
 )
@@ -48,11 +49,9 @@ BUDGET_NOTICE = "budget reached"
 
 
 def respond(request: dict) -> Reply:
-    """A note's turn reads the notebook (one tool call), then answers."""
-    last = request["messages"][-1]["content"]
-    if isinstance(last, list) and any(part.get("type") == "tool_result" for part in last):
-        return Text("solo noted")
-    if isinstance(last, list) and any(part.get("role") == "tool" for part in last):
+    """A note's turn reads the notebook (one tool call), then answers (whatever system
+    messages follow the tool's result)."""
+    if answered_tool(request):
         return Text("solo noted")
     return ToolCall("mcp__bullpen__notebook_read", {})
 
@@ -146,7 +145,7 @@ def test_real_claude_spend_is_the_transcripts_and_a_budget_holds_its_notes(
 
 def hermes_respond(request: dict) -> Reply:
     """One tool call (the notebook), then an answer."""
-    if request["messages"][-1].get("role") == "tool":
+    if answered_tool(request):
         return Text("solo noted")
     return ToolCall("mcp__bullpen__notebook_read", {})
 

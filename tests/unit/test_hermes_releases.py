@@ -102,14 +102,19 @@ def test_deny_not_enforced_heads_the_needs_you_strip() -> None:
 def test_doctor_is_not_ok_for_a_release_that_cannot_hold_the_deny_list() -> None:
     found = _version(_session("0.16.0"), HermesAdapter())
     assert [(f.ok, f.what) for f in found] == [
-        (False, "shipper: hermes 0.16.0 (untested; tested: 0.19.0): deny not enforced;"
-                " it does not keep: hook context across resume")]
+        (False, "shipper: hermes 0.16.0 is not a tested release; nearest tested: 0.17.0"
+                " (the room's deny: rests on bullpen's pre_tool_call hook alone (0.17 ignores"
+                " approvals.deny): a hook that fails or passes its 10 s timeout lets the"
+                " command run): deny not enforced; it does not keep: hook context across"
+                " resume (bullpen hands those notes again)")]
     assert found[0].fix
     assert [(f.ok, f.what) for f in _version(_session("0.17.0"), HermesAdapter())] == [
-        (True, "shipper: hermes 0.17.0 (untested; tested: 0.19.0); it does not keep: hook"
-               " context across resume")]
+        (False, "shipper: hermes 0.17.0 (a tested release; known not to work: the room's deny:"
+                " rests on bullpen's pre_tool_call hook alone (0.17 ignores approvals.deny):"
+                " a hook that fails or passes its 10 s timeout lets the command run); it does"
+                " not keep: hook context across resume (bullpen hands those notes again)")]
     assert [(f.ok, f.what) for f in _version(_session("0.19.0"), HermesAdapter())] == [
-        (True, "shipper: hermes 0.19.0 (tested; tested: 0.19.0)")]
+        (True, "shipper: hermes 0.19.0 (a tested release)")]
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.agents.claude_dialogs import KNOWN_NOTICES, NOTICE, dialog_kind
 from workers.agents.adapter import AgentState, Screen, Sign
 from workers.agents.kinds import adapter_for
 from workers.coordinator.status import StatusTracker
@@ -49,6 +50,12 @@ EXPECTED: dict[str, tuple[str, Sign, str | None]] = {
                                           " to proceed?"),
     "claude_2_1_332_auto_mode_notice": ("claude", Sign.QUESTION,
                                         "Auto mode can't check actions in this session"),
+    # Claude Code 2.1.300: auto mode's notice is worded otherwise, and after Enter auto
+    # mode runs the action itself, asking nothing
+    "claude_2_1_300_auto_mode_notice": ("claude", Sign.QUESTION,
+                                        "We're changing auto mode to no longer charge for"
+                                        " classifier requests in Claude Code."),
+    "claude_2_1_300_idle_after_auto_run": ("claude", Sign.PROMPT_EMPTY, None),
     "codex_idle": ("codex", Sign.PROMPT_EMPTY, None),
     "codex_idle_after_turn": ("codex", Sign.PROMPT_EMPTY, None),
     "codex_after_esc": ("codex", Sign.PROMPT_EMPTY, None),
@@ -145,3 +152,18 @@ def test_a_pager_or_editor_on_the_alternate_screen_is_never_idle(name: str) -> N
         clock[0] += 5
         state = tracker.update({"%1": snapshot(name)}, {"%1": adapter})["%1"]
         assert state.status is not AgentState.IDLE, (adapter.kind, state)
+
+
+@pytest.mark.parametrize("name, kind", [
+    ("claude_2_1_332_auto_mode_notice", "notice"), ("claude_2_1_300_auto_mode_notice", "notice"),
+    ("claude_2_1_332_auto_mode_approval", "permission"),
+    ("claude_2_1_332_permission_prompt", "permission"), ("claude_permission_prompt", "permission"),
+    ("claude_2_1_332_idle", None), ("claude_2_1_300_idle_after_auto_run", None)])
+def test_the_real_claude_tests_tell_each_releases_dialogs_by_kind(name: str,
+                                                                   kind: str | None) -> None:
+    """tests/agents/claude_dialogs.py, which the real-Claude tests follow, knows every
+    release's notice and prompt; each known notice's words are one of its fixtures."""
+    text = (FIXTURES / f"{name}.screen").read_text().split("\n", 1)[1]
+    assert dialog_kind(text) == kind
+    if kind == NOTICE:
+        assert any(words in text for words in KNOWN_NOTICES.values())

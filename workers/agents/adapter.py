@@ -23,6 +23,7 @@ from board.models import Session
 from board.records import field, record
 from board.vocabulary import CANNOT_READ, SessionStatus
 from workers.agents.hook_call import HookCall, HookInputError
+from workers.agents.spread import TestedVersions
 
 TYPE_CHECKING = False  # not typing's: an agent's hook process imports this module
 if TYPE_CHECKING:  # the plan, policy and spend modules are for `plan`, denied commands
@@ -43,16 +44,6 @@ class AgentKind(StrEnum):
 
 
 DENY_NOT_ENFORCED = "deny not enforced"  # a session row's words for a lever that fails
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    """`0.18.2` as (0, 18, 2), for comparing releases (a suffix like `-rc1` is dropped)."""
-    numbers = []
-    for part in version.split("-")[0].split("+")[0].split("."):
-        if not part.isdigit():
-            break
-        numbers.append(int(part))
-    return tuple(numbers)
 
 
 # What a session is doing, from evidence: one vocabulary with the store and `ls`.
@@ -205,7 +196,7 @@ class Adapter:
     line_oriented: bool = False  # its input is the cursor's line (the tty echoes typing)
     prompt_known: bool = True  # False: still and asking nothing is all "idle" can mean
     says_version: bool = False  # `PROGRAM --version` names its release
-    tested_versions: tuple[str, ...] = ()  # the releases bullpen's tests run it at
+    tested_versions = TestedVersions()  # the releases bullpen supports (spread.toml)
     version: str | None = None  # what this session's agent said of itself at launch
 
     def unreadable_reason(self) -> str:
@@ -272,7 +263,8 @@ class Adapter:
         tested = self.capabilities(agent, self.tested_versions[-1])
         return tuple(words for words, was, kept in (
             ("notes at the turn boundary", tested.notes_at_turn, now.notes_at_turn),
-            ("hook context across resume", tested.resume_context, now.resume_context))
+            ("hook context across resume (bullpen hands those notes again)", tested.resume_context,
+             now.resume_context))
             if was and not kept)
 
     def deny_gaps(self, agent: str, deny: tuple[str, ...]) -> list[str]:
@@ -307,6 +299,13 @@ class Adapter:
         """Files the agent read after `after()` (epoch seconds) that no hook recorded,
         path -> when, from the agent's own records. The default knows none."""
         return {}
+
+    def kept_conversation(self, session: Session,
+                          conversation: str) -> tuple[float, str] | None:
+        """When `conversation` began and the text the agent's own store keeps of it, for
+        finding the notes a hook handed that a resume would not give the model again;
+        None (the default): not known, and nothing is handed again."""
+        return None
 
     def read_spend(self, home: Path, session: Session, state: dict) -> SpendReading | None:
         """The tokens the agent's own records say it spent, read on from `state` (the

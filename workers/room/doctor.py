@@ -29,6 +29,7 @@ from workers.room import config, policy_check
 from workers.room.doctor_claims import old_claims
 from workers.room.doctor_land import land_leftovers
 from workers.room.findings import Finding
+from workers.room.spread_finding import spread_finding
 from workers.tmux import layout
 from worktrees.naming import worktree_path
 from worktrees.repo import list_worktrees
@@ -235,12 +236,11 @@ def _version(session: Session, adapter: Adapter) -> list[Finding]:
     if unread:
         return [Finding("agents", False, f"{running}, whose screen bullpen cannot read",
                         f"run a release bullpen is tested with ({tested}), or report it")]
-    known = session.agent_version in adapter.tested_versions
-    shown = f"{running} ({'tested' if known else 'untested'}; tested: {tested})"
+    found = spread_finding(running, adapter.kind, session.agent_version)
     lost = adapter.lost_levers(session.agent or "", session.agent_version)
     promises = adapter.lost_promises(session.agent or "", session.agent_version)
-    said = shown + (f": {', '.join(lost)}" if lost else "") + (
+    said = found.what + (f": {', '.join(lost)}" if lost else "") + (
         f"; it does not keep: {', '.join(promises)}" if promises else "")
     if lost:  # a lever that does not hold never reads ok
         return [Finding("agents", False, said, RUN_TESTED)]
-    return [Finding("agents", True, said)]
+    return [Finding("agents", found.ok, said, found.fix)]

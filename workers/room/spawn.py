@@ -17,12 +17,12 @@ from board.identity import Caller
 from board.models import OPERATOR, Session
 from board.room import Room, open_room
 from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
-from workers.agents import exclusive
+from workers.agents import agent_files, exclusive
 from workers.agents.adapter import SoleUse
 from workers.agents.command_line import is_simple
 from workers.agents.kinds import adapter_for
 from workers.agents.launch import launch_plan
-from workers.room import config
+from workers.room import config, resume_notes
 from workers.tmux import layout, processes
 from workers.tmux.panes import close_pane
 from workers.tmux.server import RoomServer, require_tmux
@@ -276,6 +276,9 @@ def launch(room: Room, name: str, *, server: RoomServer | None = None,
     sessions.update(room.conn, name, pane_id=pane_id, desired=DesiredState.RUNNING,
                     worktree=str(worktree), agent_version=None)
     sessions.set_status(room.conn, name, SessionStatus.STARTING)
+    if not fresh:  # what a hook handed that the resumed conversation lost, at its next turn
+        resume_notes.hand_again(room.conn, session, agent_files.read_value(
+            room.home, name, agent_files.CONVERSATION))
     return sessions.require(room.conn, name)
 
 

@@ -106,6 +106,15 @@ def owns_terminal(pid: int | None) -> bool | None:
     return None if foreground <= 0 else group == foreground
 
 
+def foreground_group(pid: int | None) -> int | None:
+    """The foreground process group of `pid`'s terminal (its leader's pid), or None."""
+    fields = _stat_fields(pid) if pid else None
+    if not fields or len(fields) < 6:
+        return None
+    foreground = int(fields[5])
+    return foreground if foreground > 0 else None
+
+
 def content_digest(text: str) -> str:
     """A short stable hash of a pane's visible text."""
     return hashlib.blake2b(text.encode(errors="replace"), digest_size=12).hexdigest()

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 class ClaudeAdapter(ClaudeScreen):
     has_hooks = True  # UserPromptSubmit pulls pending notes into the prompt's turn
     says_version = True
-    tested_versions = ("2.1.197", "2.1.332")  # tests/claude_install.py's lanes
 
     def serves_mcp(self, agent: str, session: Session) -> bool:
         return takes_flags(agent)  # launch_command adds the MCP server to such a command

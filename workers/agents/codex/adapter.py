@@ -18,7 +18,6 @@ from workers.agents.command_line import takes_flags
 
 class CodexAdapter(CodexScreen):
     says_version = True
-    tested_versions = ("0.169.0", "0.171.0")  # tests/codex_install.py's lanes
 
     def serves_mcp(self, agent: str, session: Session) -> bool:
         return takes_flags(agent)  # launch_command adds the MCP server to such a command

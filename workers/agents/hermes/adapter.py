@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 class HermesAdapter(HermesScreen):
     has_hooks = True  # pre_llm_call hands pending notes to the next model call
     says_version = True
-    tested_versions = ("0.19.0",)  # tests/hermes_install.py (PyPI's newest too)
 
     def serves_mcp(self, agent: str, session: Session) -> bool:
         return session.profile is not None  # a profile bullpen set up has its MCP server
@@ -109,6 +108,17 @@ class HermesAdapter(HermesScreen):
 
         use = profile_in_use(session.agent or "hermes", session.profile)
         return usage.read_spend(session, use.directory, state)
+
+    def kept_conversation(self, session: Session,
+                          conversation: str) -> tuple[float, str] | None:
+        """What the profile's state.db keeps of `conversation`: 0.17 and 0.18 keep only
+        the typed lines, not what a hook added to a turn; 0.19 keeps both."""
+        from board import foreign_stores
+        from workers.agents.hermes import usage
+        from workers.agents.hermes.profile_use import profile_in_use
+
+        use = profile_in_use(session.agent or "hermes", session.profile)
+        return foreign_stores.hermes_conversation(use.directory / usage.STORE, conversation)
 
     def read_hook(self, payload: Mapping[str, object], home: Path, session: str) -> HookCall:
         from workers.agents.hermes import hooks

@@ -25,8 +25,9 @@ import os
 import shutil
 from pathlib import Path
 
-from workers.agents.adapter import Capabilities, version_key
+from workers.agents.adapter import Capabilities
 from workers.agents.command_line import split_command
+from workers.agents.spread import version_key
 
 DENY_LIST = "its profile's approvals.deny"
 OWN_HOOK = "bullpen's pre_tool_call hook"
