@@ -8,7 +8,9 @@ app.py: `serve_available` says whether the optional extra is installed.
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
+import sys
 from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
@@ -85,6 +87,8 @@ def run(control: RoomControl, sock: socket.socket, url: str, *, cert: Path | Non
                             ssl_certfile=str(cert) if cert else None,
                             ssl_keyfile=str(key) if key else None,
                             timeout_graceful_shutdown=1, lifespan="on")
+    # uvicorn raises SIGTERM again once it has shut down; as SystemExit the file is tidied
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     access.write_url(control.home, url)
     on_ready()
     try:
