@@ -86,6 +86,7 @@ def test_a_phone_answers_a_question_in_a_real_pane(
     (git_repo / "bullpen.yaml").write_text("sessions:\n  asker:\n    agent: claude\n")
     with live_room(git_repo, tmp_path / "logs") as room:
         room.cli("up", "--detach")
+        room.cli("task", "add", "Read the page on a phone")
         room.wait_status("asker", "needs_input", STARTUP)
         asked = wait_until(lambda: json.loads(room.cli("questions", "--json").stdout),
                            20, message="bullpen questions to list asker's question")[0]
@@ -145,6 +146,17 @@ def test_a_phone_answers_a_question_in_a_real_pane(
                 assert rows[0]["keys"] == ["Down", "Down", "Down", "Enter"]
                 # The page follows the room live: the question leaves it.
                 page.locator('[data-question]').wait_for(state="detached", timeout=15000)
+
+                # The two other things the page does: move a card, send a note.
+                page.select_option('select[aria-label="column of card 1"]', "review")
+                page.locator("#cards button").first.click()
+                page.locator("#said").filter(has_text="task 1 is review").wait_for(
+                    timeout=15000)
+                page.select_option("#to", "asker")
+                page.fill("#body", "FROM-THE-PHONE")
+                page.locator("#note button").click()
+                page.locator("#notes").filter(has_text="FROM-THE-PHONE").wait_for(
+                    timeout=15000)
                 browser.close()
         finally:
             serve.terminate()
@@ -156,3 +168,8 @@ def test_a_phone_answers_a_question_in_a_real_pane(
         assert [(entry["actor"], entry["outcome"]) for entry in answers] == [
             ("operator@web", "refused"), ("operator@web", "done")], answers
         assert "4 No" in answers[-1]["detail"]
+        done = {(entry["action"], entry["target"]) for entry in entries
+                if entry["actor"] == "operator@web" and entry["outcome"] == "done"}
+        assert {("note", "asker"), ("move", "task 1")} <= done
+        task = json.loads(room.cli("task", "show", "1", "--json").stdout)
+        assert task["status"] == "review"

@@ -12,7 +12,6 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from importlib.util import find_spec
 from pathlib import Path
 
 from board.errors import BadInput
@@ -24,8 +23,13 @@ INSTALL = "bullpen serve needs the web extra: pip install 'bullpen[serve]'"
 
 
 def serve_available() -> bool:
-    """Whether Starlette and uvicorn (the `serve` extra) are installed."""
-    return find_spec("starlette") is not None and find_spec("uvicorn") is not None
+    """Whether Starlette and uvicorn (the `serve` extra) can be imported."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def is_loopback(host: str) -> bool:
