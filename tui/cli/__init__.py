@@ -26,6 +26,7 @@ COMMANDS = {
     "demo": "demo_commands", "spawn": "session_commands", "ls": "session_commands",
     "stop": "session_commands", "rm": "session_commands", "restart": "session_commands",
     "questions": "answer_commands", "answer": "answer_commands",
+    "serve": "serve_commands",
     "attach": "session_commands", "dashboard": "dashboard_commands",
     "note": "note_commands", "notebook": "notebook_commands", "task": "task_commands",
     "read": "read_commands", "alerts": "read_commands",

@@ -24,7 +24,7 @@ GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Start and stop the room", "bullpen init && bullpen up",
      ("init", "up", "down", "demo", "attach", "dashboard")),
     ("Sessions", "bullpen spawn fixer --agent claude --task 'fix the flaky test'",
-     ("spawn", "ls", "stop", "rm", "restart", "register", "questions", "answer")),
+     ("spawn", "ls", "stop", "rm", "restart", "register", "questions", "answer", "serve")),
     ("Notes and notebooks", "bullpen note send coder 'the API moved to v2'",
      ("note", "notebook", "read", "alerts")),
     ("The board", "bullpen task add 'Write the parser' --assign coder",
