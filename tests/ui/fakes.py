@@ -67,6 +67,9 @@ class FakeActions:
     def restart(self, name: str) -> None:
         self._record("restart", name)
 
+    def rm(self, name: str) -> None:
+        self._record("rm", name)
+
     def changed_files(self, name: str) -> int | None:
         return {"research": 0, "coder": 3, "reviewer": 1}.get(name)
 

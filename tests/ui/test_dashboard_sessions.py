@@ -37,6 +37,13 @@ async def test_session_keys_call_the_runtime(fake_room: Room, fake_actions: Fake
         assert ("stop", "coder", {}) not in fake_actions.calls
         await pilot.press("t", "y", "r")
         await workers_done(app)
+        await pilot.press("D")  # remove asks first too: no is no
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await workers_done(app)
+        assert ("rm", "coder", {}) not in fake_actions.calls
+        await pilot.press("D", "y")
+        await workers_done(app)
         # Tab moves between the form's fields; enter submits it from any field.
         await pilot.press("s", *"tester", "tab", *"aider", "tab", *"write tests", "tab",
                           *"type", "enter")
@@ -45,7 +52,7 @@ async def test_session_keys_call_the_runtime(fake_room: Room, fake_actions: Fake
         calls = [call for call in fake_actions.calls if call[0] != "keep_coordinator"]
         assert calls == [
             ("focus", "coder", {}), ("zoom", "coder", {}), ("stop", "coder", {}),
-            ("restart", "coder", {}),
+            ("restart", "coder", {}), ("rm", "coder", {}),
             ("spawn", "tester", {"agent": "aider", "task": "write tests", "deliver": "type"}),
         ]
 

@@ -54,6 +54,9 @@ class SessionActions(Protocol):
     def restart(self, name: str) -> None:
         """Stop and start the session again."""
 
+    def rm(self, name: str) -> None:
+        """Stop and forget the session, removing its worktree (its branch stays)."""
+
     def changed_files(self, name: str) -> int | None:
         """How many files differ in the session's worktree (None: unknown)."""
 
@@ -126,6 +129,9 @@ class RuntimeActions:
 
     def restart(self, name: str) -> None:
         self._room().restart(name)
+
+    def rm(self, name: str) -> None:
+        self._room().rm(name)
 
     def changed_files(self, name: str) -> int | None:
         return self._room().changed_files(name)

@@ -56,6 +56,8 @@ COMMANDS: tuple[Command, ...] = (
             "sessions", form=True),
     Command("stop_session", "t", "Stop", "Stop the session (its worktree stays)", "sessions"),
     Command("restart_session", "r", "Restart", "Restart the session", "sessions"),
+    Command("remove_session", "D", "Remove", "Stop and forget the session and remove its"
+            " worktree (asks first; its branch stays, dirty work is refused)", "sessions"),
     Command("next_panel(1)", "tab", "Next panel", "Focus the next panel: needs you (when"
             " shown), sessions, board, notes, watcher", "global", show=False),
     Command("next_panel(-1)", "shift+tab", "Previous panel", "Focus the previous panel",

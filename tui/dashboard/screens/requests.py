@@ -105,6 +105,17 @@ class WidgetRequests(Screen[None]):
                                                       self.actions.stop, message.name,
                                                       done=f"stopped {message.name}"))
 
+    def on_sessions_table_remove_requested(self,
+                                           message: SessionsTable.RemoveRequested) -> None:
+        # Ends the agent and removes its worktree: ask first (the store refuses dirty work).
+        self._ask_first(f"Remove session {message.name}?",
+                        "Its agent ends, bullpen forgets it and its worktree goes; its"
+                        f" branch stays.\nUncommitted work is refused: bullpen rm"
+                        f" {message.name} --force.", "remove it",
+                        lambda: self.jobs.run_runtime(f"remove {message.name}",
+                                                      self.actions.rm, message.name,
+                                                      done=f"removed {message.name}"))
+
     def on_sessions_table_restart_requested(self,
                                             message: SessionsTable.RestartRequested) -> None:
         self.jobs.run_runtime(f"restart {message.name}", self.actions.restart, message.name,

@@ -59,6 +59,12 @@ class SessionsTable(CellCachedTable):
         name: str
 
     @dataclass
+    class RemoveRequested(Message):
+        """Stop and forget the session (asked first; `bullpen rm`)."""
+
+        name: str
+
+    @dataclass
     class DetailsRequested(Message):
         name: str
 
@@ -209,6 +215,10 @@ class SessionsTable(CellCachedTable):
     def action_restart_session(self) -> None:
         if name := self.selected:
             self.post_message(self.RestartRequested(name))
+
+    def action_remove_session(self) -> None:
+        if name := self.selected:
+            self.post_message(self.RemoveRequested(name))
 
     def action_details_session(self) -> None:
         if name := self.selected:
