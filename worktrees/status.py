@@ -29,6 +29,11 @@ def worktree_status(path: Path | str, base: str | None = None) -> WorktreeStatus
                           changed_files=changed, ahead=ahead, behind=behind, merged=merged)
 
 
+def changed_files(path: Path | str) -> tuple[str, ...]:
+    """The worktree's uncommitted files, from one git call (all `bullpen ls` shows of it)."""
+    return _porcelain(Path(path))[2]
+
+
 def _porcelain(path: Path) -> tuple[str, str | None, tuple[str, ...]]:
     """(head sha, branch or None, changed files) from one `git status --porcelain=v2` call.
 

@@ -14,6 +14,7 @@ import sys
 
 from tui import cli
 from tui.cli.output import fail
+from tui.cli.version import version
 
 TYPE_CHECKING = False  # not typing's: every CLI call would pay for importing typing
 if TYPE_CHECKING:
@@ -48,16 +49,6 @@ class _Version(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None) -> None:
         print(f"{cli.PROG} {version()}")
         parser.exit()
-
-
-def version() -> str:
-    """bullpen's version as installed (pip, uv tool, pipx or an editable checkout)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("bullpen")
-    except metadata.PackageNotFoundError:  # run from a checkout nobody installed
-        return "unknown (not installed)"
 
 
 class _Subcommands(argparse._SubParsersAction):

@@ -30,15 +30,22 @@ from board.db import is_postgres
 from board.errors import BadInput, BullpenError
 from board.identity import Caller
 from board.models import Session
-from board.room import open_room
+from board.room import Room, open_room
 from board.vocabulary import IdentityVariable, RoomLayout
-from workers.room import config, land, lifecycle, remote_verbs, spawn
+from workers.room import listing
 from workers.room.code_view import CodeFlow, code_flows
-from workers.room.land import LandingPreview
-from workers.room.lifecycle import Report, SessionRow
 from workers.tmux import layout
+from workers.tmux.processes import EXIT_TIMEOUT
 from workers.tmux.server import RoomServer
 from worktrees.status import worktree_status
+
+# Verbs that make or end sessions import the plan's YAML, spawning, the coordinator and
+# landing when called: `ls` and the dashboard's reads pay for none (issue 34).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from workers.room.land import LandingPreview
+    from workers.room.lifecycle import Report
+    from workers.room.listing import SessionRow
 
 NOT_RUNNING = ("not running — notes wait and alerts stop; bullpen up (or the dashboard)"
                " starts it")
@@ -63,19 +70,23 @@ class RoomControl:
                 self._caller = room.caller
         return self._caller
 
+    def _operator_room(self) -> Room:
+        return open_room(env={IdentityVariable.HOME: str(self.home)})
+
     @contextmanager
     def _privileged(self, power: Power, target: str | None = None, *,
                     force: bool = False) -> Iterator[None]:
         """Refuse (audited) unless the caller holds `power`; audit how the verb ended."""
+        from workers.room import spawn
         caller = self.caller
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             if is_postgres(room.conn):  # a room across machines: this machine's own only
                 if taken := machines.taken_elsewhere(room.conn, self.home):
                     authority.refuse_taken_name(room.conn, caller, power, target, taken,
                                                 force=force)
                 authority.refuse_elsewhere(room.conn, caller, power, target,
                                            machines.local_name(self.home))
-        with spawn.open_operator_room(self.home) as room, \
+        with self._operator_room() as room, \
                 authority.privileged(room.conn, caller, power, target, force=force):
             if target is not None and target == caller.name:
                 spawn.outlive_own_pane()  # acting on itself: its own pane may close
@@ -86,9 +97,10 @@ class RoomControl:
     def up(self, *, with_dashboard: bool = True, fresh: bool = False,
            progress: Callable[[str], None] = lambda line: None) -> Report:
         """Start or repair the room (idempotent: never a second copy of a live session)."""
+        from workers.room import lifecycle
         caller = self.caller
         if not caller.is_operator:  # up makes and restarts sessions: a granted power
-            with spawn.open_operator_room(self.home) as room:
+            with self._operator_room() as room:
                 authority.check(room.conn, caller, Power.SPAWN)
         report = lifecycle.up(self.home, with_dashboard=with_dashboard, server=self.server,
                               fresh=fresh, progress=progress)
@@ -97,8 +109,9 @@ class RoomControl:
         return report
 
     def _apply_grants(self, report: Report) -> None:
+        from workers.room import config
         plan = config.load(self.root)
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             for item in plan.sessions:
                 if sessions.get(room.conn, item.name) is None:
                     continue
@@ -106,15 +119,16 @@ class RoomControl:
                     report.say(f"{item.name} may: {', '.join(item.may) or 'nothing more'}")
 
     def down(self, *, remove_worktrees: bool = False, force: bool = False,
-             timeout: float = lifecycle.AGENT_EXIT_TIMEOUT) -> Report:
+             timeout: float = EXIT_TIMEOUT) -> Report:
         """Stop every session, the coordinator and tmux; worktrees stay unless asked.
         Agents get `timeout` seconds to exit before what is left of their panes is ended."""
+        from workers.room import lifecycle
         if force and not remove_worktrees:
             raise BadInput("--force only applies with --remove-worktrees")
         if not 0 <= timeout <= 3600:
             raise BadInput(f"--timeout {timeout:g} is out of range; give 0 to 3600 seconds")
         try:
-            with spawn.open_operator_room(self.home):
+            with self._operator_room():
                 pass
         except (BullpenError, sqlite3.Error):
             if os.environ.get(IdentityVariable.SESSION) or not self.home.is_dir():
@@ -128,7 +142,7 @@ class RoomControl:
 
     def ls(self) -> list[SessionRow]:
         """Every session with its live status and uncommitted files."""
-        return lifecycle.list_sessions(self.home, server=self.server)
+        return listing.list_sessions(self.home, server=self.server)
 
     def attach_command(self, name: str | None = None,
                        size: tuple[int, int] | None = None) -> list[str]:
@@ -136,6 +150,7 @@ class RoomControl:
         with the terminal's `size` (columns, rows), the room is laid out to fit it."""
         if not self.server.has_session(layout.ROOM_SESSION):
             raise BadInput("the room is not running; start it with bullpen up")
+        from workers.room import config
         try:  # a dashboard closed with q (or killed) comes back in its place
             where = config.load(self.home.parent).layout
         except BadInput:  # a plan broken since up: the room still gets its dashboard
@@ -160,7 +175,7 @@ class RoomControl:
     def keep_coordinator(self) -> bool:
         """Restart a dead coordinator while the room's tmux server runs; True if it did."""
         from workers.coordinator.loop import is_running
-
+        from workers.room import lifecycle
         if is_running(self.home) or not self.server.has_session(layout.ROOM_SESSION):
             return False
         return lifecycle.ensure_coordinator(self.server, self.home)
@@ -187,6 +202,7 @@ class RoomControl:
               deliver: str | None = None, with_dashboard: bool = True) -> Session:
         """Start a new session in its own worktree and pane (every refusal comes before
         anything is made); `agent` defaults to bullpen.yaml's."""
+        from workers.room import config, lifecycle, spawn
         if deliver not in (None, *config.DELIVER_VALUES):  # the dashboard's form is free text
             raise BadInput(f"deliver {deliver!r}: use {' or '.join(config.DELIVER_VALUES)}")
         plan = config.load(self.root)
@@ -202,6 +218,7 @@ class RoomControl:
     def stop(self, name: str, *, remove_worktree: bool = False,
              force: bool = False) -> list[str]:
         """Stop the session's agent (its worktree stays unless asked); one line per act."""
+        from workers.room import spawn
         if force and not remove_worktree:
             raise BadInput("--force only applies with --remove-worktree")
         options = ("--remove-worktree",) * remove_worktree + ("--force",) * force
@@ -210,7 +227,7 @@ class RoomControl:
             return [remote]
         with self._privileged(Power.STOP, name):
             if remove_worktree:
-                with spawn.open_operator_room(self.home) as room:
+                with self._operator_room() as room:
                     authority.check(room.conn, self.caller, Power.REMOVE, name, force=force)
             return spawn.stop(self.home, name, remove=remove_worktree, force=force,
                               server=self.server)
@@ -218,8 +235,9 @@ class RoomControl:
     def restart(self, name: str, *, fresh: bool = False) -> Session:
         """Start the session's agent again in a fresh pane (resuming its conversation
         unless `fresh`; a session of another machine: by that machine, when it lets)."""
+        from workers.room import lifecycle, spawn
         if self._ask_elsewhere(name, "restart", ("--fresh",) * fresh) is not None:
-            with spawn.open_operator_room(self.home) as room:
+            with self._operator_room() as room:
                 return sessions.require(room.conn, name)
         with self._privileged(Power.RESTART, name):
             session = spawn.restart(self.home, name, server=self.server, fresh=fresh)
@@ -229,7 +247,8 @@ class RoomControl:
     def _ask_elsewhere(self, name: str, verb: str, options: tuple[str, ...]) -> str | None:
         """For a session another machine runs: ask that machine (remote_verbs) and return
         its answer; None for a session of this machine."""
-        with spawn.open_operator_room(self.home) as room:
+        from workers.room import remote_verbs
+        with self._operator_room() as room:
             elsewhere = remote_verbs.machine_elsewhere(room.conn, self.home, name)
             if elsewhere is None:
                 return None
@@ -238,7 +257,7 @@ class RoomControl:
 
     def pane(self, name: str) -> str:
         """The session's pane id, only while that pane is still the session's own."""
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             session = sessions.require(room.conn, name)
         if not session.pane or not layout.owns_pane(self.server, session.pane, name):
             raise BadInput(f"{name} has no pane; start it with bullpen restart {name}")
@@ -266,7 +285,7 @@ class RoomControl:
         from board import previews
         from workers.coordinator.presence import Presence
 
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             session = sessions.require(room.conn, name)
             if Presence(self.home, room.conn).mine([session]):
                 return None
@@ -281,22 +300,24 @@ class RoomControl:
 
     def code_flows(self) -> dict[str, CodeFlow]:
         """Each session's code: ahead/behind the base, conflicts, landed or ready to land."""
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             return code_flows(room.conn, self.root, sessions.all_sessions(room.conn))
 
     def landing_preview(self, name: str) -> LandingPreview:
         """What landing `name` would do (base, strategy, check) and where its code stands."""
+        from workers.room import land
         return land.landing_preview(self.home, name)
 
     def land(self, name: str, on_output: Callable[[str], None] = lambda line: None) -> str:
         """Land `name`'s branch (the check's lines to `on_output`); the line saying what
         landed. Raises Refused or LandRefused (audited; nothing changed)."""
+        from workers.room import land
         return land.land_session(self.home, self.caller, name, on_output)
 
     # -- a session's worktree ------------------------------------------------------------
 
     def _worktree(self, name: str) -> tuple[Path, str | None]:
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             session = sessions.require(room.conn, name)
         if not session.worktree or not Path(session.worktree).is_dir():
             raise BadInput(f"{name} has no worktree on disk; see bullpen ls")
@@ -315,7 +336,7 @@ class RoomControl:
 
     def changed_files(self, name: str) -> int | None:
         """How many files differ in the session's worktree (None: no worktree)."""
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             session = sessions.get(room.conn, name)
         if session is None or not session.worktree or not Path(session.worktree).is_dir():
             return None

@@ -14,7 +14,7 @@ import signal
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from board import chains, machines, marks, sessions
@@ -30,7 +30,7 @@ from workers.coordinator.presence import Presence
 from workers.coordinator.slots import admitting
 from workers.room import budget_config, policy_check, slots
 from workers.room import config as config_file
-from workers.room.code_view import CodeFlow, code_flows
+from workers.room.listing import SessionRow, list_sessions  # noqa: F401 - `ls`, here before
 from workers.room.placement import place
 from workers.room.spawn import (
     check_requests,
@@ -47,14 +47,12 @@ from workers.tmux.server import RoomServer, require_tmux
 from worktrees.errors import WorktreeError
 from worktrees.remove import remove_worktree
 from worktrees.repo import main_head
-from worktrees.status import worktree_status
 
 COORDINATOR_START_TIMEOUT = 15.0
 # How long `down` waits for the coordinator to let go of its lock after its tmux server
 # went (it finishes the event it is on and stops its hook server), before a SIGTERM.
 COORDINATOR_STOP_TIMEOUT = 10.0
 ORPHAN_EXIT_TIMEOUT = 3.0  # `up` after the tmux server died: its coordinator is on its way out
-REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
 # How long `down` waits for the panes' processes to exit after their terminals hung up
 # (Hermes finishes its turn on SIGHUP) before it ends what is left of each pane's group.
 AGENT_EXIT_TIMEOUT = processes.EXIT_TIMEOUT
@@ -274,75 +272,3 @@ def _remove_one(root: Path, session: Session, force: bool) -> str:
     except WorktreeError as error:  # unsafe without --force, or git refused: keep it
         return f"kept {session.name}'s worktree: {error}"
     return f"removed {removed.path}"
-
-
-@dataclass(frozen=True)
-class SessionRow:
-    name: str
-    status: str
-    exit_code: int | None
-    branch: str | None
-    worktree: str | None
-    pane: str | None
-    agent: str | None
-    changed_files: tuple[str, ...]
-    machine: str | None = None  # where it runs; None in a room on one machine
-    reason: str | None = None  # why that status: the question asked, what is in front…
-    code: CodeFlow | None = None  # ahead/behind the base, conflicts, landed (code_view)
-    agent_version: str | None = None  # what its agent said of itself at launch
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "status": self.status, "reason": self.reason,
-                "exit_code": self.exit_code,
-                "branch": self.branch, "worktree": self.worktree, "pane": self.pane,
-                "agent": self.agent, "agent_version": self.agent_version,
-                "changed_files": list(self.changed_files),
-                "machine": self.machine, **(self.code or CodeFlow()).to_json()}
-
-
-def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionRow]:
-    """Every session with its live status (one tmux call) and its uncommitted files."""
-    root = home.parent
-    server = server or layout.server_for(root)
-    panes = snapshot_all(server, with_content=False)
-    deadline = time.monotonic() + REAP_WAIT
-    while server.reap_wanted and time.monotonic() < deadline:
-        # tmux has not recorded a dead pane's exit status yet; the next snapshot nudges it
-        time.sleep(0.02)
-        panes = snapshot_all(server, with_content=False)
-    rows = []
-    with open_operator_room(home) as room:
-        here = Presence(home, room.conn)
-        last_beats = machines.beats(room.conn) if here.shared else {}
-        known = sessions.all_sessions(room.conn)
-        mine = {s.name for s in here.mine(known)}
-        for session in known:
-            if session.name not in mine:  # its own machine's coordinator reports on it
-                rows.append(_remote_row(session, here.machine, last_beats))
-                continue
-            status, code = session.status, session.exit_code
-            reason = session.status_reason
-            snap = owned(panes, session.pane, session.name)
-            if session.desired == DesiredState.RUNNING and snap is None:
-                status, code, reason = SessionStatus.STOPPED, None, None
-            elif snap is not None and snap.dead:
-                status, code, reason = SessionStatus.EXITED, snap.dead_status, None
-            changed: tuple[str, ...] = ()
-            if session.worktree and Path(session.worktree).is_dir():
-                changed = worktree_status(session.worktree, session.base).changed_files
-            rows.append(SessionRow(session.name, status, code, session.branch,
-                                   session.worktree, snap.pane_id if snap else None,
-                                   session.agent, changed, session.machine, reason,
-                                   agent_version=session.agent_version))
-        flows = code_flows(room.conn, root, known)
-    return [replace(row, code=flows.get(row.name)) for row in rows]
-
-
-def _remote_row(session: Session, here: str, last_beats: dict) -> SessionRow:
-    """A session on another machine: the status its coordinator stored (or unreachable),
-    no pane or worktree files from here."""
-    status = machines.shown_status(session.status, session.machine, here, last_beats)
-    code = session.exit_code if status == SessionStatus.EXITED else None
-    return SessionRow(session.name, status, code, session.branch, session.worktree, None,
-                      session.agent, (), session.machine, agent_version=session.agent_version)
-
