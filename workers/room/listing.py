@@ -75,15 +75,19 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
                 status, code, reason = SessionStatus.STOPPED, None, None
             elif snap is not None and snap.dead:
                 status, code, reason = SessionStatus.EXITED, snap.dead_status, None
-            changed: tuple[str, ...] = ()
-            if session.worktree and Path(session.worktree).is_dir():
-                changed = changed_files(session.worktree)  # ahead/behind: code_flows
             rows.append(SessionRow(session.name, status, code, session.branch,
                                    session.worktree, snap.pane_id if snap else None,
-                                   session.agent, changed, session.machine, reason,
+                                   session.agent, (), session.machine, reason,
                                    agent_version=session.agent_version))
         flows = code_flows(room.conn, root, known)
-    return [replace(row, code=flows.get(row.name)) for row in rows]
+    # One git status per local worktree, run together (ahead/behind: code_flows).
+    checked = [row for row in rows if row.name in mine and row.worktree
+               and Path(row.worktree).is_dir()]
+    changed = dict(zip((row.name for row in checked),
+                       changed_files([row.worktree for row in checked if row.worktree]),
+                       strict=True))
+    return [replace(row, changed_files=changed.get(row.name, ()), code=flows.get(row.name))
+            for row in rows]
 
 
 def _remote_row(session: Session, here: str, last_beats: dict) -> SessionRow:
