@@ -70,7 +70,7 @@ def main(rounds: Sequence[str] = ("quiet", "soak")) -> int:
         quiet_round()
     if "soak" in rounds:
         print("-- under the soak's load --", flush=True)
-        print_latency(soak_round())
+        print_latency(soak_round(), "under the soak's load")
     return 0
 
 
