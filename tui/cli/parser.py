@@ -14,7 +14,6 @@ import sys
 
 from tui import cli
 from tui.cli.output import fail
-from tui.cli.version import version
 
 TYPE_CHECKING = False  # not typing's: every CLI call would pay for importing typing
 if TYPE_CHECKING:
@@ -47,6 +46,8 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from tui.cli.version import version
+
         print(f"{cli.PROG} {version()}")
         parser.exit()
 
