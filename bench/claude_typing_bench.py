@@ -18,14 +18,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import describe, percentile, scratch_repo
+from bench.common import describe, percentile, quick, scratch_repo
+from bench.figures import record
 from board.room import open_room
 from tests.agents.fake_model import FakeAnthropic, Text, all_text
 from tests.claude_install import claude_env, claude_home, install_claude
 from tests.installs import newest_npm_version
 from workers.tmux.layout import server_for
 
-NOTES = 12
+NOTES = quick(12, 2)
 POLL = 0.002
 TIMEOUT = 120.0  # a loaded 2-core machine starts Claude slowly
 
@@ -74,6 +75,11 @@ def main() -> None:
     print(f"raw paste + Enter -> received by the model:      {describe(raw)}")
     print(f"ratio p50 {percentile(to_model, 0.5) / percentile(raw, 0.5):.2f}x;"
           f" typed p99 {percentile(ours, 0.99) * 1000:.0f} ms against a 300 ms target")
+    record(f"note -> typed into Claude Code {version}, p99",
+           f"{percentile(ours, 0.99) * 1000:.0f} ms",
+           f"raw paste + Enter -> model p50 {percentile(raw, 0.5) * 1000:.0f} ms",
+           percentile(to_model, 0.5) / percentile(raw, 0.5), "p99 <= 300 ms",
+           percentile(ours, 0.99) <= 0.3)
 
 
 def _idle(room) -> bool:  # noqa: ANN001 - an open Room

@@ -1,4 +1,5 @@
-"""Shared measuring tools: percentiles, a throwaway repository, timing a command."""
+"""Shared measuring tools: percentiles, a throwaway repository, timing a command, and the
+sizes of a `--quick` run."""
 
 from __future__ import annotations
 
@@ -8,6 +9,22 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import TypeVar
+
+from bench.rooms import made
+
+Size = TypeVar("Size", int, float)
+QUICK = "BULLPEN_BENCH_QUICK"  # set by `python -m bench --quick`, before benches load
+
+
+def is_quick() -> bool:
+    """Whether this is a `--quick` run (a developer's loop: a minute in all)."""
+    return os.environ.get(QUICK) == "1"
+
+
+def quick(full: Size, brief: Size) -> Size:
+    """`full`, or `brief` in a `--quick` run."""
+    return brief if is_quick() else full
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -23,7 +40,7 @@ def describe(values: list[float], unit: str = "ms", scale: float = 1000.0) -> st
 
 def scratch_repo() -> Path:
     """A throwaway git repository with one commit, for benches."""
-    root = Path(tempfile.mkdtemp(prefix="bullpen-bench-")) / "repo"
+    root = made(Path(tempfile.mkdtemp(prefix="bullpen-bench-")) / "repo")
     root.mkdir()
     env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@b",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@b"}

@@ -16,15 +16,16 @@ import threading
 import time
 import traceback
 
-from bench.dashboard_bench import Child, fill_store, measure
+from bench.common import quick
+from bench.dashboard_probe import Child, fill_store, measure
 from bench.soak_bench import SESSIONS, Soak
 from board.db import connect
 from board.home import DB_NAME
 
-WARM_UP = 5.0  # seconds of load before the first timed note
-NOTES = 200
+WARM_UP = quick(5.0, 1.0)  # seconds of load before the first timed note
+NOTES = quick(200, 10)
 GAP_SECONDS = 0.1  # 20 s of timed notes under load
-LOAD_SECONDS = 90.0  # the load stops by itself after this, measured or not
+LOAD_SECONDS = quick(90.0, 15.0)  # the load stops by itself after this, measured or not
 CLI_SECONDS = 30.0  # one CLI call of the load, at most
 
 

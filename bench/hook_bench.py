@@ -18,16 +18,17 @@ from pathlib import Path
 
 import yaml
 
-from bench.common import median, ratio_spread, scratch_repo, time_command
+from bench.common import is_quick, median, quick, ratio_spread, scratch_repo, time_command
+from bench.figures import record
 from board import reads, sessions
 from board.identity import hook_key
 from board.room import open_room
 from workers.agents import agent_files
 from workers.surfaces.hook_server import serving
 
-TOOL_CALLS = 20
+TOOL_CALLS = quick(20, 3)
 # Interleaved claude -p runs per variant: one turn varies by ±0.5 s here (±25 ms per call).
-CLAUDE_RUNS = 7
+CLAUDE_RUNS = quick(7, 1)
 
 
 def command_hook_cost(repo: Path) -> None:
@@ -54,7 +55,7 @@ def command_hook_cost(repo: Path) -> None:
     def interpreter() -> float:
         return time_command([sys.executable, "-c", "import sqlite3"], 1)[0]
 
-    runs = 30
+    runs = quick(30, 5)
     held = "in process, the store open elsewhere"
     timings: dict[str, list[float]] = {"python": [], "in process": [], held: [],
                                        "forwarded": []}
@@ -77,6 +78,9 @@ def command_hook_cost(repo: Path) -> None:
         print(f"command hook {label} (bullpen hook claude, a Read): {cost * 1000:.1f} ms vs"
               f" python -c 'import sqlite3' {baseline * 1000:.1f} ms ->"
               f" {ratio_spread(timings[label], timings['python'])} (target <= 1.5x)")
+        record(f"command hook {label}", f"{cost * 1000:.1f} ms",
+               f"python -c 'import sqlite3' {baseline * 1000:.1f} ms", cost / baseline,
+               "<= 1.5x", cost / baseline <= 1.5)
 
 
 def _claude() -> Path | None:
@@ -144,6 +148,8 @@ def claude_turn(repo: Path) -> None:
         added = (median(timings[label]) - bare) / TOOL_CALLS
         print(f"  with bullpen's {label}: {median(timings[label]):.2f} s -> {added * 1000:.1f}"
               " ms added per tool call (target <= 10 ms)")
+        record(f"claude turn, {label}: added per tool call", f"{added * 1000:.1f} ms",
+               f"the turn without hooks {bare:.2f} s", None, "<= 10 ms", added <= 0.010)
 
 
 def hermes_turn(repo: Path) -> None:
@@ -223,5 +229,8 @@ def hermes_turn(repo: Path) -> None:
 def main() -> None:
     repo = scratch_repo()
     command_hook_cost(repo)
+    if is_quick():  # a real agent's turns take minutes: not for a developer's loop
+        print("claude and hermes turns: skipped in a --quick run")
+        return
     claude_turn(repo)
     hermes_turn(repo)

@@ -13,11 +13,12 @@ from pathlib import Path
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from bench.common import describe, median, ratio_spread, scratch_repo, time_command
+from bench.common import describe, median, quick, ratio_spread, scratch_repo, time_command
+from bench.figures import record
 from board import chains, sessions
 from board.room import open_room
 
-RUNS = 40
+RUNS = quick(40, 8)
 BULLPEN = str(Path(sys.executable).parent / "bullpen")
 
 
@@ -37,7 +38,7 @@ async def _mcp_times(env: dict[str, str], cwd: Path, runs: int) -> tuple[float, 
     return startup, times
 
 
-STARTS = 10
+STARTS = quick(10, 3)
 INITIALIZE = (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {},
     "clientInfo": {"name": "bench", "version": "1"}}}) + "\n").encode()
@@ -86,5 +87,8 @@ def main() -> None:
     print(f"MCP server start + initialize  {median(starts) * 1000:.1f} ms, median of"
           f" {STARTS} (target <= 400 ms; {ratio_spread(starts, bare)} the interpreter's"
           f" start; through the SDK's client: {startup * 1000:.1f} ms)")
+    record("MCP server start + initialize", f"{median(starts) * 1000:.1f} ms",
+           f"python -c 'import sqlite3' {median(bare) * 1000:.1f} ms",
+           median(starts) / median(bare), "<= 400 ms", median(starts) <= 0.4)
     print(f"ratio CLI process / MCP call: {median(cli) / median(calls):.1f}x"
           f" (MCP call / interpreter start: {median(calls) / median(floor):.2f}x)")

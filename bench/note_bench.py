@@ -8,14 +8,23 @@ import sys
 import time
 from pathlib import Path
 
-from bench.common import describe, median, percentile, ratio_spread, scratch_repo, time_command
+from bench.common import (
+    describe,
+    median,
+    percentile,
+    quick,
+    ratio_spread,
+    scratch_repo,
+    time_command,
+)
+from bench.figures import record
 from board import chains, notes, sessions
 from board.db import connect
 from board.identity import Caller
 from board.room import open_room
 
-SENDERS = 10
-NOTES_PER_SENDER = 30
+SENDERS = quick(10, 3)
+NOTES_PER_SENDER = quick(30, 5)
 
 # One sender process: sends notes carrying nothing but their own index.
 SENDER = """
@@ -53,7 +62,7 @@ def cli_cost(repo: Path) -> None:
     room.close()
     env = {**os.environ, "BULLPEN_SESSION": "sender", "BULLPEN_TOKEN": token}
     bullpen = str(Path(sys.executable).parent / "bullpen")
-    runs = 20
+    runs = quick(20, 5)
     time_command([sys.executable, "-c", "import sqlite3"], 3)  # warm the page cache
     time_command([bullpen, "note", "send", "receiver", "warm"], 3, env=env, cwd=repo)
     bare: list[float] = []
@@ -65,6 +74,9 @@ def cli_cost(repo: Path) -> None:
     baseline, send = median(bare), median(sends)
     print(f"CLI note send, whole process: {send * 1000:.1f} ms vs python -c 'import sqlite3'"
           f" {baseline * 1000:.1f} ms -> {ratio_spread(sends, bare)} (target <= 2x)")
+    record("bullpen note send, whole process", f"{send * 1000:.1f} ms",
+           f"python -c 'import sqlite3' {baseline * 1000:.1f} ms", send / baseline, "<= 2x",
+           send / baseline <= 2.0)
 
 
 def _run_senders(script: str, db: Path, names: list[str]) -> None:
@@ -126,3 +138,8 @@ def main() -> None:
     print(f"bare SQLite commit -> visible to a polling reader, same load: {describe(raw)}")
     print(f"ratio p99: {percentile(latency, 0.99) / max(percentile(raw, 0.99), 1e-6):.1f}x"
           " the bare primitive")
+    record(f"note send -> inbox, {SENDERS} senders, p99",
+           f"{percentile(latency, 0.99) * 1000:.1f} ms",
+           f"bare SQLite commit -> seen p99 {percentile(raw, 0.99) * 1000:.1f} ms",
+           percentile(latency, 0.99) / max(percentile(raw, 0.99), 1e-6), "p99 <= 50 ms",
+           percentile(latency, 0.99) <= 0.05)

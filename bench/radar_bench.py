@@ -27,7 +27,8 @@ import sys
 import time
 from pathlib import Path
 
-from bench.common import describe, percentile, scratch_repo
+from bench.common import describe, percentile, quick, scratch_repo
+from bench.figures import record
 from board import sessions
 from board.db import connect
 from board.room import open_room
@@ -36,15 +37,16 @@ from workers.coordinator.radar import Radar
 from workers.tmux.server import RoomServer, socket_name_for
 from worktrees import create_worktree
 
-FILES = 10_000
-SESSIONS = 10
-ROUNDS = 45
-LATENCY_ROUNDS = 50  # a p99 from fewer samples is only the worst one seen
+FILES = quick(10_000, 500)
+SESSIONS = quick(10, 3)
+ROUNDS = quick(45, 5)
+LATENCY_ROUNDS = quick(50, 3)  # a p99 from fewer samples is only the worst one seen
 TARGET_RATIO = 1.5
 TARGET_LATENCY = 1.0
 WAIT = 30.0
 RESCAN = 2.0  # seconds: two of the radar's quiet rounds
 SHARED = "shared/config.txt"
+LONER = f"pkg{(FILES - 1) // 100:03d}/mod{(FILES - 1) % 100:03d}.py"  # the last file made
 LINES = 200
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@b",
        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@b"}
@@ -85,7 +87,7 @@ def cost(repo: Path) -> tuple[list[float], list[float], list[float], int]:
         sessions.register(room.conn, name, branch=info.branch, worktree=str(info.path))
         sessions.update(room.conn, name, desired="running")
         if index == SESSIONS - 1:  # the loner: a file of its own
-            (info.path / "pkg099" / "mod099.py").write_text("LONER = 1\n")
+            (info.path / LONER).write_text("LONER = 1\n")
         else:
             shared = info.path / SHARED
             shared.write_text(own_lines(shared.read_text(), index, "committed"))
@@ -105,10 +107,10 @@ def cost(repo: Path) -> tuple[list[float], list[float], list[float], int]:
         spent = time.perf_counter() - started
         pairs = radar.predicted - before
         per_pair.append(spent / max(pairs, 1))
-        (paths[loner] / "pkg099" / "mod099.py").write_text(f"LONER = {round_}\n")
+        (paths[loner] / LONER).write_text(f"LONER = {round_}\n")
         before = radar.predicted
         started = time.perf_counter()
-        radar.scan(room.conn, {loner: {"pkg099/mod099.py"}})
+        radar.scan(room.conn, {loner: {LONER}})
         alone.append(time.perf_counter() - started)
         assert radar.predicted == before
     tips = [git(paths[n], "rev-parse", "HEAD").strip() for n in ("s0", "s1")]
@@ -210,6 +212,9 @@ def main() -> None:
     ratio = percentile(per_pair, 0.5) / percentile(raw, 0.5)
     print(f"radar per change, per affected pair: {describe(per_pair)} = {ratio:.2f}x one"
           f" merge-tree (target <= {TARGET_RATIO}x: {verdict(ratio <= TARGET_RATIO)})")
+    record("radar per change, per affected pair", f"{percentile(per_pair, 0.5) * 1000:.1f} ms",
+           f"git merge-tree {percentile(raw, 0.5) * 1000:.1f} ms", ratio,
+           f"<= {TARGET_RATIO}x", ratio <= TARGET_RATIO)
     print(f"a change nobody else overlaps (no pair predicted): {describe(alone)},"
           f" {percentile(alone, 0.5) / percentile(raw, 0.5):.2f}x one merge-tree (flat: no"
           " target)")
@@ -223,6 +228,8 @@ def main() -> None:
         print(f"write -> both sides' {words} notes stored: {describe(values)} (target p99 <="
               f" {TARGET_LATENCY * 1000:.0f} ms, watcher debounce 200 ms included:"
               f" {verdict(p99 <= TARGET_LATENCY)})")
+        record(f"write -> both sides' {words} notes, p99", f"{p99 * 1000:.0f} ms", "", None,
+               f"p99 <= {TARGET_LATENCY * 1000:.0f} ms", p99 <= TARGET_LATENCY)
 
 
 if __name__ == "__main__":

@@ -18,16 +18,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.common import median, scratch_repo
+from bench.common import median, quick, scratch_repo
+from bench.figures import record
 from workers.coordinator.status import StatusTracker
 from workers.tmux.panes import snapshot_all
 from workers.tmux.server import RoomServer, socket_name_for
 from workers.tmux.watch import PaneWatch
 
-SESSIONS = int(os.environ.get("BULLPEN_BENCH_SCALE", "200"))
-ROUNDS = int(os.environ.get("BULLPEN_BENCH_ROUNDS", "3"))
+SESSIONS = int(os.environ.get("BULLPEN_BENCH_SCALE", quick(200, 10)))
+ROUNDS = int(os.environ.get("BULLPEN_BENCH_ROUNDS", quick(3, 1)))
 FILES = 200
-FOLLOW_SECONDS = 20.0
+FOLLOW_SECONDS = quick(20.0, 2.0)
 PANE_TICK = 0.25  # the coordinator's pane tick
 
 SHELL_UP = r"""
@@ -73,6 +74,9 @@ def up_many(bullpen: str | None = None) -> None:
           f" shell script doing the same git and tmux calls per session {_spread(shell)};"
           f" bullpen up {_spread(ours)} (target <= 10 s);"
           f" ratio {_spread(ratios, 'x')}")
+    record(f"up of {SESSIONS} sessions", f"{median(ours):.2f} s",
+           f"shell script {median(shell):.2f} s", median(ratios), "<= 10 s",
+           median(ours) <= 10.0)
 
 
 def _shell_up(repo: Path) -> float:
@@ -123,6 +127,9 @@ def follow_cpu() -> None:
               f" {_spread(figures[name], '% of a core')} against the idle tmux server's"
               f" {idle:.2f} %; added {median(figures[name]) - idle:.2f} % of a core"
               + (" (target < 1 %)" if name == "control" else ""))
+    added = median(figures["control"]) - idle
+    record(f"following {SESSIONS} idle panes (control mode): added", f"{added:.2f} % of a core",
+           f"idle tmux server {idle:.2f} %", None, "< 1 %", added < 1.0)
 
 
 def _poller(server: RoomServer) -> Callable[[], None]:

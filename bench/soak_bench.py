@@ -33,15 +33,16 @@ from pathlib import Path
 
 import yaml
 
-from bench.common import scratch_repo
+from bench.common import quick, scratch_repo
+from bench.figures import record
 from board.db import connect
 from tests.agents.scripted_agent import command_line
 from workers.room.control import RoomControl
 from workers.tmux.server import RoomServer, socket_name_for
 
 SESSIONS = [f"s{number}" for number in range(10)]
-SECONDS = float(os.environ.get("SOAK_SECONDS", "120"))
-SETTLE = 90.0  # seconds the quiet room gets to deliver what is left
+SECONDS = float(os.environ.get("SOAK_SECONDS", quick(120, 10)))
+SETTLE = quick(90.0, 30.0)  # seconds the quiet room gets to deliver what is left
 TYPED = re.compile(r"\[note #(?P<id>\d+) from operator[^\]]*\] soak-(?P<n>\d+)")
 BULLPEN = str(Path(sys.executable).parent / "bullpen")
 GIT_ENV = {"GIT_AUTHOR_NAME": "soak", "GIT_AUTHOR_EMAIL": "s@s",
@@ -261,6 +262,9 @@ def main() -> None:
         print(f"  cli: {failure}")
     good = figures["notes lost"] == figures["notes duplicated"] == figures["tracebacks"] == 0
     print("target met: 0 lost, 0 duplicated, 0 tracebacks" if good else "TARGET MISSED")
+    record(f"soak {SECONDS:.0f} s: notes lost / duplicated / tracebacks",
+           f"{figures['notes lost']} / {figures['notes duplicated']} / {figures['tracebacks']}",
+           "", None, "0 / 0 / 0", good)
 
 
 if __name__ == "__main__":

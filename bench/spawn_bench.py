@@ -10,15 +10,16 @@ import sys
 import time
 from pathlib import Path
 
-from bench.common import median, scratch_repo
+from bench.common import median, quick, scratch_repo
+from bench.figures import record
 from workers.coordinator.status import StatusTracker
 from workers.tmux.panes import snapshot_all
 from workers.tmux.server import RoomServer, socket_name_for
 
 SESSIONS = 10
-FILES = 2000
-POLL_PANES = 50
-POLL_SECONDS = 30.0
+FILES = quick(2000, 200)
+POLL_PANES = quick(50, 10)
+POLL_SECONDS = quick(30.0, 2.0)
 PANE_TICK = 0.25
 
 SHELL_SPAWN = r"""
@@ -48,7 +49,7 @@ def _repo_with_files() -> Path:
     return repo
 
 
-def spawn_ratio(rounds: int = 5) -> None:
+def spawn_ratio(rounds: int = quick(5, 1)) -> None:
     """Interleaved rounds (the machine is noisy: one checkout can take 3x another); each
     round's ratio compares runs made moments apart, and the median ratio is reported."""
     bullpen = str(Path(sys.executable).parent / "bullpen")
@@ -64,6 +65,8 @@ def spawn_ratio(rounds: int = 5) -> None:
           f" median {median(up):.2f} s, median ratio {up_ratio:.2f}x (target <= 1.3x);"
           f" {SESSIONS} separate bullpen spawn processes median {median(separate):.2f} s,"
           f" median ratio {spawn_ratio_:.2f}x")
+    record(f"start {SESSIONS} sessions (up)", f"{median(up):.2f} s",
+           f"shell script {median(shell):.2f} s", up_ratio, "<= 1.3x", up_ratio <= 1.3)
 
 
 def _shell_run(repo: Path) -> float:
@@ -127,6 +130,9 @@ def poller_cpu() -> None:
           f" poller {own / wall * 100:.1f} % of a core + tmux clients {tmux_cpu / wall * 100:.1f}"
           f" %; the tmux server {server_cpu / wall * 100:.1f} % (one capture of every pane"
           " per tick)")
+    per_tick = (server.calls - calls_before - 1) / ticks
+    record(f"status poller, {POLL_PANES} panes: tmux calls per tick", f"{per_tick:.2f}",
+           "", None, "1", per_tick <= 1.0)
 
 
 def _process_cpu(pid: int) -> float:

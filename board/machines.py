@@ -9,9 +9,8 @@ Heartbeats compare clocks of different machines: keep them in sync (NTP).
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
-import socket
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -56,7 +55,7 @@ def local_name(home: Path, env: Mapping[str, str] | None = None) -> str:
     configured = store.read_local(home).get("machine")
     if configured is not None:
         return validate_name(str(configured))
-    host = re.sub(r"[^a-z0-9-]+", "-", socket.gethostname().split(".")[0].lower()).strip("-")
+    host = re.sub(r"[^a-z0-9-]+", "-", os.uname().nodename.split(".")[0].lower()).strip("-")
     if not host or not host[0].isalpha():
         host = f"m-{host}" if host else "machine"
     return host[:40]
@@ -102,6 +101,8 @@ def claim(conn: Connection, home: Path) -> str:
                       " --machine NAME")
     row = conn.execute("SELECT id FROM machines WHERE name = ?", (name,)).fetchone()
     if row is None or row["id"] is None:
+        import secrets  # here: every `ls` and hook reads machines, few make one
+
         own_id = own_id or secrets.token_hex(6)
         with write(conn):
             conn.execute(

@@ -30,7 +30,7 @@ from board.postgres import guest_limits
 from board.postgres.connection import PgConnection
 from board.postgres.pairing_sql import MAX_WAITING, MAX_WRONG_CODES, PAIRING_TTL
 from board.records import record
-from board.vocabulary import JoinState
+from board.vocabulary import Approval, JoinState
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, no 1/I: read aloud safely
 CODE_LENGTH = 8
@@ -215,19 +215,19 @@ def approve(conn: Connection, approver: str, machine: str, code: str) -> str:
     shown = normalise(code)
     outcome = conn.execute("SELECT bullpen_approve(?, ?, ?)",
                            (machine, code_hash(code), approver)).fetchone()[0]
-    if outcome.startswith("approved:"):
-        return outcome.removeprefix("approved:")
+    if outcome.startswith(f"{Approval.APPROVED}:"):
+        return outcome.removeprefix(f"{Approval.APPROVED}:")
     again = "; run bullpen room join again on that machine"
     raise {
-        "none": NotFound(f"no machine named {machine!r} is waiting for approval; see"
+        Approval.NONE: NotFound(f"no machine named {machine!r} is waiting for approval; see"
                          " bullpen machines"),
-        "wrong": BadInput(f"{shown} is not the code machine {machine} showed; check it"
+        Approval.WRONG: BadInput(f"{shown} is not the code machine {machine} showed; check it"
                           f" ({MAX_WRONG_CODES} wrong codes spend its request)"),
-        "spent": Refused(f"machine {machine}'s request was spent by wrong codes{again}"),
-        "used": Refused(f"code {shown} was already used; codes are single use"),
-        "expired": Refused(f"code {shown} expired (codes last {PAIRING_TTL // 60} minutes)"
+        Approval.SPENT: Refused(f"machine {machine}'s request was spent by wrong codes{again}"),
+        Approval.USED: Refused(f"code {shown} was already used; codes are single use"),
+        Approval.EXPIRED: Refused(f"code {shown} expired (codes last {PAIRING_TTL // 60} minutes)"
                            f"{again}"),
-        "taken": Refused(f"a machine named {machine!r} is already in the room{again}"
+        Approval.TAKEN: Refused(f"a machine named {machine!r} is already in the room{again}"
                          " with another --machine NAME"),
     }[outcome]
 

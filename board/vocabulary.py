@@ -4,34 +4,17 @@ A stdlib-only leaf (as Supervisor's `states.py`): anything in bullpen may import
 imports nothing of bullpen, so emitters and matchers share one spelling and cannot drift.
 Each enum is a `StrEnum`, so its members are the very strings stored in the database and
 printed in `--json` output.
+
+Ordinary StrEnums: the standard library's `enum._simple_enum` made them at half the cost,
+but it is private (Python may change or remove it).
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-TYPE_CHECKING = False  # not typing's: every hook and CLI process imports this module
-if TYPE_CHECKING:
-    from typing import TypeVar
 
-    _Enum = TypeVar("_Enum")
-    _Words = StrEnum
-
-    def _words(cls: type[_Enum]) -> type[_Enum]:
-        return cls
-else:
-    # The standard library's own fast path for enums made at import (http.HTTPMethod
-    # uses it): a plain class body turned into the same StrEnum without EnumType's
-    # per-member checks, half the cost of this module, paid by every hook and CLI call.
-    # tests/unit/test_vocabulary.py checks each against an ordinary StrEnum.
-    from enum import _simple_enum
-
-    _Words = object
-    _words = _simple_enum(StrEnum)
-
-
-@_words
-class EventKind(_Words):
+class EventKind(StrEnum):
     """What an `events` row records; readers tail the log by id and match these."""
 
     SESSION_REGISTERED = "session_registered"
@@ -68,8 +51,7 @@ class EventKind(_Words):
     BUDGET_SET = "budget_set"  # the operator set a limit; held notes may flow again
 
 
-@_words
-class TaskStatus(_Words):
+class TaskStatus(StrEnum):
     """A task's column, in board order (Hermes Kanban's words, so users meet familiar ones)."""
 
     TRIAGE = "triage"
@@ -90,8 +72,7 @@ NEEDS_PARENTS_DONE = frozenset(
     {TaskStatus.READY, TaskStatus.RUNNING, TaskStatus.REVIEW, TaskStatus.DONE})
 
 
-@_words
-class SessionStatus(_Words):
+class SessionStatus(StrEnum):
     """What a session is doing: evidence, not a guess (DESIGN "Agent state")."""
 
     STARTING = "starting"  # launched, no evidence yet
@@ -112,8 +93,7 @@ class SessionStatus(_Words):
 CANNOT_READ = "bullpen cannot read"
 
 
-@_words
-class DesiredState(_Words):
+class DesiredState(StrEnum):
     """What the operator asked a session to be; `up` restores `running` ones."""
 
     REGISTERED = "registered"  # known but never launched
@@ -125,8 +105,7 @@ class DesiredState(_Words):
     RELEASED = "released"
 
 
-@_words
-class NoteKind(_Words):
+class NoteKind(StrEnum):
     """Why a note was sent; the header and the dashboard stream show it."""
 
     NOTE = "note"  # from a session or the operator
@@ -137,16 +116,14 @@ class NoteKind(_Words):
     CONFLICT = "conflict"  # the radar: your work and another's will not merge (or now will)
 
 
-@_words
-class BaseMode(_Words):
+class BaseMode(StrEnum):
     """Where a session's worktree starts (`base:` in bullpen.yaml); any other value is a ref."""
 
     AFTER = "after"  # its parents' final commits, carried in when it is handed its task
     MAIN = "main"  # the main checkout's HEAD, nothing carried in
 
 
-@_words
-class DeliveryState(_Words):
+class DeliveryState(StrEnum):
     """Where a note stands for one recipient (board/deliveries.py has the transitions)."""
 
     QUEUED = "queued"  # waiting to be typed, handed or read
@@ -158,8 +135,7 @@ class DeliveryState(_Words):
     DROPPED = "dropped"  # never given: the operator ended its chain (a loop)
 
 
-@_words
-class HoldReason(_Words):
+class HoldReason(StrEnum):
     """Why a note waits (`held`), as `note show --json` and the dashboard show it."""
 
     BUSY = "busy"
@@ -177,8 +153,7 @@ class HoldReason(_Words):
     BUDGET = "budget"  # its (or the room's) spend reached its budget: held until raised
 
 
-@_words
-class ChainState(_Words):
+class ChainState(StrEnum):
     """Where a conversation chain stands (`chains.state`, board/chains.py)."""
 
     OPEN = "open"
@@ -186,8 +161,7 @@ class ChainState(_Words):
     ENDED = "ended"  # the operator ended it: its held notes were dropped, no more join it
 
 
-@_words
-class DeliveryChannel(_Words):
+class DeliveryChannel(StrEnum):
     """How a note reached its recipient (`deliveries.via`)."""
 
     PANE = "pane"  # typed into the agent's empty prompt
@@ -195,8 +169,7 @@ class DeliveryChannel(_Words):
     INBOX = "inbox"  # read with `note inbox` or the MCP tool
 
 
-@_words
-class ReadSource(_Words):
+class ReadSource(StrEnum):
     """Where the knowledge that a session read a file came from."""
 
     EXPLICIT = "explicit"  # bullpen read PATH
@@ -206,16 +179,14 @@ class ReadSource(_Words):
     TRANSCRIPT = "transcript"  # the agent's own transcript: tool calls its hook missed
 
 
-@_words
-class MachineState(_Words):
+class MachineState(StrEnum):
     """Whether a machine may use a room across machines (`machines.state`)."""
 
     APPROVED = "approved"
     REVOKED = "revoked"  # its database role lost every right (bullpen machines revoke)
 
 
-@_words
-class JoinState(_Words):
+class JoinState(StrEnum):
     """Where a machine's request to join stands (`join_requests.state`); the database's
     own functions move it (board/postgres/schema.py: bullpen_approve)."""
 
@@ -223,10 +194,24 @@ class JoinState(_Words):
     APPROVED = "approved"
     EXPIRED = "expired"  # its code was older than the pairing time-to-live
     REFUSED = "refused"  # spent by wrong codes, or refused by the operator
+    SUPERSEDED = "superseded"  # another request of the same name was approved
 
 
-@_words
-class AskState(_Words):
+class Approval(StrEnum):
+    """What the database's `bullpen_approve` answers (board/pairing.py says each in a
+    line), and the outcome `pairing_attempts` records (approved or wrong)."""
+
+    APPROVED = "approved"  # answered as `approved:MACHINE`
+    WRONG = "wrong"  # not the code that machine showed
+    SPENT = "spent"  # its request was spent by wrong codes
+    USED = "used"  # the code was used already
+    EXPIRED = "expired"  # the code outlived the pairing time-to-live
+    TAKEN = "taken"  # a machine of that name is in the room already
+    NONE = "none"  # no request of that name waits
+    LOCKED = "locked"  # migration 5's functions only: too many wrong codes lately
+
+
+class AskState(StrEnum):
     """Where an operator's ask to another machine stands (`remote_asks.state`): the
     machine running the session does it, or refuses it, itself."""
 
@@ -238,16 +223,14 @@ class AskState(_Words):
     EXPIRED = "expired"  # nobody answered in time (that machine's coordinator is down)
 
 
-@_words
-class RoomLayout(_Words):
+class RoomLayout(StrEnum):
     """How the room's tmux window holds the session panes (`layout:` in bullpen.yaml)."""
 
     SIDE_BY_SIDE = "side-by-side"  # the dashboard and every session in one window
     WINDOWS = "windows"  # each session in its own window (many sessions)
 
 
-@_words
-class IdentityVariable(_Words):
+class IdentityVariable(StrEnum):
     """The environment a session's processes carry so bullpen knows who is calling."""
 
     HOME = "BULLPEN_HOME"  # the room's .bullpen directory

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import git
-
 from worktrees.errors import BadWorktreeInput
 from worktrees.gitcmd import run_git
 from worktrees.models import RegisteredWorktree
+
+TYPE_CHECKING = False  # not typing's: `bullpen ls` reads worktrees and pays for no import
+if TYPE_CHECKING:
+    import git
 
 # The main worktree's HEAD, readable from any linked worktree (git >= 2.23).
 MAIN_HEAD = "main-worktree/HEAD"
@@ -60,6 +62,8 @@ def main_root(path: Path | str) -> Path:
 
 def open_repo(path: Path | str) -> git.Repo:
     """Open the main checkout of the repository containing `path` (which must have a commit)."""
+    import git  # GitPython: here, for the few verbs that need a Repo (issue 34)
+
     root = main_root(path)
     repo = git.Repo(root)
     if not repo.head.is_valid():

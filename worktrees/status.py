@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from worktrees.gitcmd import run_git
+from worktrees.gitcmd import run_git, run_git_all
 from worktrees.models import WorktreeStatus
 from worktrees.repo import MAIN_HEAD, resolve_commit
 
@@ -29,15 +29,26 @@ def worktree_status(path: Path | str, base: str | None = None) -> WorktreeStatus
                           changed_files=changed, ahead=ahead, behind=behind, merged=merged)
 
 
-def _porcelain(path: Path) -> tuple[str, str | None, tuple[str, ...]]:
-    """(head sha, branch or None, changed files) from one `git status --porcelain=v2` call.
+def changed_files(paths: list[Path | str]) -> list[tuple[str, ...]]:
+    """Each worktree's uncommitted files, one git status each, run together (all `bullpen
+    ls` shows of them: its ahead/behind come from workers.room.code_view)."""
+    return [_parsed(result.stdout)[2]
+            for result in run_git_all([(path, STATUS) for path in paths])]
 
-    Read only: without --no-optional-locks git status refreshes the worktree's index on
-    disk (index.lock, then index), under the session's own git, which may then find the
-    lock taken, and the change watcher takes an index write for git at work there."""
-    output = run_git(path, "--no-optional-locks", "status", "--porcelain=v2", "-z",
-                     "--branch", "--untracked-files=all",
-                     "--ignore-submodules=dirty").stdout
+
+# Read only: without --no-optional-locks git status refreshes the worktree's index on disk
+# (index.lock, then index), under the session's own git, which may then find the lock
+# taken, and the change watcher takes an index write for git at work there.
+STATUS = ("--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch",
+          "--untracked-files=all", "--ignore-submodules=dirty")
+
+
+def _porcelain(path: Path) -> tuple[str, str | None, tuple[str, ...]]:
+    """(head sha, branch or None, changed files) from one `git status --porcelain=v2` call."""
+    return _parsed(run_git(path, *STATUS).stdout)
+
+
+def _parsed(output: str) -> tuple[str, str | None, tuple[str, ...]]:
     head, branch = "", None
     changed: list[str] = []
     fields = iter(output.split("\0"))

@@ -1,6 +1,11 @@
 """Migration 5's pairing functions on PostgreSQL, in a module of their own to keep
 schema.py under the size limit. Migration 8 replaced them (pairing_sql); they stay, as
-every released migration does, so a room at any schema upgrades step by step."""
+every released migration does, so a room at any schema upgrades step by step. Their words
+come from board.vocabulary: the text is the one released, byte for byte."""
+
+from board.vocabulary import Approval
+from board.vocabulary import JoinState as Join  # short: the SQL keeps its line breaks
+from board.vocabulary import MachineState as Machine
 
 # Joining by pairing, enforced by the database itself (default deny). The room's tables
 # belong to its owner; approved machines get them through the group role <db>_room. A new
@@ -64,33 +69,33 @@ DECLARE
     now_at double precision := extract(epoch FROM clock_timestamp());
 BEGIN
     PERFORM pg_advisory_xact_lock({0x42554C4C});
-    IF (SELECT count(*) FROM pairing_attempts WHERE outcome = 'wrong'
+    IF (SELECT count(*) FROM pairing_attempts WHERE outcome = '{Approval.WRONG}'
             AND created_at > now_at - {PAIRING_TTL}) >= {MAX_WRONG_CODES} THEN
-        RETURN 'locked';
+        RETURN '{Approval.LOCKED}';
     END IF;
     SELECT * INTO request FROM join_requests r WHERE r.code_hash = bullpen_approve.code_hash
         AND r.role = current_database() || '_m_' || r.machine;
     IF NOT FOUND THEN
-        INSERT INTO pairing_attempts (outcome, created_at) VALUES ('wrong', now_at);
-        RETURN 'wrong';
+        INSERT INTO pairing_attempts (outcome, created_at) VALUES ('{Approval.WRONG}', now_at);
+        RETURN '{Approval.WRONG}';
     END IF;
-    IF request.state <> 'pending' THEN
-        RETURN 'used';
+    IF request.state <> '{Join.PENDING}' THEN
+        RETURN '{Approval.USED}';
     END IF;
     IF request.created_at < now_at - {PAIRING_TTL} THEN
-        UPDATE join_requests r SET state = 'expired'
+        UPDATE join_requests r SET state = '{Join.EXPIRED}'
             WHERE r.machine = request.machine AND r.code_hash = request.code_hash;
-        RETURN 'expired';
+        RETURN '{Approval.EXPIRED}';
     END IF;
-    UPDATE join_requests r SET state = 'approved'
+    UPDATE join_requests r SET state = '{Join.APPROVED}'
         WHERE r.machine = request.machine AND r.code_hash = request.code_hash;
     EXECUTE format('GRANT %I TO %I', bullpen_room_group(), request.role);
     INSERT INTO machines (name, role, state, approved_by, approved_at, created_at)
-        VALUES (request.machine, request.role, 'approved', approver, now_at, now_at)
-        ON CONFLICT (name) DO UPDATE SET role = excluded.role, state = 'approved',
+        VALUES (request.machine, request.role, '{Machine.APPROVED}', approver, now_at, now_at)
+        ON CONFLICT (name) DO UPDATE SET role = excluded.role, state = '{Machine.APPROVED}',
             approved_by = excluded.approved_by, approved_at = excluded.approved_at;
-    INSERT INTO pairing_attempts (outcome, created_at) VALUES ('approved', now_at);
-    RETURN 'approved:' || request.machine;
+    INSERT INTO pairing_attempts (outcome, created_at) VALUES ('{Approval.APPROVED}', now_at);
+    RETURN '{Approval.APPROVED}:' || request.machine;
 END $$;
 
 CREATE FUNCTION bullpen_revoke(machine text) RETURNS boolean
@@ -103,7 +108,7 @@ BEGIN
         RETURN false;
     END IF;
     EXECUTE format('REVOKE %I FROM %I', bullpen_room_group(), who);
-    UPDATE machines m SET state = 'revoked' WHERE m.name = bullpen_revoke.machine;
+    UPDATE machines m SET state = '{Machine.REVOKED}' WHERE m.name = bullpen_revoke.machine;
     BEGIN  -- its open sessions end now (needs pg_signal_backend; else at reconnect)
         PERFORM pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = who;
     EXCEPTION WHEN insufficient_privilege THEN

@@ -27,6 +27,9 @@ Who can do what (docs/machines.md says the same for users):
 """
 
 from board.postgres.connection import WRITE_LOCK
+from board.vocabulary import Approval
+from board.vocabulary import JoinState as Join  # short: the SQL keeps its line breaks
+from board.vocabulary import MachineState as Machine
 
 PAIRING_TTL = 3600
 MAX_WRONG_CODES = 5
@@ -80,7 +83,7 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
     IF EXISTS (SELECT 1 FROM machines m WHERE m.name = bullpen_request_join.machine
-               AND m.state <> 'revoked')
+               AND m.state <> '{Machine.REVOKED}')
             OR (NOT EXISTS (SELECT 1 FROM machines m
                             WHERE m.name = bullpen_request_join.machine)
                 AND EXISTS (SELECT 1 FROM sessions s
@@ -88,9 +91,9 @@ BEGIN
         RAISE EXCEPTION 'machine % is already in the room', bullpen_request_join.machine
             USING ERRCODE = '42710';
     END IF;
-    UPDATE join_requests r SET state = 'expired'
-        WHERE r.state = 'pending' AND r.created_at < now_at - {PAIRING_TTL};
-    IF (SELECT count(*) FROM join_requests r WHERE r.state = 'pending') >= {MAX_WAITING} THEN
+    UPDATE join_requests r SET state = '{Join.EXPIRED}'
+        WHERE r.state = '{Join.PENDING}' AND r.created_at < now_at - {PAIRING_TTL};
+    IF (SELECT count(*) FROM join_requests r WHERE r.state = '{Join.PENDING}') >= {MAX_WAITING} THEN
         RAISE EXCEPTION 'too many machines are waiting for approval'
             USING ERRCODE = '53400';
     END IF;
@@ -111,43 +114,43 @@ BEGIN
         AND r.code_hash = bullpen_approve.code_hash AND r.verifier IS NOT NULL;
     IF NOT FOUND THEN  -- counted against this name's waiting requests, nobody else's
         UPDATE join_requests r SET wrong_codes = r.wrong_codes + 1,
-            state = CASE WHEN r.wrong_codes + 1 >= {MAX_WRONG_CODES} THEN 'refused'
+            state = CASE WHEN r.wrong_codes + 1 >= {MAX_WRONG_CODES} THEN '{Join.REFUSED}'
                          ELSE r.state END
-            WHERE r.machine = bullpen_approve.machine AND r.state = 'pending';
+            WHERE r.machine = bullpen_approve.machine AND r.state = '{Join.PENDING}';
         IF NOT FOUND THEN
-            RETURN 'none';
+            RETURN '{Approval.NONE}';
         END IF;
-        INSERT INTO pairing_attempts (outcome, created_at) VALUES ('wrong', now_at);
-        RETURN 'wrong';
+        INSERT INTO pairing_attempts (outcome, created_at) VALUES ('{Approval.WRONG}', now_at);
+        RETURN '{Approval.WRONG}';
     END IF;
-    IF request.state = 'refused' THEN
-        RETURN 'spent';
+    IF request.state = '{Join.REFUSED}' THEN
+        RETURN '{Approval.SPENT}';
     END IF;
-    IF request.state <> 'pending' THEN
-        RETURN 'used';
+    IF request.state <> '{Join.PENDING}' THEN
+        RETURN '{Approval.USED}';
     END IF;
     IF request.created_at < now_at - {PAIRING_TTL} THEN
-        UPDATE join_requests r SET state = 'expired' WHERE r.id = request.id;
-        RETURN 'expired';
+        UPDATE join_requests r SET state = '{Join.EXPIRED}' WHERE r.id = request.id;
+        RETURN '{Approval.EXPIRED}';
     END IF;
     IF EXISTS (SELECT 1 FROM machines m WHERE m.name = request.machine
-               AND m.state = 'approved') THEN
-        RETURN 'taken';
+               AND m.state = '{Machine.APPROVED}') THEN
+        RETURN '{Approval.TAKEN}';
     END IF;
     -- CREATE, never ALTER: approving can make a role, never re-key one
     EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', request.role, request.verifier);
     EXECUTE format('GRANT %I TO %I', bullpen_room_group(), request.role);
-    UPDATE join_requests r SET state = 'approved' WHERE r.id = request.id;
-    UPDATE join_requests r SET state = 'superseded'
-        WHERE r.machine = request.machine AND r.state = 'pending';
+    UPDATE join_requests r SET state = '{Join.APPROVED}' WHERE r.id = request.id;
+    UPDATE join_requests r SET state = '{Join.SUPERSEDED}'
+        WHERE r.machine = request.machine AND r.state = '{Join.PENDING}';
     INSERT INTO machines (name, id, role, state, approved_by, approved_at, created_at)
-        VALUES (request.machine, request.id, request.role, 'approved', approver, now_at,
+        VALUES (request.machine, request.id, request.role, '{Machine.APPROVED}', approver, now_at,
                 now_at)
         ON CONFLICT (name) DO UPDATE SET id = excluded.id, role = excluded.role,
-            state = 'approved', approved_by = excluded.approved_by,
+            state = '{Machine.APPROVED}', approved_by = excluded.approved_by,
             approved_at = excluded.approved_at, beat_at = NULL;
-    INSERT INTO pairing_attempts (outcome, created_at) VALUES ('approved', now_at);
-    RETURN 'approved:' || request.machine;
+    INSERT INTO pairing_attempts (outcome, created_at) VALUES ('{Approval.APPROVED}', now_at);
+    RETURN '{Approval.APPROVED}:' || request.machine;
 END $$;
 
 CREATE OR REPLACE FUNCTION bullpen_revoke(machine text) RETURNS boolean
@@ -161,7 +164,7 @@ BEGIN
     END IF;
     EXECUTE format('REVOKE %I FROM %I', bullpen_room_group(), who);
     EXECUTE format('ALTER ROLE %I NOLOGIN', who);  -- it cannot come back to LISTEN either
-    UPDATE machines m SET state = 'revoked' WHERE m.name = bullpen_revoke.machine;
+    UPDATE machines m SET state = '{Machine.REVOKED}' WHERE m.name = bullpen_revoke.machine;
     BEGIN  -- its open sessions end now (needs pg_signal_backend; else at reconnect)
         PERFORM pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = who;
     EXCEPTION WHEN insufficient_privilege THEN

@@ -127,17 +127,15 @@ def test_vocabulary_is_a_stdlib_leaf() -> None:
     assert ours == {"board", "board.vocabulary"}
 
 
-def test_each_enum_is_the_strenum_its_class_body_declares() -> None:
-    """The vocabulary's enums are built by the standard library's fast path (cheaper at
-    import, paid by every hook process): each must be what an ordinary `StrEnum` subclass
-    with the same members would be (the standard library's own check for that path)."""
+def test_each_enum_is_an_ordinary_strenum() -> None:
+    """Plain `StrEnum` subclasses (no private fast path): members are the stored strings,
+    they pickle by name and the class says what it holds."""
     words = [value for value in vars(vocabulary).values()
              if isinstance(value, type) and issubclass(value, enum.StrEnum)
              and value is not enum.StrEnum]
     assert EventKind in words and len(words) >= 16
     for built in words:
-        ordinary = enum.StrEnum(built.__name__, [(m.name, m.value) for m in built])
-        enum._test_simple_enum(ordinary, built)  # raises TypeError on any difference
         assert type(built) is enum.EnumType and built.__module__ == "board.vocabulary"
         assert built.__doc__ and pickle.loads(pickle.dumps(next(iter(built)))) is next(iter(built))
+        assert all(isinstance(member, str) and member == member.value for member in built)
     assert TaskStatus("done") is TaskStatus.DONE and f"{TaskStatus.DONE}" == "done"

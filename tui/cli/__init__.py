@@ -61,6 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the hot paths below then end it themselves (board.room.end_process).
     whole_process = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:  # no parser and no command module to say it (issue 34)
+        from tui.cli.version import version
+
+        print(f"{PROG} {version()}")
+        return 0
     if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):
         # An agent runs this after every tool call: no argparse, no command modules.
         from workers.surfaces.hook_entry import main as run_hook

@@ -46,18 +46,10 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from tui.cli.version import version
+
         print(f"{cli.PROG} {version()}")
         parser.exit()
-
-
-def version() -> str:
-    """bullpen's version as installed (pip, uv tool, pipx or an editable checkout)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("bullpen")
-    except metadata.PackageNotFoundError:  # run from a checkout nobody installed
-        return "unknown (not installed)"
 
 
 class _Subcommands(argparse._SubParsersAction):

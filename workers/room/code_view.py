@@ -15,7 +15,7 @@ from board.conflicts import Conflict
 from board.connection import Connection
 from board.vocabulary import FINISHED_TASK_STATUSES
 from worktrees.errors import WorktreeError
-from worktrees.gitcmd import run_git
+from worktrees.gitcmd import run_git, run_git_all
 from worktrees.naming import branch_for
 
 
@@ -68,14 +68,17 @@ def code_flows(conn: Connection, root: Path, known: list,  # noqa: ANN001 - mode
     plan_ids = plan.plan_tasks(conn)
     every = tasks.list_tasks(conn)
     flows = {}
+    head_of = {s.name: heads.get(s.branch or branch_for(s.name)) for s in known}
+    counted = [name for name, head in head_of.items() if head and base]
+    counts = dict(zip(counted, run_git_all(  # one rev-list a session, run together
+        [(root, ("rev-list", "--left-right", "--count", f"{base}...{head_of[name]}"))
+         for name in counted]), strict=True))
     for session in known:
         name = session.name
-        head = heads.get(session.branch or branch_for(name))
+        head = head_of[name]
         ahead = behind = None
-        if head and base:
-            counts = run_git(root, "rev-list", "--left-right", "--count",
-                             f"{base}...{head}").stdout.split()
-            behind, ahead = int(counts[0]), int(counts[1])
+        if name in counts:
+            behind, ahead = (int(n) for n in counts[name].stdout.split())
         landing = last.get(name)
         # Landed while its head is the one that landed, and also once nothing of its own
         # is left to land: its branch deleted (down --remove-worktrees, rm) or made again

@@ -10,9 +10,8 @@ It also holds the one authority rule (board.authority, default deny): only the
 operator spawns, stops, restarts or removes other sessions and brings the room down; a
 session may stop or restart itself; a plan grants more with `may:`. The caller is the
 identity in the environment (BULLPEN_SESSION with its BULLPEN_TOKEN), else the operator.
-Every verb that needs a power is audited, refusals included.
-
-Every method blocks on tmux or git: the dashboard calls them from thread workers.
+Every verb that needs a power is audited, refusals included. Every method blocks on tmux
+or git: the dashboard calls them from thread workers.
 """
 
 from __future__ import annotations
@@ -29,18 +28,23 @@ from board.db import is_postgres
 from board.errors import BadInput, BullpenError
 from board.identity import Caller
 from board.models import Session
-from board.room import open_room
+from board.room import Room, open_room
 from board.vocabulary import IdentityVariable, RoomLayout
-from workers.room import answers, config, land, lifecycle, listing, remote_verbs, removal, spawn
-from workers.room.answers import Answered, Question
+from workers.room import listing, worktree_view
 from workers.room.code_view import CodeFlow, code_flows
-from workers.room.land import LandingPreview
-from workers.room.land_rules import RuleChange
-from workers.room.lifecycle import Report
-from workers.room.listing import SessionRow
 from workers.tmux import layout, nesting
+from workers.tmux.processes import EXIT_TIMEOUT
 from workers.tmux.server import RoomServer
-from worktrees.status import worktree_status
+
+# Verbs import the plan's YAML, spawning and landing when called: `ls` pays for none
+# (tests/integration/test_command_imports.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from workers.room.answers import Answered, Question
+    from workers.room.land import LandingPreview
+    from workers.room.land_rules import RuleChange
+    from workers.room.lifecycle import Report
+    from workers.room.listing import SessionRow
 
 NOT_RUNNING = ("not running — notes wait and alerts stop; bullpen up (or the dashboard)"
                " starts it")
@@ -65,19 +69,23 @@ class RoomControl:
                 self._caller = room.caller
         return self._caller
 
+    def _operator_room(self) -> Room:
+        return open_room(env={IdentityVariable.HOME: str(self.home)})
+
     @contextmanager
     def _privileged(self, power: Power, target: str | None = None, *,
                     force: bool = False) -> Iterator[None]:
         """Refuse (audited) unless the caller holds `power`; audit how the verb ended."""
+        from workers.room import spawn
         caller = self.caller
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             if is_postgres(room.conn):  # a room across machines: this machine's own only
                 if taken := machines.taken_elsewhere(room.conn, self.home):
                     authority.refuse_taken_name(room.conn, caller, power, target, taken,
                                                 force=force)
                 authority.refuse_elsewhere(room.conn, caller, power, target,
                                            machines.local_name(self.home))
-        with spawn.open_operator_room(self.home) as room, \
+        with self._operator_room() as room, \
                 authority.privileged(room.conn, caller, power, target, force=force):
             if target is not None and target == caller.name:
                 spawn.outlive_own_pane()  # acting on itself: its own pane may close
@@ -88,9 +96,10 @@ class RoomControl:
     def up(self, *, with_dashboard: bool = True, fresh: bool = False,
            progress: Callable[[str], None] = lambda line: None) -> Report:
         """Start or repair the room (idempotent: never a second copy of a live session)."""
+        from workers.room import lifecycle
         caller = self.caller
         if not caller.is_operator:  # up makes and restarts sessions: a granted power
-            with spawn.open_operator_room(self.home) as room:
+            with self._operator_room() as room:
                 authority.check(room.conn, caller, Power.SPAWN)
         report = lifecycle.up(self.home, with_dashboard=with_dashboard, server=self.server,
                               fresh=fresh, progress=progress)
@@ -99,8 +108,9 @@ class RoomControl:
         return report
 
     def _apply_grants(self, report: Report) -> None:
+        from workers.room import config
         plan = config.load(self.root)
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             for item in plan.sessions:
                 if sessions.get(room.conn, item.name) is None:
                     continue
@@ -108,15 +118,16 @@ class RoomControl:
                     report.say(f"{item.name} may: {', '.join(item.may) or 'nothing more'}")
 
     def down(self, *, remove_worktrees: bool = False, force: bool = False,
-             timeout: float = lifecycle.AGENT_EXIT_TIMEOUT) -> Report:
+             timeout: float = EXIT_TIMEOUT) -> Report:
         """Stop every session, the coordinator and tmux; worktrees stay unless asked.
         Agents get `timeout` seconds to exit before what is left of their panes is ended."""
+        from workers.room import lifecycle
         if force and not remove_worktrees:
             raise BadInput("--force only applies with --remove-worktrees")
         if not 0 <= timeout <= 3600:
             raise BadInput(f"--timeout {timeout:g} is out of range; give 0 to 3600 seconds")
         try:
-            with spawn.open_operator_room(self.home):
+            with self._operator_room():
                 pass
         except (BullpenError, sqlite3.Error):
             if os.environ.get(IdentityVariable.SESSION) or not self.home.is_dir():
@@ -136,6 +147,7 @@ class RoomControl:
                        size: tuple[int, int] | None = None) -> list[str]:
         """The argv that puts the user's terminal on the room, with `name`'s pane focused;
         with the terminal's `size` (columns, rows), the room is laid out to fit it."""
+        from workers.room import config
         if not self.server.has_session(layout.ROOM_SESSION):
             raise BadInput("the room is not running; start it with bullpen up")
         try:  # a dashboard closed with q (or killed) comes back in its place
@@ -164,6 +176,7 @@ class RoomControl:
     def keep_coordinator(self) -> bool:
         """Restart a dead coordinator while the room's tmux server runs; True if it did."""
         from workers.coordinator.loop import is_running
+        from workers.room import lifecycle
 
         if is_running(self.home) or not self.server.has_session(layout.ROOM_SESSION):
             return False
@@ -193,6 +206,7 @@ class RoomControl:
               deliver: str | None = None, with_dashboard: bool = True) -> Session:
         """Start a new session in its own worktree and pane (every refusal comes before
         anything is made); `agent` defaults to bullpen.yaml's."""
+        from workers.room import config, lifecycle, spawn
         if deliver not in (None, *config.DELIVER_VALUES):  # the dashboard's form is free text
             raise BadInput(f"deliver {deliver!r}: use {' or '.join(config.DELIVER_VALUES)}")
         plan = config.load(self.root)
@@ -208,6 +222,7 @@ class RoomControl:
     def stop(self, name: str, *, remove_worktree: bool = False,
              force: bool = False) -> list[str]:
         """Stop the session's agent (its worktree stays unless asked); one line per act."""
+        from workers.room import spawn
         if force and not remove_worktree:
             raise BadInput("--force only applies with --remove-worktree")
         options = ("--remove-worktree",) * remove_worktree + ("--force",) * force
@@ -216,7 +231,7 @@ class RoomControl:
             return [remote]
         with self._privileged(Power.STOP, name):
             if remove_worktree:
-                with spawn.open_operator_room(self.home) as room:
+                with self._operator_room() as room:
                     authority.check(room.conn, self.caller, Power.REMOVE, name, force=force)
             return spawn.stop(self.home, name, remove=remove_worktree, force=force,
                               server=self.server)
@@ -224,9 +239,10 @@ class RoomControl:
     def rm(self, name: str, *, delete_branch: bool = False, force: bool = False) -> list[str]:
         """Stop `name`, remove its worktree (refused while it holds work, unless `force`)
         and forget it; its branch stays unless `delete_branch`. One line per act."""
+        from workers.room import remote_verbs, removal
         if self.caller.name == name:  # its own pane, cwd and identity would go under it
             raise BadInput(f"{name} cannot remove itself; the operator runs bullpen rm {name}")
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             if elsewhere := remote_verbs.machine_elsewhere(room.conn, self.home, name):
                 raise BadInput(f"{name} runs on machine {elsewhere}; run bullpen rm there")
         with self._privileged(Power.REMOVE, name, force=force):
@@ -236,8 +252,9 @@ class RoomControl:
     def restart(self, name: str, *, fresh: bool = False) -> Session:
         """Start the session's agent again in a fresh pane (resuming its conversation
         unless `fresh`; a session of another machine: by that machine, when it lets)."""
+        from workers.room import lifecycle, spawn
         if self._ask_elsewhere(name, "restart", ("--fresh",) * fresh) is not None:
-            with spawn.open_operator_room(self.home) as room:
+            with self._operator_room() as room:
                 return sessions.require(room.conn, name)
         with self._privileged(Power.RESTART, name):
             session = spawn.restart(self.home, name, server=self.server, fresh=fresh)
@@ -247,7 +264,8 @@ class RoomControl:
     def _ask_elsewhere(self, name: str, verb: str, options: tuple[str, ...]) -> str | None:
         """For a session another machine runs: ask that machine (remote_verbs) and return
         its answer; None for a session of this machine."""
-        with spawn.open_operator_room(self.home) as room:
+        from workers.room import remote_verbs
+        with self._operator_room() as room:
             elsewhere = remote_verbs.machine_elsewhere(room.conn, self.home, name)
             if elsewhere is None:
                 return None
@@ -256,7 +274,7 @@ class RoomControl:
 
     def pane(self, name: str) -> str:
         """The session's pane id, only while that pane is still the session's own."""
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             session = sessions.require(room.conn, name)
         if not session.pane or not layout.owns_pane(self.server, session.pane, name):
             raise BadInput(f"{name} has no pane; start it with bullpen restart {name}")
@@ -284,12 +302,14 @@ class RoomControl:
 
     def questions(self) -> list[Question]:
         """What each session that needs input asks now, with the choices it offers."""
+        from workers.room import answers
         return answers.questions(self.home, self.server)
 
     def answer(self, name: str, choice: str, question_id: str | None = None,
                via: str | None = None) -> Answered:
         """Type the operator's `choice` into `name`'s question, only while it is still
         the question `question_id` (refused and audited otherwise; `answers`)."""
+        from workers.room import answers
         return answers.answer(self.home, self.server, self.caller, name, choice,
                               question_id, via)
 
@@ -297,11 +317,12 @@ class RoomControl:
 
     def code_flows(self) -> dict[str, CodeFlow]:
         """Each session's code: ahead/behind the base, conflicts, landed or ready to land."""
-        with spawn.open_operator_room(self.home) as room:
+        with self._operator_room() as room:
             return code_flows(room.conn, self.root, sessions.all_sessions(room.conn))
 
     def landing_preview(self, name: str) -> LandingPreview:
         """What landing `name` would do (base, strategy, check) and where its code stands."""
+        from workers.room import land
         return land.landing_preview(self.home, name)
 
     def land(self, name: str, on_output: Callable[[str], None] = lambda line: None,
@@ -310,33 +331,20 @@ class RoomControl:
         landed. `accepted`: the changes to the room's rules the operator was shown and
         said yes to (any other refuses). Raises Refused or LandRefused (audited; nothing
         changed)."""
+        from workers.room import land
         return land.land_session(self.home, self.caller, name, on_output,
                                  allow_config=bool(accepted), shown=accepted or None)
 
-    # -- a session's worktree ------------------------------------------------------------
-
-    def _worktree(self, name: str) -> tuple[Path, str | None]:
-        with spawn.open_operator_room(self.home) as room:
-            session = sessions.require(room.conn, name)
-        if not session.worktree or not Path(session.worktree).is_dir():
-            raise BadInput(f"{name} has no worktree on disk; see bullpen ls")
-        return Path(session.worktree), session.base
+    # -- a session's worktree (workers/room/worktree_view.py) -------------------------
 
     def diff(self, name: str) -> str:
         """What `bullpen diff NAME` prints: commits since the base and uncommitted edits."""
-        from worktrees.changes import session_diff
-
-        return session_diff(*self._worktree(name))
+        return worktree_view.diff(self.home, name)
 
     def changed_paths(self, name: str) -> list[str]:
         """The uncommitted files in the session's worktree."""
-        path, base = self._worktree(name)
-        return list(worktree_status(path, base).changed_files)
+        return worktree_view.changed_paths(self.home, name)
 
     def changed_files(self, name: str) -> int | None:
         """How many files differ in the session's worktree (None: no worktree)."""
-        with spawn.open_operator_room(self.home) as room:
-            session = sessions.get(room.conn, name)
-        if session is None or not session.worktree or not Path(session.worktree).is_dir():
-            return None
-        return len(worktree_status(session.worktree, session.base).changed_files)
+        return worktree_view.changed_files(self.home, name)

@@ -1,4 +1,8 @@
-"""`ls`: every session of the room with its live status, worktree files and code flow."""
+"""`bullpen ls`: every session with its live status, uncommitted files and code flow.
+
+Apart from lifecycle (up and down), whose imports (the plan's YAML, the coordinator,
+spawning) `ls` needs none of: listing is what people and agents type most (issue 34).
+"""
 
 from __future__ import annotations
 
@@ -8,15 +12,15 @@ from pathlib import Path
 
 from board import machines, sessions
 from board.models import Session
-from board.vocabulary import DesiredState, SessionStatus
+from board.room import open_room
+from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
 from workers.coordinator.presence import Presence
 from workers.room.code_view import CodeFlow, branch_heads, code_flows
-from workers.room.spawn import open_operator_room
 from workers.tmux import layout
 from workers.tmux.panes import owned, snapshot_all
 from workers.tmux.server import RoomServer
 from worktrees.errors import WorktreeError
-from worktrees.status import worktree_status
+from worktrees.status import changed_files
 
 REAP_WAIT = 0.5  # seconds `ls` waits for tmux to record an exit status it missed
 
@@ -62,7 +66,7 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
         heads: dict[str, str] | None = branch_heads(root)
     except WorktreeError:  # no git repository here (a room kept elsewhere): no code flow
         heads = None
-    with open_operator_room(home) as room:
+    with open_room(env={IdentityVariable.HOME: str(home)}) as room:  # as the operator
         here = Presence(home, room.conn)
         last_beats = machines.beats(room.conn) if here.shared else {}
         known = sessions.all_sessions(room.conn)
@@ -78,21 +82,24 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
                 status, code, reason = SessionStatus.STOPPED, None, None
             elif snap is not None and snap.dead:
                 status, code, reason = SessionStatus.EXITED, snap.dead_status, None
-            changed: tuple[str, ...] = ()
             on_disk = bool(session.worktree) and Path(session.worktree or "").is_dir()
-            if on_disk and session.worktree:
-                changed = worktree_status(session.worktree, session.base).changed_files
             # A worktree or branch that is gone is not shown as if it were there.
             branch = session.branch if heads is None or session.branch in heads else None
             rows.append(SessionRow(session.name, status, code, branch,
                                    session.worktree if on_disk else None,
                                    snap.pane_id if snap else None,
-                                   session.agent, changed, session.machine, reason,
+                                   session.agent, (), session.machine, reason,
                                    agent_version=session.agent_version,
                                    removed=not on_disk and bool(session.branch
                                                                 or session.worktree)))
         flows = code_flows(room.conn, root, known, heads) if heads is not None else {}
-    return [replace(row, code=flows.get(row.name)) for row in rows]
+    # One git status per local worktree, run together (ahead/behind: code_flows).
+    checked = [row for row in rows if row.name in mine and row.worktree]
+    changed = dict(zip((row.name for row in checked),
+                       changed_files([row.worktree for row in checked if row.worktree]),
+                       strict=True))
+    return [replace(row, changed_files=changed.get(row.name, ()), code=flows.get(row.name))
+            for row in rows]
 
 
 def _remote_row(session: Session, here: str, last_beats: dict) -> SessionRow:

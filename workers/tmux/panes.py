@@ -18,7 +18,7 @@ reaps the missed one too) — still one tmux process from our side.
 from __future__ import annotations
 
 import hashlib
-import secrets
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -191,7 +191,7 @@ def _parse(nonce: str, out: str) -> tuple[dict[str, PaneSnapshot], dict[str, str
 
 def _one_call(server: RoomServer, pane_ids: list[str],
               with_content: bool) -> tuple[dict[str, PaneSnapshot], dict[str, str]]:
-    nonce = "~bp" + secrets.token_hex(8)
+    nonce = "~bp" + os.urandom(8).hex()  # secrets.token_hex, without importing secrets
     proc = server.run(*_chain(nonce, pane_ids, with_content, server.reap_wanted))
     server.reap_wanted = False
     return _parse(nonce, proc.stdout.decode(errors="replace"))

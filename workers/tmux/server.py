@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -51,6 +50,8 @@ def socket_name_for(repo_root: Path) -> str:
 
 def require_tmux() -> str:
     """Return the tmux binary's path, or raise `TmuxMissing` saying how to install it."""
+    import shutil  # here: shutil loads zlib, bz2 and lzma, and `bullpen ls` never asks
+
     found = shutil.which("tmux")
     if found is None:
         raise TmuxMissing(
