@@ -28,6 +28,7 @@ from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.room import config, policy_check
 from workers.room.doctor_claims import old_claims
 from workers.room.doctor_land import land_leftovers
+from workers.room.doctor_notify import notify_findings
 from workers.room.findings import Finding
 from workers.tmux import layout
 from worktrees.naming import worktree_path
@@ -61,6 +62,7 @@ def diagnose(home: Path) -> list[Finding]:
         found += [finding for session in known for finding in _agent(home, session)]
         found += _policy(home, [s for s in known if s.desired == DesiredState.RUNNING])
         found += old_claims(home, conn, {s.name for s in known})
+        found += notify_findings(home)
     except sqlite3.DatabaseError as error:
         found.append(Finding("store", False, f"reading the sessions failed ({error})",
                              "restore .bullpen/bullpen.db from a backup"))
