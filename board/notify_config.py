@@ -76,7 +76,7 @@ def read(home: Path) -> NotifySettings | None:
         raise BadInput(f"{where}: urls: expected one or more Apprise URLs")
     for url in urls:
         if "://" not in url:
-            raise BadInput(f"{where}: {label(url)!r} is not a URL (scheme://...)")
+            raise BadInput(f"{where}: urls: one is not a URL (scheme://...)")
     events = raw.get("events", sorted(ALL_EVENTS))
     if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
         raise BadInput(f"{where}: events: expected a list of {', '.join(sorted(ALL_EVENTS))}")

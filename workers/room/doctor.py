@@ -42,7 +42,7 @@ def diagnose(home: Path) -> list[Finding]:
     found = _home(home)
     if not found[-1].ok:
         return found
-    found += _logs(home)
+    found += _logs(home) + notify_findings(home)  # read from local.yaml: no store needed
     conn, store = _store(home)
     found += store
     if conn is None:
@@ -62,7 +62,6 @@ def diagnose(home: Path) -> list[Finding]:
         found += [finding for session in known for finding in _agent(home, session)]
         found += _policy(home, [s for s in known if s.desired == DesiredState.RUNNING])
         found += old_claims(home, conn, {s.name for s in known})
-        found += notify_findings(home)
     except sqlite3.DatabaseError as error:
         found.append(Finding("store", False, f"reading the sessions failed ({error})",
                              "restore .bullpen/bullpen.db from a backup"))
