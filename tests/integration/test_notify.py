@@ -16,7 +16,7 @@ from board import tasks
 from board.identity import Caller
 from tests.conftest import commit_file
 from tests.notify_receiver import Receiver, hanging_port, receiver, refusing_port
-from tests.rooms import LiveRoom, live_room
+from tests.rooms import live_room
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
