@@ -24,7 +24,8 @@ from board.records import record
 log = logging.getLogger(__name__)
 
 QUEUE_SIZE = 1000  # messages waiting for one receiver; past it they are counted, dropped
-GATHER = 0.05  # seconds the first message waits for others that come with it
+GATHER = 0.01  # seconds the first message waits for others that come with it (one batch
+# of events the loop applied arrives within microseconds)
 MIN_GAP = 1.0  # seconds between two messages to one receiver: the rest are batched
 PER_MESSAGE = 25  # lines in one batched message (receivers cut long ones)
 FLUSH = 2.0  # seconds a stopping coordinator gives its senders to send what is queued
