@@ -76,7 +76,7 @@ def test_each_event_is_one_message_and_a_question_is_told_once(
         assert line.startswith("alice reached its budget (")
         conn.close()
         # bob's question is still on the screen, read every pane poll: told once
-        time.sleep(1.5)  # noqa: the absence of a repeat can only be seen over time
+        time.sleep(1.5)  # a repeat's absence can only be seen over time (6 pane polls)
         assert len([line for line in got.lines() if line.startswith("bob asks")]) == 1
         assert all(post["title"].startswith("bullpen repo: ") for post in got.posts)
 
