@@ -28,9 +28,10 @@ KEY = "notify"
 INSTALL = "pip install 'bullpen[notify]'"
 # Written by the coordinator's sender after each send: doctor reports the last failure.
 STATE_FILE = "notify.json"
-# The hook point for `bullpen serve`: the page's URL, one line, in this file of the room's
-# home while serve runs. Each notification ends with it when the file is there.
-PAGE_URL_FILE = "serve.url"
+# `bullpen serve` keeps the page's address (without its login token) in this file of the
+# room's home while it runs (workers/surfaces/web/access.py, URL_FILE): each notification
+# ends with it then.
+PAGE_URL_FILE = "web-url"
 
 
 class NotifyEvent(StrEnum):
