@@ -3,8 +3,10 @@
 Each receiver (an Apprise URL) has its own thread and a bounded queue, so the
 coordinator only ever puts a message in a queue (never waits on the network), and a
 receiver that hangs or refuses holds back nobody else's messages, nor any note.
-Messages are batched: the first goes at once; what comes while one is sent, or within
-`MIN_GAP` of the last send, goes in the next, with up to `PER_MESSAGE` lines each.
+Messages are batched and paced: the first goes at once; what comes while one is sent,
+or within `MIN_GAP` of the last send, goes in the next, one message per `MIN_GAP` at
+most, with up to `PER_MESSAGE` lines each (the rest go in the next one: none is lost
+unless `QUEUE_SIZE` wait).
 After each send the outcome is written to `.bullpen/notify.json` (doctor reads it).
 """
 
@@ -46,19 +48,15 @@ TITLES = {NotifyEvent.QUESTION: "a question", NotifyEvent.TASK_DONE: "task done"
           NotifyEvent.LANDING: "landing", NotifyEvent.COORDINATOR: "coordinator"}
 
 
-def compose(room: str, batch: list[Message], page: str | None) -> list[tuple[str, str]]:
-    """(title, body) of each message that tells `batch`: one for a single message, else
-    batches of `PER_MESSAGE` lines, each line one thing told, the page's link last."""
+def compose(room: str, batch: list[Message], page: str | None) -> tuple[str, str]:
+    """The title and body that tell `batch`: one thing told per line, the page's link
+    last."""
     tail = f"\n{page}" if page else ""
     if len(batch) == 1:
-        return [(f"bullpen {room}: {TITLES[batch[0].kind]}", batch[0].text + tail)]
-    out = []
-    for start in range(0, len(batch), PER_MESSAGE):
-        part = batch[start:start + PER_MESSAGE]
-        kinds = sorted({TITLES[m.kind] for m in part})
-        out.append((f"bullpen {room}: {len(part)} events ({', '.join(kinds)})",
-                    "\n".join(m.text for m in part) + tail))
-    return out
+        return f"bullpen {room}: {TITLES[batch[0].kind]}", batch[0].text + tail
+    kinds = sorted({TITLES[m.kind] for m in batch})
+    return (f"bullpen {room}: {len(batch)} events ({', '.join(kinds)})",
+            "\n".join(m.text for m in batch) + tail)
 
 
 class _Warnings(logging.Handler):
@@ -110,24 +108,29 @@ class Sender:
     def _run(self) -> None:
         notifier = _apprise(self.url)
         last_sent = float("-inf")
+        waiting: list[Message] = []  # the next message's lines (the last one's overflow)
         stopping = False
-        while not stopping:
-            first = self.queue.get()
-            if first is _STOP:
-                return
-            batch = [first]
+        while waiting or not stopping:
+            if not waiting:
+                first = self.queue.get()
+                if first is _STOP:
+                    return
+                waiting.append(first)
             until = max(time.monotonic() + GATHER, last_sent + MIN_GAP)
-            while (left := until - time.monotonic()) > 0 or not self.queue.empty():
+            while not stopping and len(waiting) < PER_MESSAGE:
+                left = until - time.monotonic()
                 try:
-                    item = self.queue.get(timeout=max(left, 0.0))
+                    item = self.queue.get(timeout=left) if left > 0 else self.queue.get_nowait()
                 except queue.Empty:
                     break
                 if item is _STOP:
                     stopping = True
-                    break
-                batch.append(item)
-            for title, body in compose(self.room, batch, page_url(self.home)):
-                self._send(notifier, title, body)
+                else:
+                    waiting.append(item)
+            if (left := until - time.monotonic()) > 0:
+                time.sleep(left)  # this thread's own pace: one message per MIN_GAP
+            batch, waiting = waiting[:PER_MESSAGE], waiting[PER_MESSAGE:]
+            self._send(notifier, *compose(self.room, batch, page_url(self.home)))
             last_sent = time.monotonic()
 
     def _send(self, notifier, title: str, body: str) -> None:  # noqa: ANN001 - Apprise
