@@ -16,7 +16,7 @@ from board import tasks
 from board.identity import Caller
 from tests.conftest import commit_file
 from tests.notify_receiver import Receiver, hanging_port, receiver, refusing_port
-from tests.rooms import live_room
+from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -99,6 +99,15 @@ def test_a_burst_of_fifty_tasks_done_is_a_few_messages_naming_every_one(
         assert len(got.posts) <= 5
 
 
+def _note_latency(room: LiveRoom, text: str) -> float:
+    """Seconds from `note send` (the whole CLI process) to the note typed into alice."""
+    room.wait_status("alice", "idle", timeout=20)
+    sent = time.time()
+    room.cli("note", "send", "alice", text)
+    typed = room.wait_for_line("alice", text, timeout=10)
+    return next(row["t"] for row in room.log_rows("alice") if row["line"] == typed) - sent
+
+
 def test_a_receiver_that_hangs_or_refuses_delays_neither_the_others_nor_a_note(
         git_repo: Path, tmp_path: Path) -> None:
     with receiver() as got, hanging_port() as hangs, \
@@ -107,22 +116,22 @@ def test_a_receiver_that_hangs_or_refuses_delays_neither_the_others_nor_a_note(
         write_room(git_repo, [f"json://127.0.0.1:{hangs}", f"json://127.0.0.1:{refuses}",
                               got.url],
                    alice={"agent": room.agent("alice"), "deliver": "type"},
-                   bob={"agent": ASKER})
+                   bob={"agent": "python3 -c \"input(); input('Deploy? (y/n) '); input()\""})
         room.cli("up", "--detach")
-        told(got, r"^bob asks: ")  # the hanging receiver is now busy with it
+        before = _note_latency(room, "hello before anything is sent")
+        room.server.check("send-keys", "-t", room.sessions()["bob"]["pane"], "Enter")
+        told(got, r"^bob asks: ")  # the hanging receiver is now waiting on its answer
         conn = room.db()
         for n in range(5):  # more for the hanging one, queued behind its first
             tasks.done(conn, OPERATOR, tasks.add(conn, OPERATOR, f"t{n}").id)
         conn.close()
-        room.wait_status("alice", "idle", timeout=20)
-        sent = time.time()
-        room.cli("note", "send", "alice", "hello while a receiver hangs")
-        typed = room.wait_for_line("alice", "hello while a receiver hangs", timeout=10)
-        at = next(row["t"] for row in room.log_rows("alice") if row["line"] == typed)
-        print(f"note typed {1000 * (at - sent):.0f} ms after send, a receiver hanging")
-        assert at - sent < 1.0  # DESIGN.md's target is p99 300 ms; a loaded machine
+        during = _note_latency(room, "hello while a receiver hangs")
+        print(f"note send -> typed: {1000 * before:.0f} ms with no send in flight,"
+              f" {1000 * during:.0f} ms while a receiver hangs")
+        assert during < 1.0  # DESIGN.md's target is p99 300 ms; a deadline for a loaded machine
         told(got, r"^task #\d+ done", count=5, timeout=10)
-        doctor = room.cli("doctor", check=False).stdout
-        wait_until(lambda: f"127.0.0.1:{refuses} was not delivered" in
-                   room.cli("doctor", check=False).stdout, 20,
-                   message=lambda: f"doctor on the refusing receiver: {doctor}")
+        # both bad receivers failed (the hanging one once Apprise's timeout ran out)
+        wait_until(lambda: all(f"127.0.0.1:{port} was not delivered" in
+                               room.cli("doctor", check=False).stdout
+                               for port in (refuses, hangs)), 30,
+                   message=lambda: room.cli("doctor", check=False).stdout)
