@@ -43,6 +43,7 @@ def test_a_refusing_receiver_is_exit_1_and_doctor_names_it_without_secrets(
     done = run_cli("notify", "test", cwd=git_repo)
     assert done.returncode == 1 and done.stdout.startswith(
         f"not delivered to json://***@127.0.0.1:{port}/***: "), done.stdout
+    assert "Connection error" in done.stdout  # why, in Apprise's words (scrubbed)
     doctor = run_cli("doctor", cwd=git_repo)
     assert f"the last notification to json://***@127.0.0.1:{port}/*** was not delivered" \
         in doctor.stdout, doctor.stdout

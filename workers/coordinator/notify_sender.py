@@ -12,6 +12,7 @@ After each send the outcome is written to `.bullpen/notify.json` (doctor reads i
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import os
@@ -59,15 +60,21 @@ def compose(room: str, batch: list[Message], page: str | None) -> tuple[str, str
             "\n".join(m.text for m in batch) + tail)
 
 
+# What Apprise warned during one send: Apprise runs each send in its own executor, with
+# the caller's context copied (so a context variable, not a thread-local, reaches it).
+_said: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("said", default=None)
+
+
 class _Warnings(logging.Handler):
-    """Apprise says why a send failed only in its log: keep the last warning per thread."""
+    """Apprise says why a send failed only in its log: keep what it warns per send."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.last = threading.local()
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.last.text = record.getMessage()
+        said = _said.get()
+        if said is not None:
+            said.append(record.getMessage())
 
 
 _warnings = _Warnings()
@@ -145,12 +152,16 @@ class Sender:
 def deliver(notifier, url: str, title: str, body: str) -> str | None:  # noqa: ANN001
     """Send one message with `notifier` (Apprise, for `url`); None when delivered, else
     why not, with nothing secret of `url` in it. Never raises."""
-    _warnings.last.text = None
+    said: list[str] = []
+    token = _said.set(said)
     try:
         ok = notifier is not None and bool(notifier.notify(title=title, body=body))
-        why = _warnings.last.text if notifier is not None else "Apprise is not installed"
+        why = (said[-1] if said else None) if notifier is not None \
+            else "Apprise is not installed"
     except Exception as error:  # a sender never takes the coordinator down
         ok, why = False, f"{type(error).__name__}: {error}"
+    finally:
+        _said.reset(token)
     return None if ok else scrub(why or "the receiver refused or did not answer", url)
 
 
