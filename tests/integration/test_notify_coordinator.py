@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
-from board import sessions, tasks
+from board import sessions, store, tasks
 from board.identity import Caller
 from board.room import Room, open_room
 from tests.integration.test_coordinator_faults import coordinator, run_in_thread
@@ -22,7 +20,7 @@ OPERATOR = Caller("operator")
 
 
 def configure(home: Path, url: str) -> None:
-    (home / "local.yaml").write_text(yaml.safe_dump({"notify": [url]}))
+    store.write_local(home, notify=[url])  # beside what is there (a store: URL)
 
 
 def test_a_deleted_database_is_told_before_the_coordinator_exits(room: Room) -> None:
