@@ -14,9 +14,10 @@ from board.authority import Power
 from board.room import Room
 from board.vocabulary import SessionStatus
 from tests.integration.test_notify import told
-from tests.notify_receiver import receiver
+from tests.notify_receiver import hanging_port, receiver
 from workers.coordinator import notifier as notifier_module
 from workers.coordinator.notifier import Notifier
+from workers.coordinator.notify_sender import FLUSH
 
 pytestmark = pytest.mark.both_stores
 
@@ -68,3 +69,22 @@ def test_a_failed_landing_is_told_and_unchosen_events_are_not(room: Room) -> Non
         assert line == "landing carol failed: the check failed: exit 1"
         notifier.stop()  # sends what it has queued first
     assert got.lines() == [line]  # no question: `events:` chose landings only
+
+
+def test_receivers_that_hang_hold_the_coordinators_stop_one_flush_at_most(
+        room: Room) -> None:
+    sessions.register(room.conn, "bob")
+    with hanging_port() as one, hanging_port() as two, hanging_port() as three:
+        store.write_local(room.home, notify=[f"json://127.0.0.1:{port}"
+                                             for port in (one, two, three)])
+        notifier = Notifier(room.home, room.conn)
+        sessions.set_status(room.conn, "bob", SessionStatus.NEEDS_INPUT, reason="Go? (y/n)")
+        _feed(room, notifier, 0)
+        sessions.set_status(room.conn, "bob", SessionStatus.IDLE)
+        sessions.set_status(room.conn, "bob", SessionStatus.NEEDS_INPUT, reason="And? (y/n)")
+        _feed(room, notifier, 0)  # a second message queued behind each hanging send
+        start = time.monotonic()
+        notifier.stop()
+        took = time.monotonic() - start
+    print(f"stop with 3 hanging receivers: {took:.2f} s")
+    assert took < FLUSH + 0.5

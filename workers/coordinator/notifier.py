@@ -24,7 +24,7 @@ from board.models import Event
 from board.notify_config import NotifyEvent, read, require_apprise
 from board.vocabulary import EventKind, SessionStatus
 from workers.coordinator import guard
-from workers.coordinator.notify_sender import Message, Sender
+from workers.coordinator.notify_sender import FLUSH, Message, Sender
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +152,10 @@ class Notifier:
             self.tell(NotifyEvent.COORDINATOR, f"the coordinator: {_short(state)}")
 
     def stop(self) -> None:
-        """Send what is queued (briefly), then stop the senders."""
+        """Send what is queued, then stop the senders: all of them within one `FLUSH`
+        (a receiver that hangs delays the coordinator's stop by that much at most)."""
         for sender in self.senders:
-            sender.stop()
+            sender.finish()
+        deadline = time.monotonic() + FLUSH
+        for sender in self.senders:
+            sender.wait(deadline)

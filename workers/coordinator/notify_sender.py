@@ -12,6 +12,7 @@ After each send the outcome is written to `.bullpen/notify.json` (doctor reads i
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import logging
@@ -104,13 +105,20 @@ class Sender:
                 log.error("notify %s: %d message(s) dropped, the receiver is behind",
                           self.label, self.dropped)
 
+    def finish(self) -> None:
+        """Ask the thread to end once it has sent what is queued (never waits: with the
+        queue full, the thread is a daemon and ends with the process)."""
+        with contextlib.suppress(queue.Full):
+            self.queue.put_nowait(_STOP)
+
+    def wait(self, deadline: float) -> None:
+        """Wait for the thread to end, until `deadline` (time.monotonic()) at most."""
+        self._thread.join(max(0.0, deadline - time.monotonic()))
+
     def stop(self) -> None:
         """Send what is queued (for `FLUSH` seconds at most), then end the thread."""
-        try:
-            self.queue.put(_STOP, timeout=FLUSH)
-        except queue.Full:
-            return
-        self._thread.join(FLUSH)
+        self.finish()
+        self.wait(time.monotonic() + FLUSH)
 
     def _run(self) -> None:
         notifier = _apprise(self.url)
