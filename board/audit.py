@@ -68,3 +68,18 @@ def entries(conn: Connection, limit: int = 1000) -> list[AuditEntry]:
     return [AuditEntry(row["id"], row["actor"], row["action"], row["target"],
                        row["outcome"], row["detail"], row["created_at"], row["machine"])
             for row in rows]
+
+
+def since(conn: Connection, after_id: int, action: str) -> list[AuditEntry]:
+    """Entries of `action` with id greater than `after_id`, oldest first (a tail)."""
+    rows = conn.execute("SELECT * FROM audit WHERE id > ? AND action = ? ORDER BY id",
+                        (after_id, action)).fetchall()
+    return [AuditEntry(row["id"], row["actor"], row["action"], row["target"],
+                       row["outcome"], row["detail"], row["created_at"], row["machine"])
+            for row in rows]
+
+
+def last_id(conn: Connection) -> int:
+    """The newest entry's id (0 for none): where a tail starts."""
+    row = conn.execute("SELECT max(id) FROM audit").fetchone()
+    return int(row[0] or 0)

@@ -35,7 +35,7 @@ COMMANDS = {
     "register": "init_commands", "mcp": "agent_commands", "hook": "agent_commands",
     "hooks": "agent_commands", "hermes": "agent_commands", "plan": "plan_commands",
     "spend": "spend_commands", "budget": "spend_commands",
-    "audit": "audit_commands", "doctor": "doctor_commands",
+    "audit": "audit_commands", "doctor": "doctor_commands", "notify": "notify_commands",
     "coordinator": "session_commands",
     "room": "machine_commands", "machines": "machine_commands",
     "help": "help_commands",

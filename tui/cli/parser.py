@@ -32,7 +32,7 @@ GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Code", "bullpen land coder", ("diff", "sync", "conflicts", "land")),
     ("Agents", "bullpen hermes setup coder", ("mcp", "hook", "hooks", "hermes")),
     ("Spend", "bullpen budget coder 200k", ("spend", "budget")),
-    ("Checks", "bullpen doctor", ("doctor", "audit")),
+    ("Checks", "bullpen doctor", ("doctor", "audit", "notify")),
     ("Machines", "bullpen machines approve laptop K7QXM2PA", ("room", "machines")),
     ("Help", "bullpen help task add", ("help",)),
 )

@@ -25,6 +25,7 @@ from board.vocabulary import DesiredState, EventKind
 from workers.coordinator import catch_up, guard, missed_reads
 from workers.coordinator.delivery import Deliverer
 from workers.coordinator.lock import LOCK_NAME, RoomLock, is_running, lock_path
+from workers.coordinator.notifier import Notifier
 from workers.coordinator.pings import Dispatcher
 from workers.coordinator.poll import Observation, PanePoller, shown_state
 from workers.coordinator.presence import Presence
@@ -88,6 +89,7 @@ class Coordinator:
         self.versions = VersionAsker(home)  # each launch's `--version`, off its path
         self.watching = Watching(home, self.conn, self.presence, self.pusher)
         self.spending = Spending(self.conn, home)
+        self.notifier = Notifier(home, self.conn)  # `notify:`; sends off this thread
         self.watch = watch
         self.slots = SlotKeeper(self.conn, home, hands)  # the warm cap (max_running)
         self._last_pane_poll = 0.0
@@ -116,6 +118,7 @@ class Coordinator:
                     self.tick()
                 except RoomGone as gone:
                     log.error("coordinator stopped: %s", gone)
+                    self.notifier.trouble(f"stopped: {gone}")
                     return
                 except Exception as error:
                     if not guard.is_store_fault(error):
@@ -129,6 +132,7 @@ class Coordinator:
                 self._wait_for_work(stop)
         finally:
             self.changes.close()
+            self.notifier.stop()
             self.versions.stop()
             self.poller.close()
             if self.pusher is not None:
@@ -161,6 +165,7 @@ class Coordinator:
             self._check_room()
             if self.asks is not None:
                 self.asks.answer_due(self.conn)
+            self.notifier.follow(self.conn)  # a failed landing writes no event
         self.presence.beat_if_due(self.conn)
         if not self._caught_up:
             # reads first: a commit made meanwhile alerts the sessions that had read it
@@ -201,6 +206,7 @@ class Coordinator:
         self._set_state(state)
 
     def _set_state(self, state: str) -> None:
+        self.notifier.trouble(None if state == "ok" else state)
         if self.lock is not None:
             self.lock.write_state(state)
 
@@ -232,6 +238,7 @@ class Coordinator:
         self.dispatcher.handle(event)
         self.watching.heard(event)
         self.spending.heard(event)
+        self.notifier.heard(self.conn, event)
         if event.kind == EventKind.NOTE_SENT:
             self._last_pane_poll = 0.0  # a note waits: look at the panes now, not next tick
         if (event.kind == EventKind.CHANGE_RECORDED and event.data.get("commit")

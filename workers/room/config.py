@@ -183,6 +183,10 @@ def _parse(path: Path, root_node: yaml.Node) -> Config:
             raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: store: does not"
                            " belong in bullpen.yaml (it is committed); put it in"
                            " .bullpen/local.yaml or BULLPEN_DATABASE_URL")
+        if key == "notify":  # its URLs hold tokens and passwords; bullpen.yaml is tracked
+            raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: notify: does not"
+                           " belong in bullpen.yaml (it is committed); put it in"
+                           " .bullpen/local.yaml")
         if key not in TOP_KEYS:
             raise BadInput(f"{path.name}:{key_node.start_mark.line + 1}: {key}: unknown key;"
                            f" use {', '.join(sorted(TOP_KEYS))}")

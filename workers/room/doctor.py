@@ -28,6 +28,7 @@ from workers.coordinator.lock import check_lock_path, is_running, read_state
 from workers.room import config, policy_check
 from workers.room.doctor_claims import old_claims
 from workers.room.doctor_land import land_leftovers
+from workers.room.doctor_notify import notify_findings
 from workers.room.findings import Finding
 from workers.room.spread_finding import spread_finding
 from workers.tmux import layout
@@ -42,7 +43,7 @@ def diagnose(home: Path) -> list[Finding]:
     found = _home(home)
     if not found[-1].ok:
         return found
-    found += _logs(home)
+    found += _logs(home) + notify_findings(home)  # read from local.yaml: no store needed
     conn, store = _store(home)
     found += store
     if conn is None:

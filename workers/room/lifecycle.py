@@ -28,7 +28,7 @@ from workers.coordinator import process
 from workers.coordinator.lock import check_lock_path, running_pid
 from workers.coordinator.presence import Presence
 from workers.coordinator.slots import admitting
-from workers.room import budget_config, policy_check, slots
+from workers.room import budget_config, doctor_notify, policy_check, slots
 from workers.room import config as config_file
 from workers.room.placement import place
 from workers.room.spawn import (
@@ -75,7 +75,7 @@ def up(home: Path, *, with_dashboard: bool = True, server: RoomServer | None = N
     plan = config_file.load(root)  # a bad plan stops everything before anything starts
     main_head(root)
     report = Report([*policy_check.release_gaps(plan), *policy_check.warnings(plan),
-                     *policy_check.deliver_warnings(plan)])
+                     *policy_check.deliver_warnings(plan), *doctor_notify.up_warnings(home)])
     server = server or layout.server_for(root)
     with open_operator_room(home) as room:
         here = Presence(home, room.conn)  # refused if another machine holds this one's name
