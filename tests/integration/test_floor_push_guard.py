@@ -18,6 +18,7 @@ from board.room import Room
 from tests.cli_runner import identity, run_cli
 from tests.conftest import commit_file, git
 from tests.floor_variants import MOVED_MAIN
+from tests.waiting import wait_until
 from workers.agents import command_policy
 from workers.surfaces import hooks
 from worktrees.create import create_worktree
@@ -55,8 +56,12 @@ def test_the_hook_process_refuses_and_audits_each_of_the_issues_forms(
         out = json.loads(result.stdout)["hookSpecificOutput"]
         assert out["permissionDecision"] == "deny", command
         assert "it is a forced push" in out["permissionDecisionReason"]
-    refused = [e for e in audit.entries(room.conn) if e.action == hooks.DENIED_ACTION]
-    assert len(refused) == len(MOVED_MAIN)
+    # The audit is written after the answer, by a process of its own (fail closed: the
+    # decision never waits on the store), so each entry comes a moment later.
+    def refused_so_far() -> list:
+        return [e for e in audit.entries(room.conn) if e.action == hooks.DENIED_ACTION]
+    refused = wait_until(lambda: len(refused_so_far()) == len(MOVED_MAIN) and refused_so_far(),
+                         30, message=lambda: f"{len(refused_so_far())} of 19 audited")
     assert {e.detail for e in refused} == {
         "denied by pattern 'floor: a forced push' (claude's hook)"}
 
