@@ -4,11 +4,14 @@ refuses it if the question changed, and the dashboard says so), escape answers n
 
 from __future__ import annotations
 
+from textual.widgets import Static
+
 from board.room import Room
 from tests.ui.fakes import FakeActions
 from tests.ui.helpers import loaded, notifications, wait_for, workers_done
 from tui.dashboard import make_app
 from tui.dashboard.screens.answer import AnswerScreen
+from tui.dashboard.screens.session_detail import SessionDetailScreen
 from tui.dashboard.widgets.needs_you import NeedsYou
 from workers.agents.readers.menus import Choice
 from workers.room.answers import Question
@@ -76,3 +79,28 @@ async def test_a_changed_question_is_refused_and_escape_answers_nothing(
         await wait_for(pilot, lambda: any("asks nothing now" in text
                                           for text in notifications(app)), what="told")
         assert not isinstance(app.screen, AnswerScreen)
+
+
+async def test_the_detail_of_a_session_that_asks_shows_its_question_and_choices(
+        team_room: Room, fake_actions: FakeActions) -> None:
+    fake_actions.asked = [ASKED]
+    app = make_app(team_room.home, fake_actions, bell=False)
+    async with app.run_test(size=PANE) as pilot:
+        await loaded(pilot)
+        await pilot.press("1", "j", "j", "enter")  # reviewer, which needs input
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionDetailScreen),
+                       what="reviewer's detail")
+        assert app.screen.detail.session.name == "reviewer"  # type: ignore[attr-defined]
+        await pilot.pause()
+        body = app.screen.query_one("#overview-body", Static)
+        shown = "\n".join(body.render_line(y).text for y in range(body.region.height))
+        for words in ("question (d05a470a)", "Bash command", "touch /tmp/cc/flag",
+                      "Do you want to proceed?", "❯ 1  Yes",
+                      "2  Yes, and always allow access to /tmp/cc", "3  No",
+                      "a on its needs-you line answers it"):
+            assert words in shown, shown
+        await pilot.press("escape")
+        await pilot.press("1", "k", "enter")  # coder asks nothing: no question shown
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionDetailScreen),
+                       what="coder's detail")
+        assert app.screen.detail.question is None  # type: ignore[attr-defined]

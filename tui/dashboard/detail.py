@@ -10,10 +10,12 @@ from board import attention, conflicts, sessions, views
 from board.attention import Delivery
 from board.conflicts import Conflict
 from board.models import Note, NotebookEntry, Session
+from board.vocabulary import SessionStatus
 from tui.dashboard.actions import RUNTIME_ERRORS, SessionActions
 from tui.dashboard.writer import StoreWriter
 
 if TYPE_CHECKING:
+    from workers.room.answers import Question
     from workers.room.code_view import CodeFlow
 
 
@@ -30,6 +32,7 @@ class SessionDetail:
     notebook: tuple[NotebookEntry, ...]
     conflicts: tuple[Conflict, ...] = ()  # the radar's open predictions about it
     code: CodeFlow | None = None  # ahead/behind the base, landed or ready to land
+    question: Question | None = None  # read from its pane now, when it needs input
 
 
 def load_detail(writer: StoreWriter, actions: SessionActions, name: str) -> SessionDetail:
@@ -48,4 +51,16 @@ def load_detail(writer: StoreWriter, actions: SessionActions, name: str) -> Sess
     except RUNTIME_ERRORS:  # git could not say: the overview leaves the line out
         code = None
     return SessionDetail(session, reason, changed, diff, problem, tuple(inbox),
-                         tuple(notebook), tuple(radar), code)
+                         tuple(notebook), tuple(radar), code, _question(actions, session))
+
+
+def _question(actions: SessionActions, session: Session) -> Question | None:
+    """What `session` asks now, as `bullpen questions` reads it from its pane (None when
+    it asks nothing, or its pane cannot be read: the status line still says why)."""
+    if session.status != SessionStatus.NEEDS_INPUT:
+        return None
+    try:
+        return next((asked for asked in actions.questions() if asked.session == session.name),
+                    None)
+    except RUNTIME_ERRORS:
+        return None

@@ -1,4 +1,5 @@
-"""A session's detail (`enter` on a session): its task, status and why, branch and
+"""A session's detail (`enter` on a session): its task, status and why (the question it
+asks now, read from its pane: the dialog's lines and numbered choices), branch and
 changed files, its diff since its base (what `bullpen diff` shows, syntax-coloured and
 scrollable), its inbox and its notebook — private entries marked, for the operator — and
 the conflict radar's predictions about it (the other side, files, both sides' lines)."""
@@ -17,6 +18,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from tui.dashboard.code_marks import code_mark
 from tui.dashboard.detail import SessionDetail
 from tui.dashboard.format import age, agent_label, clock, delivery_text, status_text
+from tui.dashboard.screens.answer import MAX_CONTEXT
 from tui.dashboard.screens.reading import ReadingScreen
 
 
@@ -38,7 +40,7 @@ class SessionDetailScreen(ReadingScreen):
         detail = self.detail
         with TabbedContent(initial=self.initial, id="session-detail"):
             with TabPane("Overview", id="overview"), VerticalScroll():
-                yield Static(self._overview())
+                yield Static(self._overview(), id="overview-body")
             with TabPane(f"Diff ({len(detail.changed)} uncommitted)", id="diff"), \
                     VerticalScroll(id="diff-view"):
                 yield Static(self._diff(), id="diff-body")
@@ -59,7 +61,7 @@ class SessionDetailScreen(ReadingScreen):
             Text(f"{agent_label(session.agent)}"
                  f"{' ' + session.agent_version if session.agent_version else ''}"
                  f" · {session.agent or '-'}", style="dim"),
-            Text(""), status,
+            Text(""), status, *self._question(),
             Text.assemble(("task ", "bold"), session.task or "-"),
             Text.assemble(("branch ", "bold"), session.branch or "-", ("  base ", "bold"),
                           (session.base or "-")[:12]),
@@ -71,6 +73,25 @@ class SessionDetailScreen(ReadingScreen):
         parts += [Text(f"  {path}") for path in detail.changed] or [Text("  none", style="dim")]
         parts += [Text(""), Text("conflict radar", style="bold"), *self._radar()]
         return Group(*parts)
+
+    def _question(self) -> list[Text]:
+        """Its question as the pane shows it now: the dialog's lines, the question and its
+        numbered choices (`a` on its needs-you line answers it)."""
+        asked = self.detail.question
+        if asked is None:
+            return []
+        context = [line for line in asked.context if line != asked.question][:MAX_CONTEXT]
+        lines = [Text(""), Text.assemble(("question ", "bold"), (f"({asked.id})", "dim")),
+                 *(Text(f"  {line}", style="dim") for line in context),
+                 Text(f"  {asked.question}", style="bold")]
+        for index, choice in enumerate(asked.choices):
+            mark = "❯" if index == asked.selected else " "
+            lines.append(Text.assemble(f"  {mark} ", (str(choice.number), "bold"),
+                                       f"  {choice.label}"))
+        hint = ("a on its needs-you line answers it" if asked.choices
+                else "bullpen cannot type this answer: answer it in its pane")
+        lines.append(Text(f"  {hint}", style="dim italic"))
+        return lines
 
     def _code(self) -> list[Text]:
         """'code ✓ landed abc1234 · 2 ahead, 0 behind the base' (nothing when unknown)."""
