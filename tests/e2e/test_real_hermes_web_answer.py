@@ -5,14 +5,15 @@ A room through `bullpen up` runs one Hermes session at its default approvals (`m
 smart`: the scripted server's auxiliary answer is not APPROVE, so Hermes escalates to
 its own boxed `Allow once / … / Deny` menu; no `--yolo`). The scripted model asks the
 terminal tool for a recursive delete (`rm -rf junk/subN`, Hermes' "recursive delete",
-not refused by bullpen's floor) three times in one turn; each time headless Chromium at
+not refused by bullpen's floor) nine times in one turn; each time headless Chromium at
 390x844 shows the question and presses "4. Deny". None of the directories is deleted,
-the model is told Hermes' own denial each time, and the audit has three answers by
+the model is told Hermes' own denial each time, and the audit has nine answers by
 `operator@web`.
 
 The figure printed (-s / -rA): how long after the question is drawn in the pane (a
-thread polling `tmux capture-pane`) the page shows it, p50/p99, beside the cost of one
-`tmux capture-pane` measured in the same run.
+thread polling `tmux capture-pane`) the page shows it (a MutationObserver's stamp),
+p50/p99, split at the store (when the session's row says `needs_input` with the
+question), beside the cost of one `tmux capture-pane` measured in the same run.
 """
 
 from __future__ import annotations
@@ -36,13 +37,29 @@ from tests.e2e.test_serve_page import CHROMIUM, CHROMIUM_ARGS, _playwright
 from tests.hermes_install import HERMES_VERSION, install_beside_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
+from workers.room.control import RoomControl
+from workers.surfaces.web.state import snapshot
 
 pytestmark = pytest.mark.slow
 
 TURN = 180.0  # seconds; a Hermes turn takes ~5 s here, CI machines are slower
-TARGETS = ("junk/sub1", "junk/sub2", "junk/sub3")
+TARGETS = tuple(f"junk/sub{number}" for number in range(1, 10))  # nine questions
 ASK = "CLEAN-UP the junk folder"
 GAVE_UP = "left the junk alone"
+# Playwright looks again at growing intervals (up to 500 ms), so the page itself
+# stamps the moment a question's element is added, in wall-clock milliseconds.
+STAMP = """(wanted) => {
+  window.shownAt = {};
+  new MutationObserver(() => {
+    for (const element of document.querySelectorAll("[data-question]")) {
+      for (const asked of wanted) {
+        if (!(asked in window.shownAt) && element.textContent.includes(asked)) {
+          window.shownAt[asked] = Date.now();
+        }
+      }
+    }
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
 DENIED = "BLOCKED: User denied this command."  # Hermes' own words (tools/approval.py)
 
 
@@ -77,7 +94,8 @@ def hermes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 
 class PaneWatch(threading.Thread):
     """Polls the pane with `tmux capture-pane`: when each target's menu first showed
-    (monotonic seconds), and how long each capture took; and the store's row: when
+    (wall-clock seconds, as the page stamps it), and how long each capture took; and
+    the store's row: when
     the session's reason first named each target (the room's `needs_input`)."""
 
     def __init__(self, live: LiveRoom, pane: str) -> None:
@@ -95,13 +113,14 @@ class PaneWatch(threading.Thread):
                 text = self.server.capture(self.pane)
                 done = time.monotonic()
                 self.captures.append(done - started)
+                seen = time.time()
                 status, reason = conn.execute("SELECT status, status_reason FROM sessions"
                                               " WHERE name = 'cleaner'").fetchone()
-                read = time.monotonic()
+                read = time.time()
                 for target in TARGETS:
                     asked = f"rm -rf {target}"
                     if "Dangerous Command" in text and asked in text:
-                        self.seen.setdefault(target, done)
+                        self.seen.setdefault(target, seen)
                     if status == "needs_input" and asked in (reason or ""):
                         self.stored.setdefault(target, read)
                 time.sleep(0.005)  # a poll period, not a wait for a condition
@@ -112,6 +131,14 @@ def percentiles(values: list[float]) -> tuple[float, float]:
     ordered = sorted(values)
     p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
     return statistics.median(ordered) * 1000, p99 * 1000
+
+
+def _timed_snapshot(live: LiveRoom) -> float:
+    """Seconds one read of the page's state takes (what `bullpen serve` does per change)."""
+    started = time.monotonic()
+    state = snapshot(RoomControl(live.home))
+    assert state["needs"]["questions"], state
+    return time.monotonic() - started
 
 
 def run(bin_dir: Path, live: LiveRoom, *args: str) -> str:
@@ -151,16 +178,20 @@ def test_real_hermes_dangerous_command_denied_from_the_page(
                                         device_scale_factor=1)
                 page.goto(login.group(0))
                 page.locator("#needs").filter(has_text="nothing").wait_for(timeout=15000)
+                page.evaluate(STAMP, [f"rm -rf {target}" for target in TARGETS])
                 run(bin_dir, live, "note", "send", "cleaner", ASK)
                 for target in TARGETS:
                     asked = page.locator("[data-question]").filter(
                         has_text=f"rm -rf {target}")
                     asked.wait_for(timeout=TURN * 1000)
-                    shown[target] = time.monotonic()
+                    shown[target] = page.evaluate("(asked) => window.shownAt[asked]",
+                                                  f"rm -rf {target}") / 1000
                     text = asked.inner_text()
                     assert "Dangerous Command" in text and "recursive delete" in text, text
                     deny = asked.locator('button[data-session="cleaner"][data-choice="4"]')
                     assert "Deny" in deny.inner_text()
+                    if target == TARGETS[-1]:  # what the page's reader costs, asked
+                        reads = [_timed_snapshot(live) for _ in range(3)]
                     deny.click()
                     page.locator("#said").filter(has_text="answered cleaner").wait_for(
                         timeout=15000)
@@ -195,6 +226,7 @@ def test_real_hermes_dangerous_command_denied_from_the_page(
         print(f"\n{name}, {len(lags)} questions: p50 {lag50:.0f} ms, p99 {lag99:.0f} ms"
               f" ({', '.join(f'{lag * 1000:.0f}' for lag in lags)} ms)", end="")
     cap50, cap99 = percentiles(watch.captures)
-    print()
+    print(f"\nthe page's read of the room (web.state.snapshot), asked:"
+          f" {', '.join(f'{read * 1000:.0f}' for read in reads)} ms")
     print(f"one tmux capture-pane, {len(watch.captures)} in this run:"
           f" p50 {cap50:.1f} ms, p99 {cap99:.1f} ms")
