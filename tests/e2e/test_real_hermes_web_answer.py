@@ -123,7 +123,7 @@ class PaneWatch(threading.Thread):
                         self.seen.setdefault(target, seen)
                     if status == "needs_input" and asked in (reason or ""):
                         self.stored.setdefault(target, read)
-                time.sleep(0.005)  # a poll period, not a wait for a condition
+                self.stop.wait(0.005)  # the sampling period, not a wait for a condition
 
 
 def percentiles(values: list[float]) -> tuple[float, float]:
