@@ -52,3 +52,49 @@ def test_insecure_warns_and_serves(room: Path) -> None:
     finally:
         serve.terminate()
         assert serve.wait(10) == 0
+
+
+def test_over_tls_the_page_is_https_and_its_cookie_is_secure(room: Path, tmp_path: Path) -> None:
+    """A real self-signed certificate (openssl): the page on another host answers only
+    over TLS, with the login cookie marked Secure (it is never sent in clear)."""
+    import http.client
+    import shutil
+    import ssl
+    from urllib.parse import urlsplit
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed here")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True,
+                   timeout=60)
+    serve = subprocess.Popen([str(Path(sys.executable).parent / "bullpen"), "serve",
+                              "--host", "127.0.0.1", "--port", "0", "--tls-cert", str(cert),
+                              "--tls-key", str(key)], cwd=room,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = serve.stdout.readline()
+        assert "https://127.0.0.1:" in line and "/login?token=" in line, line
+        link = urlsplit(line.split()[-1])
+        trusted = ssl.create_default_context(cafile=str(cert))
+        https = http.client.HTTPSConnection(link.hostname, link.port, context=trusted,
+                                            timeout=10)
+        https.request("GET", f"{link.path}?{link.query}")
+        answer = https.getresponse()
+        cookie = answer.getheader("set-cookie") or ""
+        assert answer.status in (302, 303, 307), answer.status
+        assert "secure" in cookie.lower() and "httponly" in cookie.lower(), cookie
+        assert "samesite=strict" in cookie.lower(), cookie
+        https.close()
+        plain = http.client.HTTPConnection(link.hostname, link.port, timeout=10)
+        try:  # plain HTTP on the TLS port gets no page: a reset, or an error status
+            plain.request("GET", "/")
+            status: int | None = plain.getresponse().status
+        except (http.client.HTTPException, OSError):
+            status = None
+        assert status is None or status >= 400, status
+    finally:
+        serve.terminate()
+        assert serve.wait(10) == 0
