@@ -121,3 +121,28 @@ async def test_a_board_with_no_cards_keeps_its_focused_column_narrow(
         assert str(screen.query_one("#board-empties").render()) == (
             "triage 0 · todo 0 · ready 0 · running 0 · blocked 0 · review 0 · done 0"
             " · archived 0")
+
+
+async def test_a_focused_column_whose_last_card_leaves_hands_the_focus_on(
+        room: Room, fake_actions: FakeActions) -> None:
+    """The demo's start: the ready column has the focus and research's card; the card goes
+    to running. The emptied ready column must not keep its 16 cells (half of a narrow
+    dashboard, seen by hand at 90 columns): the focus goes to a column with cards."""
+    from board import tasks
+    from tests.ui.fakes import OPERATOR
+
+    app = make_app(room.home, fake_actions, bell=False)
+    async with app.run_test(size=(90, 30)) as pilot:
+        screen = await loaded(pilot)
+        card = tasks.add(room.conn, OPERATOR, "Gather usage data", status="ready")
+        ready = screen.board.column(TaskStatus.READY)
+        await wait_for(pilot, lambda: ready.ids == [card.id], what="the card in ready")
+        ready.focus()
+        await pilot.pause()
+        tasks.move(room.conn, OPERATOR, card.id, TaskStatus.RUNNING)
+        running = screen.board.column(TaskStatus.RUNNING)
+        await wait_for(pilot, lambda: running.ids == [card.id], what="the card in running")
+        await wait_for(pilot, lambda: running.has_focus, what="the focus on running")
+        await pilot.pause()
+        assert screen.query_one("#lane-ready").size.width == 0
+        assert "ready 0" in str(screen.query_one("#board-empties").render())

@@ -171,8 +171,17 @@ class Board(Vertical):
             emptied = lane.show(self.columns[status], self.tasks) or emptied
         if emptied:
             self._show_empties()
+            self._leave_emptied_focus()
         self._catch_follow()
         return touched
+
+    def _leave_emptied_focus(self) -> None:
+        """A focused column whose last card left hands the focus to one with cards: an
+        empty column shows only while focused, and would keep width the cards need."""
+        focused = self.app.focused
+        if isinstance(focused, CardList) and not focused.ids and focused in self.query(
+                CardList) and any(self.columns.values()):
+            self.focus_first()
 
     def _drop(self, task: Task) -> None:
         ids = self.columns.get(task.status, [])
