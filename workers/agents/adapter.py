@@ -344,3 +344,7 @@ class Adapter:
         """What the hook prints to refuse a tool call (the room's policy denies it, or it
         could not be checked)."""
         raise HookInputError(f"{self.kind} agents take no refusal from a hook")
+
+    def refused_by(self, hook: bool) -> str:
+        """Who refused a command, for its audit entry: the kind's hook, or its own list."""
+        return f"{self.kind}'s hook" if hook else f"{self.kind}'s own deny list"

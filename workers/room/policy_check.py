@@ -11,8 +11,8 @@ a kind that enforces it may not (Hermes before 0.17: `release_gaps`).
 from __future__ import annotations
 
 from board.models import Session
-from workers.agents.adapter import DENY_NOT_ENFORCED, AgentKind
-from workers.agents.kinds import adapter_for, kind_of, program_of
+from workers.agents.adapter import DENY_NOT_ENFORCED, Route
+from workers.agents.kinds import adapter_for, program_of
 from workers.room.config import Config
 
 
@@ -57,10 +57,11 @@ def warnings(plan: Config, running: list[Session] | None = None) -> list[str]:
 
 
 def deliver_warnings(plan: Config) -> list[str]:
-    """`deliver: type` on a shell session: bullpen never types into a shell (a pager in
-    front would take the text as keys), so its notes stay in its inbox."""
+    """`deliver: type` on a session whose kind's notes are never typed (its adapter's
+    route: a shell, where a pager in front would take the text as keys), so its notes
+    stay in its inbox."""
     shells = [f"{p.name} ({program_of(p.agent) or 'sh'})" for p in plan.sessions
-              if p.deliver == "type" and kind_of(p.agent) == AgentKind.SHELL]
+              if p.deliver == "type" and adapter_for(p.agent, p.deliver).route == Route.ANNOUNCE]
     if not shells:
         return []
     return [f"warning: deliver: type does nothing for {', '.join(shells)}: bullpen never"

@@ -102,8 +102,7 @@ def handle(kind: str, payload: Mapping[str, object], room: Room) -> dict | None:
                                     IdentityVariable.SESSION: session}
         log_line(identity, kind, f"needs input: {call.question}")
     if call.denied is not None:
-        how = f"{kind}'s hook" if call.refuse else f"{kind}'s own deny list"
-        audit_refusal(room, kind, session, call.denied, how)
+        audit_refusal(room, kind, session, call.denied, adapter.refused_by(call.refuse))
         return adapter.deny_reply(call.denied) if call.refuse else None
     if not call.take_notes:
         return None
