@@ -11,6 +11,11 @@ time a record behaves like one: positional or keyword arguments with defaults, `
 `hash`, a `repr` that names each field, and assignment refused when frozen. `field` takes
 `default=` or `default_factory=`; `fields`, `as_dict` and `replace` stand in for
 dataclasses' `fields`, `asdict` and `replace`.
+
+The rule (docs/development.md): what the hook process and `note send` can load —
+`board`, `workers.agents`, `workers.surfaces`, `workers.logs`, `tui.cli` — uses `record`
+and imports `dataclasses` only under TYPE_CHECKING; the rest of bullpen runs in long-lived
+processes or commands a human types, and uses `dataclasses` (tests/unit/test_record_rule.py).
 """
 
 from __future__ import annotations
