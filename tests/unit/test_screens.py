@@ -75,6 +75,20 @@ EXPECTED: dict[str, tuple[str, Sign, str | None]] = {
                              "Dangerous Command: rm -rf junk/sub (recursive delete): Allow"
                              " once / Allow for this session / Add to permanent allowlist"
                              " / Deny"),
+    # Built from 0.19.0's cli.py panel code, not captured (see the README there): the
+    # clarify tool's question, the sudo password and a skill's secret, each while the
+    # turn's timer ticks. Enter there answers Hermes, so none of them is ever idle.
+    "hermes_clarify_choices": ("hermes", Sign.QUESTION,
+                               "Hermes needs your input: Which database should the project"
+                               " use?: SQLite / PostgreSQL / Other (type your answer)"),
+    "hermes_clarify_open": ("hermes", Sign.QUESTION,
+                            "Hermes needs your input: What should the release be called?"),
+    "hermes_sudo_password": ("hermes", Sign.QUESTION,
+                             "Sudo Password Required: Enter password below (hidden), or"
+                             " press Enter to skip"),
+    "hermes_secret_prompt": ("hermes", Sign.QUESTION,
+                             "Skill Setup Required: Enter value for TENOR_API_KEY (Get a key"
+                             " at https://developers.google.com/tenor)"),
     "shell_bash_prompt": ("bash", Sign.PROMPT_EMPTY, None),
     "shell_bash_half_typed": ("bash", Sign.NOTHING, None),
     "shell_zsh_prompt": ("zsh -f", Sign.PROMPT_EMPTY, None),

@@ -10,13 +10,16 @@ A dangerous terminal command (`rm -rf …`; approvals at their default `mode: sm
 the auxiliary model does not approve it) opens a boxed menu above the input while the
 turn's timer keeps ticking (fixture hermes_approval_menu): `⚠️  Dangerous Command`, the
 command, `❯ 1. Allow once` … `4. Deny`, the reason, and a countdown (`approvals.timeout`,
-60 s, then it denies). That is a question, read before the busy marks around it.
+60 s, then it denies). That is a question, read before the busy marks around it; so
+are the clarify tool's question, the sudo password and a skill's secret
+(`hermes.prompts`).
 """
 
 from __future__ import annotations
 
 from board.patterns import lazy
 from workers.agents.adapter import Adapter, AgentKind, Reading, Screen, Sign
+from workers.agents.hermes.prompts import prompt_question, waiting_input
 from workers.agents.readers.questions import find_question
 from workers.agents.readers.tui import input_box, menu_question, prompt_reading
 
@@ -66,9 +69,12 @@ class HermesScreen(Adapter):
     answers_menus = True  # "↑/↓ to select, Enter to confirm"
 
     def read(self, screen: Screen) -> Reading:
-        approval = approval_question(screen.lines)
-        if approval is not None:
-            return Reading(Sign.QUESTION, approval)
+        asked = approval_question(screen.lines) or prompt_question(screen.lines)
+        if asked is not None:
+            return Reading(Sign.QUESTION, asked)
+        waiting = waiting_input(screen.lines)
+        if waiting is not None:  # the panel is off screen; Enter would still answer it
+            return Reading(Sign.QUESTION, waiting)
         busy = next((line.strip() for line in screen.lines
                      if _BUSY_INPUT.search(line) or _BUSY.search(line)), None)
         if busy is not None:
