@@ -15,6 +15,7 @@ from board.home import DB_NAME, room_home
 from board.identity import Caller, resolve_caller
 from board.records import record
 from board.store import StoreKind, choose
+from board.vocabulary import IdentityVariable
 
 EXCLUDE_LINE = "/.bullpen/"
 
@@ -73,6 +74,12 @@ def open_room(env: Mapping[str, str] | None = None, start: Path | None = None,
         conn.close()
         raise
     return Room(home, conn, caller)
+
+
+def open_operator_room(home: Path) -> Room:
+    """Open the room at `home` as the operator (no session identity in its environment),
+    whoever runs this: the room's own verbs, listings and the web page act for the human."""
+    return open_room(env={IdentityVariable.HOME: str(home)})
 
 
 def leave_stores_open() -> None:

@@ -29,6 +29,7 @@ from board.errors import BullpenError, Refused
 from board.identity import Caller
 from board.models import Session
 from board.records import record
+from board.room import open_operator_room
 from board.vocabulary import SessionStatus
 from workers.agents.adapter import Screen, Sign
 from workers.agents.kinds import adapter_for
@@ -41,7 +42,6 @@ from workers.agents.readers.menus import (
     pick,
     read_menu,
 )
-from workers.room.spawn import open_operator_room
 from workers.tmux import keyboard, layout
 from workers.tmux.server import RoomServer
 

@@ -28,7 +28,7 @@ from board.db import is_postgres
 from board.errors import BadInput, BullpenError
 from board.identity import Caller
 from board.models import Session
-from board.room import Room, open_room
+from board.room import Room, open_operator_room, open_room
 from board.vocabulary import IdentityVariable, RoomLayout
 from workers.room import listing, worktree_view
 from workers.room.code_view import CodeFlow, code_flows
@@ -70,7 +70,7 @@ class RoomControl:
         return self._caller
 
     def _operator_room(self) -> Room:
-        return open_room(env={IdentityVariable.HOME: str(self.home)})
+        return open_operator_room(self.home)
 
     @contextmanager
     def _privileged(self, power: Power, target: str | None = None, *,

@@ -22,13 +22,13 @@ from board.authority import Power
 from board.connection import Connection
 from board.errors import BadInput, Refused
 from board.identity import Caller
+from board.room import open_operator_room
 from board.vocabulary import FINISHED_TASK_STATUSES
 from workers.room import config as config_file
 from workers.room import land_rules
 from workers.room.code_view import CodeFlow, code_flows
 from workers.room.land_guard import ALLOW_CONFIG, RuleGuard
 from workers.room.land_rules import RuleChange, RulesChanged
-from workers.room.spawn import open_operator_room
 from worktrees import land_scratch
 from worktrees.land import LandRefused, Strategy, base_branch, land
 from worktrees.naming import branch_for

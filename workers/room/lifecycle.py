@@ -21,7 +21,7 @@ from board import chains, machines, marks, sessions
 from board import plan as board_plan
 from board.errors import BadInput, BullpenError
 from board.models import Session
-from board.room import Room
+from board.room import Room, open_operator_room
 from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
 from workers.coordinator import loop as coordinator
 from workers.coordinator import process
@@ -35,7 +35,6 @@ from workers.room.spawn import (
     check_requests,
     launch,
     on_commit_unknown,
-    open_operator_room,
     orphan_of,
     spawn,
 )

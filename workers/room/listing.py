@@ -12,8 +12,8 @@ from pathlib import Path
 
 from board import machines, sessions
 from board.models import Session
-from board.room import open_room
-from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
+from board.room import open_operator_room
+from board.vocabulary import DesiredState, SessionStatus
 from workers.coordinator.presence import Presence
 from workers.room.code_view import CodeFlow, branch_heads, code_flows
 from workers.tmux import layout
@@ -66,7 +66,7 @@ def list_sessions(home: Path, server: RoomServer | None = None) -> list[SessionR
         heads: dict[str, str] | None = branch_heads(root)
     except WorktreeError:  # no git repository here (a room kept elsewhere): no code flow
         heads = None
-    with open_room(env={IdentityVariable.HOME: str(home)}) as room:  # as the operator
+    with open_operator_room(home) as room:
         here = Presence(home, room.conn)
         last_beats = machines.beats(room.conn) if here.shared else {}
         known = sessions.all_sessions(room.conn)

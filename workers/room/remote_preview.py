@@ -7,14 +7,14 @@ import time
 from pathlib import Path
 
 from board import previews, sessions
+from board.room import open_operator_room
 from workers.coordinator.presence import Presence
-from workers.room import spawn
 
 
 def remote_preview(home: Path, name: str) -> str | None:
     """The stored capture of `name` when it runs on another machine; None when it runs
     here (its own pane is read then)."""
-    with spawn.open_operator_room(home) as room:
+    with open_operator_room(home) as room:
         session = sessions.require(room.conn, name)
         if Presence(home, room.conn).mine([session]):
             return None

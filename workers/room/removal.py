@@ -14,6 +14,7 @@ from board import plan as board_plan
 from board import sessions
 from board.errors import BadInput
 from board.home import repo_root_of_home
+from board.room import open_operator_room
 from workers.room import config, spawn
 from workers.tmux.server import RoomServer
 from worktrees.changes import branch_head
@@ -27,7 +28,7 @@ def remove_session(home: Path, name: str, *, delete_branch: bool = False,
     """Stop, remove the worktree of and forget session `name`; one line per act. Every
     refusal (work that would be lost) comes before anything is stopped."""
     root = repo_root_of_home(home)
-    with spawn.open_operator_room(home) as room:
+    with open_operator_room(home) as room:
         session = sessions.require(room.conn, name)
     has_git = session.worktree is not None or branch_head(root, branch_for(name)) is not None
     if has_git and not force:
@@ -51,7 +52,7 @@ def remove_session(home: Path, name: str, *, delete_branch: bool = False,
             done.append(f"removed worktree {removed.path}"
                         + (f" and branch {removed.branch}" if removed.branch_deleted else
                            f" (branch {removed.branch} kept)" if kept else ""))
-    with spawn.open_operator_room(home) as room:
+    with open_operator_room(home) as room:
         unassigned = sessions.forget(room.conn, name)
         board_plan.forget_planned(room.conn, name)
     done.append(f"forgot {name}" + (f" ({unassigned} unfinished task(s) unassigned)"

@@ -19,6 +19,7 @@ from board import sessions
 from board import slots as board_slots
 from board.connection import Connection
 from board.models import Session
+from board.room import open_operator_room
 from board.vocabulary import DesiredState
 from workers.agents.kinds import kind_of
 from workers.coordinator.slots import admitting
@@ -138,7 +139,7 @@ class RoomHands:
         if not self.server.has_session(layout.ROOM_SESSION):
             return False  # `down` is under way; a launch would bring tmux back
         try:
-            with spawn.open_operator_room(self.home) as room:
+            with open_operator_room(self.home) as room:
                 spawn.launch(room, name, server=self.server, with_dashboard=dashboard,
                              setup=board_slots.take_setup(room.conn, name))
         except TmuxError:
@@ -148,7 +149,7 @@ class RoomHands:
         return True
 
     def release(self, name: str, why: str) -> None:
-        with spawn.open_operator_room(self.home) as room:
+        with open_operator_room(self.home) as room:
             session = sessions.require(room.conn, name)
             board_slots.released(room.conn, name, why)  # first: it is no longer running
         if session.pane and layout.owns_pane(self.server, session.pane, name):

@@ -15,8 +15,8 @@ from board.errors import BadInput, Refused
 from board.home import repo_root_of_home
 from board.identity import Caller
 from board.models import OPERATOR, Session
-from board.room import Room, open_room
-from board.vocabulary import DesiredState, IdentityVariable, SessionStatus
+from board.room import Room, open_operator_room
+from board.vocabulary import DesiredState, SessionStatus
 from workers.agents import agent_files, exclusive
 from workers.agents.adapter import SoleUse
 from workers.agents.command_line import is_simple
@@ -49,10 +49,6 @@ class SpawnRequest:
     fs_reads: bool = False
     deliver: str | None = None  # `type`: notes may be typed into a generic agent
     base_mode: str | None = None  # `base:` — after (None), main or a ref (the baton)
-
-
-def open_operator_room(home: Path) -> Room:
-    return open_room(env={IdentityVariable.HOME: str(home)})
 
 
 def on_commit_unknown(room: Room, on_commit: str | None, planned: frozenset[str]) -> bool:

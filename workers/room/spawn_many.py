@@ -24,12 +24,12 @@ from board.db import write
 from board.home import repo_root_of_home
 from board.identity import Caller
 from board.models import OPERATOR
-from board.room import Room
+from board.room import Room, open_operator_room
 from board.vocabulary import DesiredState, SessionStatus
 from workers.agents.kinds import adapter_for
 from workers.agents.launch import launch_plan
 from workers.room import config
-from workers.room.spawn import Made, SpawnRequest, open_operator_room, spawn
+from workers.room.spawn import Made, SpawnRequest, spawn
 from workers.tmux import layout
 from workers.tmux.server import NewPane, RoomServer
 from worktrees.create_many import create_worktrees

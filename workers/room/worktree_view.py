@@ -6,13 +6,12 @@ from pathlib import Path
 
 from board import sessions
 from board.errors import BadInput
-from board.room import open_room
-from board.vocabulary import IdentityVariable
+from board.room import open_operator_room
 from worktrees.status import worktree_status
 
 
 def _worktree(home: Path, name: str) -> tuple[Path, str | None]:
-    with open_room(env={IdentityVariable.HOME: str(home)}) as room:
+    with open_operator_room(home) as room:
         session = sessions.require(room.conn, name)
     if not session.worktree or not Path(session.worktree).is_dir():
         raise BadInput(f"{name} has no worktree on disk; see bullpen ls")
@@ -34,7 +33,7 @@ def changed_paths(home: Path, name: str) -> list[str]:
 
 def changed_files(home: Path, name: str) -> int | None:
     """How many files differ in the session's worktree (None: no worktree)."""
-    with open_room(env={IdentityVariable.HOME: str(home)}) as room:
+    with open_operator_room(home) as room:
         session = sessions.get(room.conn, name)
     if session is None or not session.worktree or not Path(session.worktree).is_dir():
         return None

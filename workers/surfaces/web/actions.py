@@ -12,8 +12,7 @@ from board import audit, authority, notes, tasks, validate
 from board.errors import BadInput, BullpenError
 from board.identity import Caller
 from board.models import OPERATOR
-from board.room import open_room
-from board.vocabulary import IdentityVariable
+from board.room import open_operator_room
 from workers.room.control import RoomControl
 
 VIA = "web"
@@ -32,7 +31,7 @@ def answer(control: RoomControl, session: str, choice: str, question: str) -> st
 
 
 def _room(control: RoomControl):  # noqa: ANN202 - board.room.Room
-    return open_room(env={IdentityVariable.HOME: str(control.home)})
+    return open_operator_room(control.home)
 
 
 def send_note(control: RoomControl, to: str, body: str) -> str:

@@ -17,8 +17,8 @@ import threading
 
 from board import views, wakeup
 from board.errors import BullpenError
-from board.room import open_room
-from board.vocabulary import IdentityVariable, SessionStatus
+from board.room import open_operator_room
+from board.vocabulary import SessionStatus
 from workers.room.control import RoomControl
 from workers.surfaces.web.state import snapshot
 
@@ -77,7 +77,7 @@ class Live:
         return state
 
     def _watch(self) -> None:
-        with open_room(env={IdentityVariable.HOME: str(self.control.home)}) as room:
+        with open_operator_room(self.control.home) as room:
             conn = room.conn
             changes = wakeup.waiter(conn, directory=room.db_path.parent)
             try:

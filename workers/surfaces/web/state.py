@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from board import attention, budgets, notes, spend, tasks
 from board.models import Task
-from board.room import open_room
-from board.vocabulary import IdentityVariable, TaskStatus
+from board.room import open_operator_room
+from board.vocabulary import TaskStatus
 from workers.room.control import RoomControl
 
 STREAM = 40  # the newest notes shown
@@ -23,7 +23,7 @@ def snapshot(control: RoomControl) -> dict:
     `sessions`, `cards` (the open ones), `notes` (newest first) and `columns`."""
     asked = control.questions()
     rows = control.ls()
-    with open_room(env={IdentityVariable.HOME: str(control.home)}) as room:
+    with open_operator_room(control.home) as room:
         conn = room.conn
         held = attention.held_notes(conn)
         cards = tasks.list_tasks(conn, statuses=OPEN_CARDS)
