@@ -51,7 +51,7 @@ def answer(kind: str, text: str, identity: Mapping[str, str]) -> str | None:
         reply = json.dumps(adapter.deny_reply(refusal))  # ASCII: any text prints
     except Exception:  # a kind that takes no refusal from a hook
         return NOT_PRE_TOOL
-    audit_later(kind, identity, refusal)
+    audit_later(kind, identity, refusal, adapter.refused_by(True))
     return reply
 
 
@@ -72,15 +72,17 @@ def _path(home: str):
     return Path(home) if home else None
 
 
-def audit_later(kind: str, identity: Mapping[str, str], refusal: pre_tool.Refusal) -> None:
+def audit_later(kind: str, identity: Mapping[str, str], refusal: pre_tool.Refusal,
+                refused_by: str) -> None:
     """Hand the refusal's audit entry to a process of its own, which the agent does not
-    wait for (no descriptor of the hook's is kept open)."""
+    wait for (no descriptor of the hook's is kept open); `refused_by` names the refuser
+    in the adapter's words (`Adapter.refused_by`), as every other refusal's entry does."""
     import subprocess
     import sys
 
     job = {"kind": kind, "identity": {name: identity.get(name, "") for name in _IDENTITY},
            "target": pre_tool.shown(refusal.shown),
-           "detail": pre_tool.audit_detail(refusal, f"{kind}'s hook"),
+           "detail": pre_tool.audit_detail(refusal, refused_by),
            "unchecked": isinstance(refusal, pre_tool.Unchecked)}
     try:
         # -P, and "/" for its directory: the agent's directory (it could hold a `workers`
