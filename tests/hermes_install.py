@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -52,6 +53,27 @@ def install_beside_hermes(version: str = HERMES_VERSION) -> Path:
                      version)
             marker.write_text(version)
     return venv / "bin"
+
+
+def offline_hermes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base_url: str,
+                   version: str = HERMES_VERSION) -> tuple[Path, Path]:
+    """(the venv's bin, the Hermes root) for a real hermes `version` run offline against
+    the scripted chat-completions server at `base_url` (DESIGN.md "Driving a real hermes
+    offline"): its venv first on PATH, HERMES_HOME a fresh root holding the custom model
+    with an explicit context length, tirith off and the update check answered."""
+    import yaml
+
+    bin_dir = install_beside_hermes(version)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    root = tmp_path / "hermes-home"
+    root.mkdir(mode=0o700)
+    monkeypatch.setenv("HERMES_HOME", str(root))
+    (root / ".update_check").write_text(json.dumps({"ts": 4102444800, "latest": version}))
+    (root / "config.yaml").write_text(yaml.safe_dump({
+        "model": {"provider": "custom", "base_url": base_url, "default": "stub-model",
+                  "context_length": 131072},
+        "security": {"tirith_enabled": False}}))
+    return bin_dir, root
 
 
 def _with_uv(venv: Path, wanted: list[str]) -> bool:

@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -22,7 +20,7 @@ import yaml
 
 from tests.agents.fake_model import FakeModel, Reply, Text, ToolCall, last_user_text
 from tests.agents.fake_model import tool_results_since_user as step_of
-from tests.hermes_install import HERMES_VERSION, install_beside_hermes
+from tests.hermes_install import offline_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 
@@ -44,18 +42,8 @@ def hermes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         tuple[FakeModel, Path, Path]]:
     """(the model server, the venv's bin, the Hermes root) for rooms in this test.
     Approvals stay at Hermes' defaults (`mode: smart`, `timeout: 60`)."""
-    bin_dir = install_beside_hermes()
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    root = tmp_path / "hermes-home"
-    root.mkdir(mode=0o700)
-    monkeypatch.setenv("HERMES_HOME", str(root))
-    (root / ".update_check").write_text(json.dumps({"ts": 4102444800,
-                                                    "latest": HERMES_VERSION}))
     with FakeModel(respond) as model:
-        config = {"model": {"provider": "custom", "base_url": model.base_url,
-                            "default": "stub-model", "context_length": 131072},
-                  "security": {"tirith_enabled": False}}
-        (root / "config.yaml").write_text(yaml.safe_dump(config))
+        bin_dir, root = offline_hermes(tmp_path, monkeypatch, model.base_url)
         yield model, bin_dir, root
 
 

@@ -13,7 +13,6 @@ budget must hold. Neither is reported as a lever that does not hold.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import yaml
 
 from tests.agents.fake_model import FakeModel, Reply, Text, ToolCall, last_user_text, session_of
 from tests.agents.fake_model import tool_results_since_user as step_of
-from tests.hermes_install import install_beside_hermes
+from tests.hermes_install import offline_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 
@@ -46,17 +45,8 @@ def old_hermes(request: pytest.FixtureRequest, git_repo: Path, tmp_path: Path,
                monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LiveRoom, FakeModel, str,
                                                                   Path]]:
     version = request.param
-    bin_dir = install_beside_hermes(version)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    root = tmp_path / "hermes-home"
-    root.mkdir(mode=0o700)
-    monkeypatch.setenv("HERMES_HOME", str(root))
-    (root / ".update_check").write_text(json.dumps({"ts": 4102444800, "latest": version}))
     with FakeModel(respond) as model:
-        (root / "config.yaml").write_text(yaml.safe_dump({
-            "model": {"provider": "custom", "base_url": model.base_url,
-                      "default": "stub-model", "context_length": 131072},
-            "security": {"tirith_enabled": False}}))
+        _, root = offline_hermes(tmp_path, monkeypatch, model.base_url, version)
         with live_room(git_repo, tmp_path / "logs") as live:
             yield live, model, version, root
 

@@ -19,7 +19,6 @@ question), beside the cost of one `tmux capture-pane` measured in the same run.
 from __future__ import annotations
 
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -34,7 +33,7 @@ import yaml
 from tests.agents.fake_model import FakeModel, Reply, Text, ToolCall, last_user_text
 from tests.agents.fake_model import tool_results_since_user as step_of
 from tests.e2e.test_serve_page import CHROMIUM, CHROMIUM_ARGS, _playwright
-from tests.hermes_install import HERMES_VERSION, install_beside_hermes
+from tests.hermes_install import offline_hermes
 from tests.rooms import LiveRoom, live_room
 from tests.waiting import wait_until
 from workers.room.control import RoomControl
@@ -77,18 +76,8 @@ def respond(request: dict) -> Reply:
 def hermes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         tuple[FakeModel, Path]]:
     """(the model server, the venv's bin); approvals at Hermes' defaults."""
-    bin_dir = install_beside_hermes()
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    root = tmp_path / "hermes-home"
-    root.mkdir(mode=0o700)
-    monkeypatch.setenv("HERMES_HOME", str(root))
-    (root / ".update_check").write_text(json.dumps({"ts": 4102444800,
-                                                    "latest": HERMES_VERSION}))
     with FakeModel(respond) as model:
-        config = {"model": {"provider": "custom", "base_url": model.base_url,
-                            "default": "stub-model", "context_length": 131072},
-                  "security": {"tirith_enabled": False}}
-        (root / "config.yaml").write_text(yaml.safe_dump(config))
+        bin_dir, _ = offline_hermes(tmp_path, monkeypatch, model.base_url)
         yield model, bin_dir
 
 
